@@ -1,0 +1,11 @@
+// The cusync runtime, all of it: include this from a .cu file.
+#pragma once
+
+#include "cusync/tile.h"
+#include "cusync/semaphore.cuh"
+#include "cusync/stage_view.cuh"
+#include "cusync/block_sync.cuh"
+#include "cusync/error.h"
+#include "cusync/stage.cuh"
+#include "cusync/wait_kernel.cuh"
+#include "cusync/launch.cuh"

@@ -1,0 +1,154 @@
+// The host side of a stage: owns its device state (tile counter, inverse tile order, output semaphores), checks
+// how stages are paired, and hands kernels their views. Host code; include from a .cu file (it defines the
+// wait-kernel).
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cusync/error.h"
+#include "cusync/stage_view.cuh"
+
+namespace cusync {
+
+// How a consumer stage is kept from running ahead of its producers' blocks (DESIGN.md, "Progress").
+enum class StageOrdering {
+  StreamOrder,           // no tile synchronization: consumer after producer on one stream (the baseline)
+  WaitKernel,            // separate streams; a one-thread kernel holds the consumer until all producer blocks run
+  ProgrammaticLaunch,    // one stream, programmatic dependent launch; producer blocks trigger at their start (sm_90)
+  NoOrdering,            // "avoid wait-kernel": legal only when both grids fit in the waves available
+};
+
+class Stage {
+ public:
+  Stage(std::string name, GridShape grid) : name_(std::move(name)), grid_(grid) {
+    if (grid.tileCount() == 0) throw Error("cusync: stage '" + name_ + "' has an empty grid");
+    CUSYNC_CUDA_CHECK(cudaMalloc(&counters_, kCounterCount * sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(cudaMemset(counters_, 0, kCounterCount * sizeof(std::uint32_t)));
+  }
+  Stage(const Stage&) = delete;
+  Stage& operator=(const Stage&) = delete;
+  Stage(Stage&& other) noexcept { *this = std::move(other); }
+  Stage& operator=(Stage&& other) noexcept {
+    std::swap(name_, other.name_);
+    std::swap(grid_, other.grid_);
+    std::swap(counters_, other.counters_);
+    std::swap(orderTable_, other.orderTable_);
+    std::swap(semaphores_, other.semaphores_);
+    std::swap(semaphoreCount_, other.semaphoreCount_);
+    std::swap(outputPolicy_, other.outputPolicy_);
+    std::swap(hardwareOrder_, other.hardwareOrder_);
+    return *this;
+  }
+  ~Stage() {
+    cudaFree(counters_);
+    cudaFree(orderTable_);
+    cudaFree(semaphores_);
+  }
+
+  const std::string& name() const { return name_; }
+  GridShape grid() const { return grid_; }
+
+  // Tabulates the inverse of `Order` (a bijection tile -> [0, tileCount)) so that the b-th ticket yields the tile
+  // of order index b. Rejects an order that is not a bijection onto [0, tileCount).
+  template <class Order>
+  void setTileOrder() {
+    std::vector<std::uint32_t> indexOfTile(grid_.tileCount());
+    for (std::uint32_t linear = 0; linear < grid_.tileCount(); ++linear)
+      indexOfTile[linear] = Order::index(tileAtLinear(linear, grid_), grid_);
+    setTileOrder(indexOfTile);
+  }
+  void setTileOrder(const std::vector<std::uint32_t>& orderIndexOfLinearTile) {
+    const std::uint32_t tiles = grid_.tileCount();
+    if (orderIndexOfLinearTile.size() != tiles)
+      throw Error("cusync: tile order of stage '" + name_ + "' has " + std::to_string(orderIndexOfLinearTile.size()) +
+                  " entries for " + std::to_string(tiles) + " tiles");
+    std::vector<std::uint32_t> tileOfOrderIndex(tiles, UINT32_MAX);
+    for (std::uint32_t linear = 0; linear < tiles; ++linear) {
+      const std::uint32_t index = orderIndexOfLinearTile[linear];
+      if (index >= tiles || tileOfOrderIndex[index] != UINT32_MAX) {
+        const TileCoord t = tileAtLinear(linear, grid_);
+        throw Error("cusync: tile order of stage '" + name_ + "' is not a bijection onto [0, " +
+                    std::to_string(tiles) + "): tile (" + std::to_string(t.x) + "," + std::to_string(t.y) + "," +
+                    std::to_string(t.z) + ") maps to " + std::to_string(index) +
+                    (index < tiles ? ", which another tile already has" : ", out of range"));
+      }
+      tileOfOrderIndex[index] = linear;
+    }
+    if (!orderTable_) CUSYNC_CUDA_CHECK(cudaMalloc(&orderTable_, tiles * sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(
+        cudaMemcpy(orderTable_, tileOfOrderIndex.data(), tiles * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+  }
+
+  // "Avoid custom order": each block computes the tile its own block index names.
+  void useHardwareOrder(bool enabled) { hardwareOrder_ = enabled; }
+
+  // Declares that this stage posts its tiles under `Policy` (allocates and zeroes its semaphores).
+  template <class Policy>
+  void setOutputPolicy() {
+    const std::uint32_t count = Policy::semaphoreCount(grid_);
+    cudaFree(semaphores_);
+    semaphores_ = nullptr;
+    CUSYNC_CUDA_CHECK(cudaMalloc(&semaphores_, count * sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(cudaMemset(semaphores_, 0, count * sizeof(std::uint32_t)));
+    semaphoreCount_ = count;
+    outputPolicy_ = &typeid(Policy);
+  }
+
+  // Zeroes counters and semaphores (needed only after a launch was abandoned mid-way; iterations need no reset).
+  void reset(cudaStream_t stream = nullptr) {
+    CUSYNC_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounterCount * sizeof(std::uint32_t), stream));
+    if (semaphores_)
+      CUSYNC_CUDA_CHECK(cudaMemsetAsync(semaphores_, 0, semaphoreCount_ * sizeof(std::uint32_t), stream));
+  }
+
+  StageView view() const {
+    StageView v;
+    v.grid = grid_;
+    v.tileCounter = counters_ + kTileCounter;
+    v.tileOfOrderIndex = orderTable_;
+    v.semaphores = semaphores_;
+    v.hardwareOrder = hardwareOrder_;
+    std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
+    return v;
+  }
+
+  // The view a consumer uses to wait on this (producer) stage under `Policy`. The producer must post under the
+  // same policy, or consumer targets would not match what producers add: that pairing error is reported here.
+  template <class Policy>
+  InputView<Policy> inputFor(const Stage& consumer) const {
+    if (outputPolicy_ == nullptr)
+      throw Error("cusync: stage '" + consumer.name_ + "' waits on stage '" + name_ +
+                  "', which has no output policy (call setOutputPolicy on the producer)");
+    if (*outputPolicy_ != typeid(Policy))
+      throw Error("cusync: stage '" + consumer.name_ + "' waits on stage '" + name_ + "' under policy " +
+                  typeid(Policy).name() + ", but '" + name_ + "' posts under " + outputPolicy_->name());
+    return InputView<Policy>{semaphores_, grid_};
+  }
+
+  // The wait-kernel's own launch counter lives next to the tile counter.
+  std::uint32_t* waitKernelEpoch() const { return counters_ + kWaitKernelEpoch; }
+  const std::uint32_t* tileCounter() const { return counters_ + kTileCounter; }
+
+ private:
+  static constexpr int kTileCounter = 0;
+  static constexpr int kWaitKernelEpoch = 1;
+  static constexpr int kCounterCount = 2;
+
+  std::string name_;
+  GridShape grid_;
+  std::uint32_t* counters_ = nullptr;
+  std::uint32_t* orderTable_ = nullptr;
+  std::uint32_t* semaphores_ = nullptr;
+  std::uint32_t semaphoreCount_ = 0;
+  const std::type_info* outputPolicy_ = nullptr;
+  bool hardwareOrder_ = false;
+};
+
+}  // namespace cusync

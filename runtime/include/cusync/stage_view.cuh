@@ -1,0 +1,134 @@
+// What a kernel receives to take part in tile synchronization: a view of its own stage and one view per producer
+// it reads. Views are plain structs passed by value as kernel parameters (they are also __grid_constant__-safe).
+// Device functions here are called by ONE thread (the one that issues loads, or thread 0); block-level
+// wrappers live in block_sync.cuh.
+#pragma once
+
+#include <cstdint>
+
+#include "cusync/semaphore.cuh"
+#include "cusync/tile.h"
+
+namespace cusync {
+
+inline constexpr int kStageNameCapacity = 24;
+
+// Which tile a block computes and in which iteration (launch) of its stage.
+struct TileTicket {
+  TileCoord tile;
+  std::uint32_t iteration;  // 0 for the first launch of the stage, 1 for the second, ...
+};
+
+// A stage's device state: its grid, its tile counter, its tile order and the semaphores it posts to.
+struct StageView {
+  GridShape grid;
+  std::uint32_t* tileCounter = nullptr;            // tickets taken, over all launches of the stage
+  const std::uint32_t* tileOfOrderIndex = nullptr; // inverse tile order (linear tile ids); null = row-major
+  std::uint32_t* semaphores = nullptr;             // the stage's output semaphores; null = nobody waits on it
+  char name[kStageNameCapacity] = {};
+
+  bool hardwareOrder = false;                      // "avoid custom order": a block computes its own blockIdx
+
+  // Takes the next tile of this stage's order. Because the counter spans launches, ticket / tileCount is the
+  // launch's iteration number: semaphores never need resetting, graph replays included. With `hardwareOrder`
+  // the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the kernel), and
+  // the counter only yields the iteration. Non-persistent kernels: one call per block.
+  __device__ TileTicket acquireTile(TileCoord hardwareTile) const {
+    const std::uint32_t tiles = grid.tileCount();
+    const std::uint32_t ticket = atomicAdd(tileCounter, 1u);
+    const std::uint32_t iteration = ticket / tiles;
+    if (hardwareOrder) return TileTicket{hardwareTile, iteration};
+    const std::uint32_t orderIndex = ticket % tiles;
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
+    return TileTicket{tileAtLinear(linear, grid), iteration};
+  }
+  __device__ TileTicket acquireTile() const { return acquireTile(TileCoord{blockIdx.x, blockIdx.y, blockIdx.z}); }
+
+  // Posts the completion of `tile` to its semaphore under `Policy`. The caller guarantees that every store of
+  // the tile is complete and ordered before this call (block barrier, or bulk-group wait for TMA stores).
+  template <class Policy>
+  __device__ void postThread(TileCoord tile) const {
+    if (semaphores == nullptr) return;
+    detail::releaseAdd(semaphores + Policy::sem(tile, grid), 1u);
+  }
+};
+
+// A consumer's view of one producer stage, synchronized under `Policy`.
+template <class Policy>
+struct InputView {
+  const std::uint32_t* producerSemaphores = nullptr;  // null = no synchronization (stream-ordered variant)
+  GridShape producerGrid;
+
+  __device__ bool synchronized() const { return producerSemaphores != nullptr; }
+
+  // Spins until the producer tile the caller is about to read has been posted in `iteration`.
+  __device__ void waitThread(TileCoord producerTile, std::uint32_t iteration, const StageView& consumer,
+                             TileCoord consumerTile) const {
+    if (producerSemaphores == nullptr) return;
+    const std::uint32_t semaphore = Policy::sem(producerTile, producerGrid);
+    const std::uint32_t target = Policy::value(producerTile, producerGrid) * (iteration + 1u);
+    spinUntilReached(producerSemaphores + semaphore, target,
+                     WaitReport{consumer.name, consumerTile, producerTile, semaphore});
+  }
+};
+
+// Remembers the last semaphores a thread saw satisfied within one tile, so a RowSync consumer waits once per row
+// rather than once per k-step. Reset it when the thread moves to a new tile.
+template <int Capacity = 4>
+struct SatisfiedSemaphoreCache {
+  std::uint32_t entries[Capacity];
+  int count = 0;
+  int next = 0;
+
+  __device__ bool contains(std::uint32_t semaphore) const {
+#pragma unroll
+    for (int i = 0; i < Capacity; ++i)
+      if (i < count && entries[i] == semaphore) return true;
+    return false;
+  }
+  __device__ void insert(std::uint32_t semaphore) {
+    entries[next] = semaphore;
+    next = (next + 1) % Capacity;
+    count = count < Capacity ? count + 1 : Capacity;
+  }
+  __device__ void clear() { count = next = 0; }
+};
+
+// waitThread, skipping semaphores this tile has already seen satisfied.
+template <class Policy, int Capacity>
+__device__ void waitThreadCached(const InputView<Policy>& input, SatisfiedSemaphoreCache<Capacity>& cache,
+                                 TileCoord producerTile, std::uint32_t iteration, const StageView& consumer,
+                                 TileCoord consumerTile) {
+  if (!input.synchronized()) return;
+  const std::uint32_t semaphore = Policy::sem(producerTile, input.producerGrid);
+  if (cache.contains(semaphore)) return;
+  input.waitThread(producerTile, iteration, consumer, consumerTile);
+  cache.insert(semaphore);
+}
+
+// Programmatic dependent launch (sm_90): lets the next kernel on the stream, launched with programmatic stream
+// serialization, start once every block of this grid has executed this (or exited). cusync triggers at block
+// start so that a consumer block can only run once all producer blocks are resident: its spins then always wait
+// for blocks that are running or done (progress).
+__device__ __forceinline__ void triggerDependentLaunch() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");
+#endif
+}
+
+// After an acquire, makes producer data written through the generic proxy visible to TMA loads (async proxy).
+__device__ __forceinline__ void fenceProxyAsyncGlobal() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
+}
+
+// Completes this thread's outstanding TMA (bulk async-group) stores: their global writes are performed, not just
+// their shared-memory sources read. Required before posting a tile stored by TMA.
+__device__ __forceinline__ void completeBulkStores() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
+}  // namespace cusync

@@ -1,0 +1,36 @@
+// The cuSync paper's wait-kernel: a one-thread kernel launched on the consumer's stream just before the consumer.
+// It returns only when every block of the producer's current launch has started (drawn its tile ticket), so the
+// consumer's blocks, which the stream starts after it, never occupy slots that producer blocks they wait on still
+// need: every spin waits for a block that is running or finished (progress under in-order block dispatch).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_runtime.h>
+
+#include "cusync/error.h"
+#include "cusync/semaphore.cuh"
+#include "cusync/stage.cuh"
+
+namespace cusync {
+
+namespace detail {
+__global__ void waitForProducerBlocks(const std::uint32_t* producerTileCounter, std::uint32_t producerTiles,
+                                      std::uint32_t* epoch, WaitReport report) {
+  // The epoch counter makes the target right in every launch and graph replay without host bookkeeping.
+  const std::uint32_t iteration = atomicAdd(epoch, 1u);
+  spinUntilReached(producerTileCounter, (iteration + 1u) * producerTiles, report);
+}
+}  // namespace detail
+
+// Enqueues the wait-kernel for `consumer` (whose kernel comes next on `consumerStream`) on `producer`'s blocks.
+inline void launchWaitKernel(const Stage& producer, const Stage& consumer, cudaStream_t consumerStream) {
+  WaitReport report{};
+  report.stageName = nullptr;  // device printf of a host string is invalid; the watchdog prints "(null)"
+  report.semaphore = UINT32_MAX;
+  detail::waitForProducerBlocks<<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.grid().tileCount(),
+                                                            consumer.waitKernelEpoch(), report);
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+}
+
+}  // namespace cusync
