@@ -15,6 +15,9 @@
 namespace cusync {
 
 namespace detail {
+// A template so that every translation unit including this header may define it: a plain __global__ function
+// defined in a header is a duplicate symbol (its host stub) once two .cu files of one program include it.
+template <int = 0>
 __global__ void waitForProducerBlocks(const std::uint32_t* producerTileCounter, std::uint32_t producerTiles,
                                       std::uint32_t* epoch, WaitReport report) {
   // The epoch counter makes the target right in every launch and graph replay without host bookkeeping.
@@ -28,8 +31,8 @@ inline void launchWaitKernel(const Stage& producer, const Stage& consumer, cudaS
   WaitReport report{};
   report.stageName = nullptr;  // device printf of a host string is invalid; the watchdog prints "(null)"
   report.semaphore = UINT32_MAX;
-  detail::waitForProducerBlocks<<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.grid().tileCount(),
-                                                            consumer.waitKernelEpoch(), report);
+  detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.grid().tileCount(),
+                                                              consumer.waitKernelEpoch(), report);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
 
