@@ -132,14 +132,11 @@ class Stage {
     return InputView<Policy>{semaphores_, grid_};
   }
 
-  // The wait-kernel's own launch counter lives next to the tile counter.
-  std::uint32_t* waitKernelEpoch() const { return counters_ + kWaitKernelEpoch; }
   const std::uint32_t* tileCounter() const { return counters_ + kTileCounter; }
 
  private:
   static constexpr int kTileCounter = 0;
-  static constexpr int kWaitKernelEpoch = 1;
-  static constexpr int kCounterCount = 2;
+  static constexpr int kCounterCount = 1;
 
   std::string name_;
   GridShape grid_;

@@ -19,9 +19,13 @@ namespace detail {
 // defined in a header is a duplicate symbol (its host stub) once two .cu files of one program include it.
 template <int = 0>
 __global__ void waitForProducerBlocks(const std::uint32_t* producerTileCounter, std::uint32_t producerTiles,
-                                      std::uint32_t* epoch, WaitReport report) {
-  // The epoch counter makes the target right in every launch and graph replay without host bookkeeping.
-  const std::uint32_t iteration = atomicAdd(epoch, 1u);
+                                      const std::uint32_t* consumerTileCounter, std::uint32_t consumerTiles,
+                                      WaitReport report) {
+  // The iteration comes from the consumer's own tile counter: the consumer's previous launch precedes this kernel
+  // on the consumer's stream, so the counter holds exactly iteration * consumerTiles here. A counter private to the
+  // consumer's wait-kernels would advance once per producer and break a consumer with several producers (each has
+  // its wait-kernel); this is right for any number of producers, in every launch and graph replay.
+  const std::uint32_t iteration = detail::loadAcquire(consumerTileCounter) / consumerTiles;
   spinUntilReached(producerTileCounter, (iteration + 1u) * producerTiles, report);
 }
 }  // namespace detail
@@ -32,7 +36,8 @@ inline void launchWaitKernel(const Stage& producer, const Stage& consumer, cudaS
   report.stageName = nullptr;  // device printf of a host string is invalid; the watchdog prints "(null)"
   report.semaphore = UINT32_MAX;
   detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.grid().tileCount(),
-                                                              consumer.waitKernelEpoch(), report);
+                                                              consumer.tileCounter(), consumer.grid().tileCount(),
+                                                              report);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
 
