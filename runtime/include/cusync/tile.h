@@ -27,6 +27,9 @@ struct GridShape {
   std::uint32_t x = 1, y = 1, z = 1;
   CUSYNC_HOST_DEVICE constexpr std::uint32_t tileCount() const { return x * y * z; }
   CUSYNC_HOST_DEVICE constexpr bool contains(TileCoord t) const { return t.x < x && t.y < y && t.z < z; }
+  friend CUSYNC_HOST_DEVICE constexpr bool operator==(GridShape a, GridShape b) {
+    return a.x == b.x && a.y == b.y && a.z == b.z;
+  }
 };
 
 // Row-major linear index of a tile: x fastest. The default tile order, and the inverse of `tileAtLinear`.

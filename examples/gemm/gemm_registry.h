@@ -1,0 +1,67 @@
+// Type-erased access to the hooked CUTLASS GEMM instantiations, so that host programs (examples, benchmarks,
+// tests) neither include CUTLASS nor recompile kernels. Each instantiation lives in its own translation unit
+// under instances/ and registers itself here at static-initialization time. Host header (needs cuda_fp16.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "cusync/stage_view.cuh"
+
+namespace cusync::examples {
+
+enum class Activation { Identity, Gelu };
+
+enum class PolicyKind { TileSync, RowSync };
+inline const char* policyName(PolicyKind p) { return p == PolicyKind::TileSync ? "TileSync" : "RowSync"; }
+
+// Order of the producer warp's loads relative to the waits (LoadOrder in tile_sync_mainloop.hpp).
+enum class LoadOrderKind : std::uint32_t { WaitThenLoad = 0, WeightsFirst = 1 };
+
+struct GemmTileShape {
+  int m, n, k;
+};
+
+// D[M,N] = act(A[M,K] * B[K,N]); A row-major, B stored N x K (K contiguous, a Linear layer's weight), D row-major.
+struct GemmLaunchArgs {
+  int m = 0, n = 0, k = 0;
+  const __half* a = nullptr;
+  const __half* b = nullptr;
+  __half* d = nullptr;
+  StageView stage;                                // this GEMM's stage (tile counter, order, output semaphores)
+  const std::uint32_t* producerSemaphores = nullptr;  // A's producer stage; null = A is not synchronized
+  GridShape producerGrid;
+  std::uint32_t producerTileRows = 0, producerTileColumns = 0;
+  LoadOrderKind loadOrder = LoadOrderKind::WaitThenLoad;
+  bool triggerDependentsAtStart = false;  // this GEMM is a PDL producer
+  bool waitForPriorGrid = false;          // PDL-only baseline: griddepcontrol.wait before A
+  bool programmaticLaunch = false;        // launch with programmatic stream serialization
+};
+
+struct GemmKernelEntry {
+  std::string name;
+  GemmTileShape tile;
+  int stages;
+  bool cooperative;       // two math warp groups (else one)
+  int minBlocksPerSm;
+  Activation activation;
+  PolicyKind inputPolicy;   // policy A is waited on with
+  PolicyKind outputPolicy;  // policy D is posted with
+  GridShape (*tileGrid)(int m, int n);
+  std::uint32_t (*semaphoreCount)(GridShape grid);  // of the output policy
+  int (*maxActiveBlocksPerSm)();
+  void (*launch)(const GemmLaunchArgs& args, cudaStream_t stream);
+};
+
+std::vector<GemmKernelEntry>& gemmRegistry();
+
+// Registers an entry at static-initialization time.
+struct GemmRegistration {
+  explicit GemmRegistration(GemmKernelEntry entry) { gemmRegistry().push_back(std::move(entry)); }
+};
+
+}  // namespace cusync::examples

@@ -1,0 +1,242 @@
+// A CUTLASS sm90 GEMM kernel that is one cusync stage: TMA + wgmma warp-specialized, one output tile per block,
+// built from CUTLASS's own collectives (CollectiveBuilder mainloop and epilogue). Device code; needs CUTLASS.
+//
+// What differs from CUTLASS's KernelTmaWarpSpecialized[Cooperative] kernels, and why:
+//  * Non-persistent: one block per tile, so the hardware hands tiles to whichever SM frees up. CUTLASS's sm90
+//    persistent scheduler assigns each block a fixed list of tiles; blocks that start late on SMs still held by
+//    the other stage then finish late, which defeats overlapping two stages (GPU_NOTES.md).
+//  * The tile comes from the stage's ticket counter (its tile order), not from blockIdx.
+//  * The TMA producer thread waits for the A tiles another stage produces (TileSyncMainloop).
+//  * After the epilogue, the math threads complete their TMA stores (bulk wait_group 0, not the .read variant
+//    CUTLASS uses, which only frees shared memory), synchronize, and one thread posts the tile (release).
+//  * Optionally every block triggers programmatic dependent launch at its start, so a PDL-launched consumer starts
+//    only once all of this stage's blocks are resident (progress), and never earlier than that.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/cutlass.h>
+#include <cutlass/gemm/gemm.h>
+#include <cutlass/kernel_hardware_info.hpp>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "cusync/cutlass/tile_sync_mainloop.hpp"
+#include "cusync/stage_view.cuh"
+
+namespace cusync::cutlass_sm90 {
+
+// Per-launch synchronization settings of one GEMM stage.
+template <class InputPolicy>
+struct GemmStageSync {
+  StageView stage;                      // this GEMM's stage: tile counter, order, output semaphores
+  ProducedOperandA<InputPolicy> a;      // where A comes from (unsynchronized when a.input is null)
+  LoadOrder loadOrder = LoadOrder::WaitThenLoad;
+  bool triggerDependentsAtStart = false;  // PDL producer: let the next kernel launch once all blocks run
+};
+
+template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
+          int MinBlocksPerSm_ = 1>
+class TileSyncGemmKernel {
+ public:
+  using CollectiveMainloop = TileSyncMainloop<CollectiveMainloop_>;
+  using CollectiveEpilogue = CollectiveEpilogue_;
+  using InputPolicy = InputPolicy_;
+  using OutputPolicy = OutputPolicy_;
+  using TileShape = typename CollectiveMainloop::TileShape;
+  using TiledMma = typename CollectiveMainloop::TiledMma;
+  using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
+  using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
+  static_assert(cute::size(ClusterShape{}) == 1, "tiles come from a stage counter: clusters are not supported");
+
+  static constexpr int MinBlocksPerSm = MinBlocksPerSm_;
+  static constexpr std::uint32_t NumLoadWarpGroups = 1;
+  static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
+  static constexpr std::uint32_t NumMmaWarpGroups = NumMmaThreads / cutlass::NumThreadsPerWarpGroup;
+  static constexpr std::uint32_t MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup;
+
+  // Register split between the load warp group and the math warp groups (setmaxnreg). With two blocks per SM each
+  // block gets half the register file.
+  static constexpr std::uint32_t LoadRegisterRequirement = MinBlocksPerSm == 1 ? 40 : 32;
+  static constexpr std::uint32_t MmaRegisterRequirement =
+      MinBlocksPerSm == 1 ? 232
+                          : ((65536 / MinBlocksPerSm - LoadRegisterRequirement * cutlass::NumThreadsPerWarpGroup) /
+                             NumMmaThreads) / 8 * 8;
+
+  struct SharedStorage {
+    union TensorStorage {
+      typename CollectiveMainloop::TensorStorage mainloop;
+      typename CollectiveEpilogue::TensorStorage epilogue;
+    } tensors;
+    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
+      alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
+      alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
+    } pipelines;
+    TileTicket ticket;
+  };
+  static constexpr int SharedStorageSize = sizeof(SharedStorage);
+
+  struct Arguments {
+    ProblemShape problem_shape;
+    typename CollectiveMainloop::Arguments mainloop;
+    typename CollectiveEpilogue::Arguments epilogue;
+    GemmStageSync<InputPolicy> sync;
+  };
+
+  struct Params {
+    ProblemShape problem_shape;
+    typename CollectiveMainloop::Params mainloop;
+    typename CollectiveEpilogue::Params epilogue;
+    GemmStageSync<InputPolicy> sync;
+  };
+
+  static Params to_underlying_arguments(Arguments const& args) {
+    return Params{args.problem_shape,
+                  CollectiveMainloop::to_underlying_arguments(args.problem_shape, args.mainloop, nullptr),
+                  CollectiveEpilogue::to_underlying_arguments(args.problem_shape, args.epilogue, nullptr),
+                  args.sync};
+  }
+
+  static bool can_implement(Arguments const& args) {
+    return CollectiveMainloop::can_implement(args.problem_shape, args.mainloop) &&
+           CollectiveEpilogue::can_implement(args.problem_shape, args.epilogue);
+  }
+
+  // The stage grid of this GEMM: x = N tiles, y = M tiles, z = L (batch), matching the specs' Grid(x, y).
+  static GridShape tileGrid(ProblemShape const& problem) {
+    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(problem), cute::size<1>(TileShape{}))),
+                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(problem), cute::size<0>(TileShape{}))),
+                     static_cast<std::uint32_t>(cute::get<3>(problem))};
+  }
+
+  CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using namespace cute;
+    enum class WarpGroupRole { Producer = 0, Consumer0 = 1, Consumer1 = 2 };
+    enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1, Epilogue = 2, Warp3 = 3 };
+
+    SharedStorage& shared_storage = *reinterpret_cast<SharedStorage*>(smem_buf);
+    const int thread_idx = int(threadIdx.x);
+    const int warp_idx = cutlass::canonical_warp_idx_sync();
+    const int warp_group_thread_idx = thread_idx % cutlass::NumThreadsPerWarpGroup;
+    const int mma_thread_idx = thread_idx % NumMmaThreads;
+    const auto warp_group_role = WarpGroupRole(cutlass::canonical_warp_group_idx());
+    const auto producer_warp_role = ProducerWarpRole(warp_idx % cutlass::NumWarpsPerWarpGroup);
+    const GemmStageSync<InputPolicy>& sync = params.sync;
+
+    if (sync.triggerDependentsAtStart) triggerDependentLaunch();
+
+    if (thread_idx == 0) {
+      // The ticket also fixes the tile order; in hardware order the tile is this block's row-major index.
+      shared_storage.ticket = sync.stage.acquireTile(tileAtLinear(blockIdx.x, sync.stage.grid));
+    }
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
+      CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
+    }
+
+    using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+    typename MainloopPipeline::Params mainloop_pipeline_params;
+    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Mainloop)
+      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
+    if (warp_group_role != WarpGroupRole::Producer)
+      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
+    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
+    mainloop_pipeline_params.num_consumers = NumMmaThreads;
+    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
+    MainloopPipeline mainloop_pipeline(shared_storage.pipelines.mainloop, mainloop_pipeline_params, ClusterShape{});
+
+    using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+    typename EpiLoadPipeline::Params epi_load_pipeline_params;
+    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue)
+      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
+    if (warp_group_role != WarpGroupRole::Producer)
+      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+    epi_load_pipeline_params.dst_blockid = 0;
+    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
+    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
+      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
+    EpiLoadPipeline epi_load_pipeline(shared_storage.pipelines.epi_load, epi_load_pipeline_params);
+
+    using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
+    typename EpiStorePipeline::Params epi_store_pipeline_params;
+    epi_store_pipeline_params.always_wait = true;
+    EpiStorePipeline epi_store_pipeline(epi_store_pipeline_params);
+
+    typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
+    typename CollectiveEpilogue::LoadPipelineState epi_load_pipe_consumer_state;
+    auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+    auto epi_load_pipe_producer_state = cutlass::make_producer_start_state<EpiLoadPipeline>();
+    auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+
+    // Makes the pipeline initialization and the ticket visible to every thread.
+    __syncthreads();
+    const TileTicket ticket = shared_storage.ticket;
+
+    auto problem_shape_MNKL = params.problem_shape;
+    auto blk_shape = TileShape{};
+    TiledMma tiled_mma;
+    CollectiveMainloop collective_mainloop;
+    auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
+    Tensor gA_mkl = get<0>(load_inputs);
+    auto k_tile_count = size<3>(gA_mkl);
+    auto blk_coord = make_coord(int(ticket.tile.y), int(ticket.tile.x), _, int(ticket.tile.z));
+
+    if (warp_group_role == WarpGroupRole::Producer) {
+      cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (producer_warp_role == ProducerWarpRole::Mainloop) {
+        auto k_tile_iter = cute::make_coord_iterator(shape<3>(gA_mkl));
+        collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
+                                             load_inputs, blk_coord, k_tile_iter, k_tile_count,
+                                             shared_storage.tensors.mainloop, sync.a, sync.loadOrder, ticket,
+                                             sync.stage);
+        mainloop_pipe_producer_state.advance(k_tile_count);
+        collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      } else if (producer_warp_role == ProducerWarpRole::Epilogue) {
+        CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
+        if (collective_epilogue.is_producer_load_needed()) {
+          epi_load_pipe_producer_state =
+              collective_epilogue.load(epi_load_pipeline, epi_load_pipe_producer_state, problem_shape_MNKL,
+                                       blk_shape, blk_coord, tiled_mma, cutlass::canonical_lane_idx(),
+                                       shared_storage.tensors.epilogue);
+          collective_epilogue.load_tail(epi_load_pipeline, epi_load_pipe_producer_state);
+        }
+      }
+    } else {
+      cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
+      CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
+      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+      collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
+                              mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
+      collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      auto [epi_load_next, epi_store_next] = collective_epilogue.store(
+          epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
+          problem_shape_MNKL, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
+          shared_storage.tensors.epilogue);
+      collective_epilogue.store_tail(epi_load_pipeline, epi_load_next, epi_store_pipeline, epi_store_next);
+
+      if (sync.stage.semaphores != nullptr) {
+        // Post: the threads that issued TMA stores wait for their global writes (not only for the shared-memory
+        // reads), all math threads meet, and one thread releases the tile.
+        completeBulkStores();
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(ticket.tile);
+      }
+    }
+#else
+    printf("cusync TileSyncGemmKernel requires sm_90a\n");
+#endif
+  }
+};
+
+// The __global__ entry point. Params hold TMA descriptors, which must live in kernel parameter space.
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksPerSm)
+    tileSyncGemmEntry(CUTLASS_GRID_CONSTANT typename Kernel::Params const params) {
+  extern __shared__ char smem[];
+  Kernel{}(params, smem);
+}
+
+}  // namespace cusync::cutlass_sm90

@@ -1,0 +1,146 @@
+// The TMA producer side of CUTLASS's sm90 warp-specialized mainloop (MainloopSm90TmaGmmaWarpSpecialized), with a
+// wait before each A tile that another stage produces. Device code; needs CUTLASS's headers.
+//
+// Only `load()` changes: the collective's shared-memory layouts, TMA descriptors, pipeline and MMA are CUTLASS's
+// own, inherited unchanged. The wait runs on the one elected thread that issues the TMA copies, so no math warp
+// ever spins.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/gemm/collective/collective_builder.hpp>
+
+#include "cusync/stage_view.cuh"
+
+namespace cusync::cutlass_sm90 {
+
+// Where the A operand of a consumer GEMM comes from: the output of a producer stage with its own tile shape.
+// A consumer tile (m, n) at k-block kb reads A rows [m*BM, (m+1)*BM) and columns [kb*BK, (kb+1)*BK), i.e. the
+// producer tiles x in [kb*BK / producerTileN, ((kb+1)*BK - 1) / producerTileN], y likewise over rows.
+template <class InputPolicy>
+struct ProducedOperandA {
+  InputView<InputPolicy> input;        // producer semaphores; unsynchronized when null
+  std::uint32_t producerTileRows = 0;  // producer tile M (rows of A per producer tile)
+  std::uint32_t producerTileColumns = 0;  // producer tile N (columns of A per producer tile)
+  // PDL-only baseline: instead of per-tile semaphores, wait for the whole previous grid (griddepcontrol.wait)
+  // before the first A load. With LoadOrder::WeightsFirst the B prologue is issued before that wait.
+  bool waitForPriorGrid = false;
+};
+
+// How the producer warp orders its loads around the waits.
+enum class LoadOrder : std::uint32_t {
+  WaitThenLoad = 0,  // per k-block: wait for A's producer tiles, load A, load B (CUTLASS's order)
+  WeightsFirst = 1,  // "R": B (the weights, which need no wait) runs a full pipeline ahead of A, so the first
+                     // pipeline-depth k-blocks of B stream in while the block still waits for its first A tile
+};
+
+template <class BaseMainloop>
+struct TileSyncMainloop : BaseMainloop {
+  using typename BaseMainloop::MainloopPipeline;
+  using typename BaseMainloop::PipelineState;
+  using typename BaseMainloop::Params;
+  using typename BaseMainloop::TensorStorage;
+  using typename BaseMainloop::SmemLayoutA;
+  using typename BaseMainloop::SmemLayoutB;
+  using typename BaseMainloop::DispatchPolicy;
+  using typename BaseMainloop::TileShape;
+  static constexpr int Stages = DispatchPolicy::Stages;
+
+  // Same contract as BaseMainloop::load (cluster shape 1x1: tiles come from a stage counter, not from cluster
+  // position, so multicast is not used), plus the synchronization of A.
+  template <class TensorA, class TensorB, class KTileIterator, class BlockCoord, class InputPolicy>
+  CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
+                                       PipelineState smem_pipe_write,
+                                       cute::tuple<TensorA, TensorB> const& load_inputs, BlockCoord const& blk_coord,
+                                       KTileIterator k_tile_iter, int k_tile_count, TensorStorage& shared_tensors,
+                                       ProducedOperandA<InputPolicy> const& produced, LoadOrder order,
+                                       TileTicket const& ticket, StageView const& consumer) {
+    using namespace cute;
+    if (!cute::elect_one_sync()) return;
+
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
+    Tensor gA_mkl = get<0>(load_inputs);
+    Tensor gB_nkl = get<1>(load_inputs);
+    auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
+    auto block_tma_b = mainloop_params.tma_load_b.get_slice(0);
+    const int m_coord = get<0>(blk_coord);
+    const int n_coord = get<1>(blk_coord);
+    const int l_coord = get<3>(blk_coord);
+    Tensor tAgA = block_tma_a.partition_S(gA_mkl(_, _, m_coord, _, l_coord));  // (TMA,TMA_M,TMA_K,k)
+    Tensor tAsA = block_tma_a.partition_D(sA);                                  // (TMA,TMA_M,TMA_K,PIPE)
+    Tensor tBgB = block_tma_b.partition_S(gB_nkl(_, _, n_coord, _, l_coord));  // (TMA,TMA_N,TMA_K,k)
+    Tensor tBsB = block_tma_b.partition_D(sB);                                  // (TMA,TMA_N,TMA_K,PIPE)
+
+    constexpr std::uint32_t kTileM = size<0>(TileShape{});
+    constexpr std::uint32_t kTileK = size<2>(TileShape{});
+    SatisfiedSemaphoreCache<4> seen;
+
+    // Waits until every producer tile that A's k-block `k` overlaps has been posted, then orders the TMA loads
+    // (async proxy) after the acquire (generic proxy).
+    bool priorGridWaited = false;
+    auto waitForA = [&](int k) {
+      if (produced.waitForPriorGrid && !priorGridWaited) {
+        asm volatile("griddepcontrol.wait;" ::: "memory");
+        priorGridWaited = true;
+      }
+      if (!produced.input.synchronized()) return;
+      const std::uint32_t firstRow = static_cast<std::uint32_t>(m_coord) * kTileM;
+      const std::uint32_t firstColumn = static_cast<std::uint32_t>(k) * kTileK;
+      const std::uint32_t yBegin = firstRow / produced.producerTileRows;
+      const std::uint32_t yEnd = min((firstRow + kTileM - 1) / produced.producerTileRows + 1,
+                                     produced.input.producerGrid.y);
+      const std::uint32_t xBegin = firstColumn / produced.producerTileColumns;
+      const std::uint32_t xEnd = (firstColumn + kTileK - 1) / produced.producerTileColumns + 1;
+      for (std::uint32_t y = yBegin; y < yEnd; ++y)
+        for (std::uint32_t x = xBegin; x < xEnd; ++x)
+          waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
+                           ticket.tile);
+      fenceProxyAsyncGlobal();
+    };
+
+    using BarrierType = typename MainloopPipeline::ProducerBarrierType;
+    const int firstK = *k_tile_iter;
+
+    if (order == LoadOrder::WaitThenLoad) {
+      CUTLASS_PRAGMA_NO_UNROLL
+      for (; k_tile_count > 0; --k_tile_count) {
+        pipeline.producer_acquire(smem_pipe_write);
+        BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
+        const int stage = smem_pipe_write.index();
+        waitForA(*k_tile_iter);
+        copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_tile_iter), tAsA(_, _, _, stage));
+        copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_tile_iter), tBsB(_, _, _, stage));
+        ++k_tile_iter;
+        ++smem_pipe_write;
+      }
+      return;
+    }
+
+    // WeightsFirst. Each pipeline stage's barrier expects the bytes of A and B together (set by
+    // producer_acquire), so A and B of one k-block may arrive in either order. B of k-block k+Stages is issued
+    // only after A of k-block k, which the MMA needs before it frees that stage: no cycle, no deadlock.
+    PipelineState b_write = smem_pipe_write;
+    const int prologue = min(k_tile_count, Stages);
+    for (int i = 0; i < prologue; ++i) {
+      pipeline.producer_acquire(b_write);
+      copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(b_write), 0), tBgB(_, _, _, firstK + i),
+           tBsB(_, _, _, b_write.index()));
+      ++b_write;
+    }
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int i = 0; i < k_tile_count; ++i) {
+      waitForA(firstK + i);
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(smem_pipe_write), 0),
+           tAgA(_, _, _, firstK + i), tAsA(_, _, _, smem_pipe_write.index()));
+      ++smem_pipe_write;
+      if (i + Stages < k_tile_count) {
+        pipeline.producer_acquire(b_write);
+        copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(b_write), 0),
+             tBgB(_, _, _, firstK + i + Stages), tBsB(_, _, _, b_write.index()));
+        ++b_write;
+      }
+    }
+  }
+};
+
+}  // namespace cusync::cutlass_sm90

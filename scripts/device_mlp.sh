@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# On the lent GPU machine (run through the device tool from the repo root, with .cutlass carried): builds the
+# hooked GEMMs and the MLP example with all cores and runs the full benchmark. Writes CSV and the log under $OUT.
+# CUTLASS headers: .cutlass/include (a copy of the nvidia-cutlass package's headers; the GPU machine has no
+# package registry). Extra arguments go to mlp_example.
+set -euo pipefail
+out=${OUT:-/tmp/cusync-out}
+mkdir -p "$out"
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
+  -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" >/dev/null
+time cmake --build "$build" --target mlp_example -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
+"$build/examples/mlp/mlp_example" --csv "$out/mlp_gpt3.csv" "$@" 2>&1 | tee "$out/mlp_gpt3.log"
