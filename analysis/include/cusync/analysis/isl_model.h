@@ -122,8 +122,9 @@ class IslModel {
   // Human-readable dump of every grid set and dependency relation (isl syntax).
   std::string toString() const;
 
+  struct State;  // opaque: the implementation's storage
+
  private:
-  struct State;
   explicit IslModel(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };

@@ -1,0 +1,103 @@
+#include "command_line.h"
+
+#include <fmt/format.h>
+
+#include <cctype>
+#include <charconv>
+
+namespace cusync::cusyncgen {
+namespace {
+
+bool isIdentifier(std::string_view text) {
+  if (text.empty() || !(std::isalpha(static_cast<unsigned char>(text[0])) || text[0] == '_')) return false;
+  for (char c : text) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  }
+  return true;
+}
+
+// "NAME=VALUE" with an integer VALUE.
+std::optional<std::string> parseDefinition(std::string_view definition, analysis::ParameterValues& overrides) {
+  auto equals = definition.find('=');
+  if (equals == std::string_view::npos) {
+    return fmt::format("-D {}: expected NAME=VALUE", definition);
+  }
+  std::string_view name = definition.substr(0, equals);
+  std::string_view value = definition.substr(equals + 1);
+  if (!isIdentifier(name)) return fmt::format("-D {}: '{}' is not a parameter name", definition, name);
+  std::int64_t number = 0;
+  std::string_view digits = value;
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
+  auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), number);
+  if (digits.empty() || error != std::errc() || end != digits.data() + digits.size()) {
+    return fmt::format("-D {}: value '{}' is not an integer{}", definition, value,
+                       error == std::errc::result_out_of_range ? " that fits in 64 bits" : "");
+  }
+  overrides[std::string(name)] = number;
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string usageText() {
+  return "usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT] [--json] [--help] [--version]\n";
+}
+
+std::string helpText() {
+  return usageText() +
+         "\n"
+         "Checks a cuSync dependency spec with isl and generates its synchronization policies.\n"
+         "\n"
+         "  SPEC.dep         the spec: parameters, grids, tiles and dependencies (see examples/*/*.dep)\n"
+         "  -D NAME=VALUE    set parameter NAME (declared with Param or Symbolic) to the integer VALUE\n"
+         "  --check          print a summary: grids, tiles per consumer tile for each dependency, verdict\n"
+         "  -o OUT           write the generated policy header(s) into directory OUT\n"
+         "  --json           print a machine-readable summary of the generated policies\n"
+         "  --help           print this help\n"
+         "  --version        print the version\n"
+         "\n"
+         "Every run checks that each producer tile a dependency reads lies inside its grid, for the given\n"
+         "parameter values and for all values of symbolic parameters their constraints allow.\n"
+         "\n"
+         "Exit status: 0 ok; 1 errors in the spec (reported as file:line:col); 2 usage errors;\n"
+         "3 a requested output (-o, --json) is not part of this build.\n";
+}
+
+CommandLineResult parseCommandLine(const std::vector<std::string>& arguments) {
+  Options options;
+  auto usageError = [](std::string message) { return CommandLineResult{std::nullopt, std::move(message)}; };
+  for (std::size_t i = 0; i < arguments.size(); ++i) {
+    const std::string& argument = arguments[i];
+    if (argument == "--help" || argument == "-h") {
+      options.help = true;
+    } else if (argument == "--version") {
+      options.version = true;
+    } else if (argument == "--check") {
+      options.check = true;
+    } else if (argument == "--json") {
+      options.json = true;
+    } else if (argument == "-o") {
+      if (i + 1 >= arguments.size()) return usageError("-o needs a directory: -o OUT");
+      if (options.outputDirectory) return usageError("-o given more than once");
+      options.outputDirectory = arguments[++i];
+    } else if (argument == "-D") {
+      if (i + 1 >= arguments.size()) return usageError("-D needs NAME=VALUE");
+      if (auto error = parseDefinition(arguments[++i], options.overrides)) return usageError(*error);
+    } else if (argument.rfind("-D", 0) == 0) {
+      if (auto error = parseDefinition(std::string_view(argument).substr(2), options.overrides)) {
+        return usageError(*error);
+      }
+    } else if (!argument.empty() && argument[0] == '-' && argument != "-") {
+      return usageError(fmt::format("unknown option '{}'", argument));
+    } else {
+      if (!options.specPath.empty()) {
+        return usageError(fmt::format("more than one spec file given ('{}' and '{}')", options.specPath, argument));
+      }
+      options.specPath = argument;
+    }
+  }
+  if (!options.help && !options.version && options.specPath.empty()) return usageError("no spec file given");
+  return {options, {}};
+}
+
+}  // namespace cusync::cusyncgen
