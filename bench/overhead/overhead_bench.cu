@@ -361,6 +361,11 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("overhead_bench: SKIPPED (no usable CUDA device)\n");
+    return 77;
+  }
   try {
     return run(parseOptions(argc, argv));
   } catch (const std::exception& error) {
