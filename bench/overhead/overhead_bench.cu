@@ -257,11 +257,11 @@ int run(const Options& options) {
                         CUSYNC_CUDA_CHECK(cudaEventRecord(join, sideStream));
                         CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(s, join, 0));
                       }});
-  auto cusyncPdlPair = [&](Stage& producer, Stage& consumer) {
-    return [&](cudaStream_t s) {
-      launchKernel(cusyncProducerCopy, grid, block, 0, s, false, producer.view(), input.data, intermediate.data);
-      launchKernel(cusyncConsumerCopy, grid, block, 0, s, true, consumer.view(), producer.inputFor<TileSync>(consumer),
-                   intermediate.data, output.data);
+  auto cusyncPdlPair = [&](Stage& producerStage, Stage& consumerStage) {
+    return [&, producer = &producerStage, consumer = &consumerStage](cudaStream_t s) {
+      launchKernel(cusyncProducerCopy, grid, block, 0, s, false, producer->view(), input.data, intermediate.data);
+      launchKernel(cusyncConsumerCopy, grid, block, 0, s, true, consumer->view(),
+                   producer->inputFor<TileSync>(*consumer), intermediate.data, output.data);
     };
   };
   variants.push_back({"cusync + PDL", cusyncPdlPair(pdlProducer, pdlConsumer)});

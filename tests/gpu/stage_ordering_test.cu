@@ -105,6 +105,7 @@ TEST_CASE("a captured CUDA graph replays correctly many times, continuing the it
 
   std::uint32_t iterations = 2;  // eager launches first: replays must continue from them
   for (std::uint32_t i = 0; i < iterations; ++i) chain.pipeline().enqueueIteration(stream);
+  stream.synchronize();  // no eager work pending on the side streams when they join the capture
   const CapturedGraph single(stream, [&](cudaStream_t s) { chain.pipeline().enqueueIteration(s); });
   const CapturedGraph triple(stream, [&](cudaStream_t s) {
     for (int i = 0; i < 3; ++i) chain.pipeline().enqueueIteration(s);
