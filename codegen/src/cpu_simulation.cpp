@@ -115,9 +115,25 @@ SimulationResult simulate(const SimulationSetup& setup) {
       resident.push_back(admit(dispatch.front().first, dispatch.front().second));
       dispatch.pop_front();
     }
+    // Safety: every resident block whose waits are satisfied could pass them now, so everything it reads must
+    // have been posted already. Checking all of them (not only the one that runs next) makes the check
+    // independent of the interleaving the random choice explores.
     std::vector<std::size_t> runnable;
-    for (std::size_t i = 0; i < resident.size(); ++i)
-      if (satisfied(resident[i])) runnable.push_back(i);
+    for (std::size_t i = 0; i < resident.size(); ++i) {
+      if (!satisfied(resident[i])) continue;
+      const std::string& grid = setup.stages[resident[i].stage].grid;
+      for (const SimulatedPolicy& policy : setup.policies) {
+        if (policy.consumerGrid != grid) continue;
+        auto reads = policy.reads.find(resident[i].tile);
+        if (reads == policy.reads.end()) continue;
+        for (const SimulatedTile& producer : reads->second)
+          if (!finished[stageOf[policy.producerGrid]].count(producer))
+            return fail(policy.name + ": " + tileText(grid, resident[i].tile) + " passes its wait before " +
+                        tileText(policy.producerGrid, producer) + " posted (after " +
+                        std::to_string(result.finishedTiles) + " tiles)");
+      }
+      runnable.push_back(i);
+    }
     if (runnable.empty()) {
       const Block& stuck = resident.front();
       std::ostringstream message;
@@ -133,17 +149,7 @@ SimulationResult simulate(const SimulationSetup& setup) {
     std::size_t pick = runnable[std::uniform_int_distribution<std::size_t>(0, runnable.size() - 1)(random)];
     Block block = resident[pick];
     resident.erase(resident.begin() + static_cast<std::ptrdiff_t>(pick));
-    // Safety: the block passed its waits; everything it reads must have been posted.
     const std::string& grid = setup.stages[block.stage].grid;
-    for (const SimulatedPolicy& policy : setup.policies) {
-      if (policy.consumerGrid != grid) continue;
-      auto reads = policy.reads.find(block.tile);
-      if (reads == policy.reads.end()) continue;
-      for (const SimulatedTile& producer : reads->second)
-        if (!finished[stageOf[policy.producerGrid]].count(producer))
-          return fail(policy.name + ": " + tileText(grid, block.tile) + " passed its wait before " +
-                      tileText(policy.producerGrid, producer) + " posted");
-    }
     for (std::size_t p = 0; p < setup.policies.size(); ++p)
       if (setup.policies[p].producerGrid == grid)
         ++counters[p][static_cast<std::size_t>(setup.policies[p].sem(block.tile))];

@@ -159,7 +159,12 @@ isl::pw_aff toIsl(const IndexExpression& e, const IslGridContext& grid) {
     case Kind::Sub: return operand(0).sub(operand(1));
     case Kind::Mul: {
       isl::pw_aff a = operand(0), b = operand(1);
-      // isl multiplies only when one factor is a constant; anything else is outside Presburger arithmetic.
+      // isl multiplies only when one factor is a constant; anything else is outside Presburger arithmetic. A factor
+      // written piecewise (min(4, X - 4*(x/4)) with X = 16) may still be constant on the grid's tiles.
+      if (!grid.domain.is_null()) {
+        if (!isl_pw_aff_is_cst(a.get())) a = a.gist(grid.domain).coalesce();
+        if (!isl_pw_aff_is_cst(b.get())) b = b.gist(grid.domain).coalesce();
+      }
       if (!isl_pw_aff_is_cst(a.get()) && !isl_pw_aff_is_cst(b.get()))
         throw NotAffine("product of two non-constant factors: " + toCpp(e, "tile", "grid"));
       return a.mul(b);

@@ -1,7 +1,9 @@
 #include <cusync/codegen/policy_prover.h>
 
 #include <isl/map.h>
+#include <isl/aff.h>
 #include <isl/set.h>
+#include <isl/space.h>
 
 #include <functional>
 #include <sstream>
@@ -146,11 +148,17 @@ Proof proveWithFallback(const ProofModels& models, const std::function<Proof(con
       proof.scope = ProofScope::AllParameterValues;
       return proof;
     } catch (const NotAffine& notAffine) {
-      Proof proof = prove(models.concrete);
-      proof.scope = ProofScope::GivenParameterValues;
-      proof.scopeNote = std::string("not quasi-affine in the symbolic parameters (") + notAffine.what() +
-                        "), so proven for the given values only";
-      return proof;
+      try {
+        Proof proof = prove(models.concrete);
+        proof.scope = ProofScope::GivenParameterValues;
+        proof.scopeNote = std::string("not quasi-affine in the symbolic parameters (") + notAffine.what() +
+                          "), so proven for the given values only";
+        return proof;
+      } catch (const NotAffine& stillNotAffine) {
+        Proof proof;
+        proof.failure = std::string("cannot be proven with Presburger arithmetic: ") + stillNotAffine.what();
+        return proof;
+      }
     }
   }
   try {
@@ -164,6 +172,19 @@ Proof proveWithFallback(const ProofModels& models, const std::function<Proof(con
   }
 }
 
+// An extent of the model is a function of the symbolic parameters, on a zero-dimensional (or parameter) domain;
+// the prover needs it as a function on the grid's tiles, constant in them.
+isl::pw_aff onGridDomain(const isl::pw_aff& extent, const isl::space& domainSpace) {
+  isl_space* extentDomain = isl_pw_aff_get_domain_space(extent.get());
+  bool isParameterDomain = isl_space_is_params(extentDomain) == isl_bool_true;
+  if (isParameterDomain) {
+    isl_space_free(extentDomain);
+    return extent.insert_domain(domainSpace);
+  }
+  isl_space* projection = isl_space_map_from_domain_and_range(domainSpace.copy(), extentDomain);
+  return isl::manage(isl_pw_aff_pullback_multi_aff(extent.copy(), isl_multi_aff_zero(projection)));
+}
+
 }  // namespace
 
 IslGridContext gridContext(const analysis::IslModel& model, const std::string& gridName) {
@@ -171,7 +192,9 @@ IslGridContext gridContext(const analysis::IslModel& model, const std::string& g
   IslGridContext context;
   context.domainSpace = grid.domain.space();
   context.rank = static_cast<int>(grid.grid.dimensions.size());
-  for (const isl::pw_aff& extent : grid.extents) context.extentsOnDomain.push_back(extent.insert_domain(context.domainSpace));
+  context.domain = grid.domain.intersect_params(model.context());
+  for (const isl::pw_aff& extent : grid.extents)
+    context.extentsOnDomain.push_back(onGridDomain(extent, context.domainSpace));
   return context;
 }
 

@@ -58,6 +58,7 @@ struct IslGridContext {
   isl::space domainSpace;                    // { G[d0, ...] }
   std::vector<isl::pw_aff> extentsOnDomain;  // extent_i, as a function on domainSpace (constant in the dims)
   int rank = 0;
+  isl::set domain;  // the grid's tiles (optional): a factor constant on them counts as constant in a product
 };
 
 // Lowers `e` to a piecewise quasi-affine function on the grid's domain space. Throws NotAffine.
