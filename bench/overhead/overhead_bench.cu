@@ -36,9 +36,11 @@ static_assert(kVectorsPerBlock % kThreads == 0);
 
 // ---- Kernels ---------------------------------------------------------------------------------------------------
 
-// Copies 16 KB chunk `chunk`: each thread issues all its 16-byte loads before its first store.
-__device__ __forceinline__ void copyChunk(const uint4* __restrict__ input, uint4* __restrict__ output,
-                                          std::uint32_t chunk) {
+// Copies 16 KB chunk `chunk`: each thread issues all its 16-byte loads before its first store. No __restrict__:
+// with it nvcc emits non-coherent loads (ld.global.nc), which are only valid for data that no kernel writes while
+// this one runs, and a cusync consumer reads its producer's output while the producer kernel is still running.
+// All variants share this copy so that they differ only in how they synchronize.
+__device__ __forceinline__ void copyChunk(const uint4* input, uint4* output, std::uint32_t chunk) {
   const std::size_t base = std::size_t(chunk) * kVectorsPerBlock + threadIdx.x;
   uint4 values[kVectorsPerThread];
 #pragma unroll
