@@ -36,6 +36,7 @@ private:
   void argument(const clang::Expr* argument, clang::QualType parameterType, CalleeKind kind, const std::string& callee);
   void object(const clang::Expr* object, bool isArrow, bool mayWrite);
   void escape(const clang::Expr* expression);
+  void readValue(const clang::Expr* expression);
   void dependentOperator(const clang::CXXOperatorCallExpr* call);
 
   void recordRead(const StorageLocation& location, clang::SourceLocation where) {
@@ -290,6 +291,8 @@ std::optional<StorageLocation> EffectCollector::lvalue(const clang::Expr* expres
 // The storage a pointer expression points into; records the read of the pointer itself.
 std::optional<StorageLocation> EffectCollector::pointee(const clang::Expr* pointer) {
   using namespace clang;
+  // An array not yet decayed (template patterns keep dependent arrays undecayed) points to itself.
+  if (pointer->getType()->isArrayType()) return lvalue(pointer);
   if (const auto* paren = dyn_cast<ParenExpr>(pointer)) return pointee(paren->getSubExpr());
   if (const auto* cast = dyn_cast<ImplicitCastExpr>(pointer)) {
     switch (cast->getCastKind()) {
@@ -322,6 +325,16 @@ std::optional<StorageLocation> EffectCollector::pointee(const clang::Expr* point
   }
   read(pointer);
   return std::nullopt;
+}
+
+// Reads the value of an expression that may be an lvalue without a conversion: an argument of a dependent call
+// in a template pattern, or one bound to a const reference.
+void EffectCollector::readValue(const clang::Expr* expression) {
+  if (expression->isGLValue() && !clang::isa<clang::CallExpr>(expression->IgnoreParens())) {
+    if (auto location = lvalue(expression)) recordRead(*location, expression->getExprLoc());
+    return;
+  }
+  read(expression);
 }
 
 // Taking a variable's address or binding a reference to it outside a call: whoever holds it may read or write it.
@@ -361,6 +374,7 @@ void EffectCollector::argument(const clang::Expr* argument, clang::QualType para
   }
   if (const auto* reference = parameterType->getAs<ReferenceType>()) {
     if (!argument->isGLValue()) return read(argument);
+    if (argument->isTypeDependent() && reference->getPointeeType().isConstQualified()) return readValue(argument);
     auto location = lvalue(argument);
     if (!location) {
       barrier("passes an lvalue that the analysis cannot trace to '" + callee + "'", argument->getExprLoc());
@@ -385,7 +399,7 @@ void EffectCollector::argument(const clang::Expr* argument, clang::QualType para
     (void)pointee(argument);
     return;
   }
-  read(argument);
+  readValue(argument);
 }
 
 // Overloaded operators on dependent types in template patterns: taken as their builtin meaning.
@@ -466,10 +480,10 @@ void EffectCollector::call(const clang::CallExpr* call) {
     object(objectExpression, objectIsArrow, /*mayWrite=*/false);
     for (unsigned i = firstArgument; i < call->getNumArgs(); ++i) {
       const Expr* argument = call->getArg(i);
-      if (argument->getType()->isPointerType()) {
+      if (argument->getType()->isPointerType() || argument->getType()->isArrayType()) {
         if (auto location = pointee(argument)) recordWrite(*location, argument->getExprLoc());
       } else {
-        read(argument);
+        readValue(argument);
       }
     }
     return;
@@ -498,9 +512,12 @@ void EffectCollector::call(const clang::CallExpr* call) {
   for (unsigned i = firstArgument; i < call->getNumArgs(); ++i) {
     const unsigned parameterIndex = i - firstArgument;
     QualType parameterType;
-    if (callee != nullptr && parameterIndex < callee->getNumParams())
-      parameterType = callee->getParamDecl(parameterIndex)->getType();
-    else if (callee != nullptr)
+    // An unresolved call with a single candidate (a non-template function called with dependent arguments) takes
+    // its parameter types from that candidate.
+    const FunctionDecl* declaration = callee != nullptr ? callee : candidates.size() == 1 ? candidates[0] : nullptr;
+    if (declaration != nullptr && parameterIndex < declaration->getNumParams())
+      parameterType = declaration->getParamDecl(parameterIndex)->getType();
+    else if (declaration != nullptr)
       parameterType = call->getArg(i)->getType();  // variadic: passed by value
     argument(call->getArg(i), parameterType, summary.kind, name);
   }

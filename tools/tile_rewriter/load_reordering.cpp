@@ -56,7 +56,7 @@ std::optional<ReorderFinding> firstConflict(const Load& moving, const Load& cros
   for (const clang::VarDecl* declared : moving.effects.declarations)
     for (const auto& [name, decl] : crossed.effects.namesUsed)
       if (name == declared->getNameAsString() && decl != declared->getCanonicalDecl()) {
-        finding.message = "it declares '" + name + "', which would hide the '" + name + "' that " + crossedName + " uses";
+        finding.message = "it declares '" + name + "', which would hide the '" + name + "' used by " + crossedName;
         finding.noteWhere = static_cast<const clang::Decl*>(decl)->getLocation();
         finding.note = "the hidden '" + name + "' is declared here";
         return finding;
@@ -84,7 +84,7 @@ std::vector<size_t> reorderRun(const std::vector<Load>& loads, const clang::Sour
     size_t blocker = 0;
     for (size_t position = insertion; position < order.size() && !conflict; ++position) {
       blocker = order[position];
-      conflict = firstConflict(loads[i], loads[blocker], describe(loads[blocker], sources));
+      conflict = firstConflict(loads[i], loads[blocker], loads[blocker].waits() ? "that waiting load" : "that load");
     }
     if (!conflict) {
       order.insert(order.begin() + std::ptrdiff_t(insertion), i);
