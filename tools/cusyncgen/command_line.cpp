@@ -37,10 +37,29 @@ std::optional<std::string> parseDefinition(std::string_view definition, analysis
   return std::nullopt;
 }
 
+// --sms N, --occupancy N, --occupancy GRID=N: positive integers.
+std::optional<std::string> parseMachineOption(const std::string& option, const std::string& value, Options& options) {
+  std::string grid, number = value;
+  if (auto equals = value.find('='); equals != std::string::npos && option == "--occupancy") {
+    grid = value.substr(0, equals);
+    number = value.substr(equals + 1);
+    if (!isIdentifier(grid)) return fmt::format("{} {}: '{}' is not a grid name", option, value, grid);
+  }
+  std::int64_t parsed = 0;
+  auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), parsed);
+  if (error != std::errc() || end != number.data() + number.size() || parsed < 1 || parsed > 1000000)
+    return fmt::format("{} {}: expected a positive integer", option, value);
+  if (option == "--sms") options.smCount = parsed;
+  else if (grid.empty()) options.defaultOccupancy = parsed;
+  else options.occupancy[grid] = parsed;
+  return std::nullopt;
+}
+
 }  // namespace
 
 std::string usageText() {
-  return "usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT] [--json] [--help] [--version]\n";
+  return "usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT] [--json] [--sms N] [--occupancy [GRID=]N]...\n"
+         "                 [--help] [--version]\n";
 }
 
 std::string helpText() {
@@ -53,6 +72,8 @@ std::string helpText() {
          "  --check          print a summary: grids, tiles per consumer tile for each dependency, verdict\n"
          "  -o OUT           write the generated policy header(s) into directory OUT\n"
          "  --json           print a machine-readable summary of the generated policies\n"
+         "  --sms N          SM count for the wait-kernel / tile-order optimization analysis (default 132)\n"
+         "  --occupancy N    blocks per SM of every kernel (default 1); GRID=N sets one grid's occupancy\n"
          "  --help           print this help\n"
          "  --version        print the version\n"
          "\n"
@@ -80,6 +101,9 @@ CommandLineResult parseCommandLine(const std::vector<std::string>& arguments) {
       if (i + 1 >= arguments.size()) return usageError("-o needs a directory: -o OUT");
       if (options.outputDirectory) return usageError("-o given more than once");
       options.outputDirectory = arguments[++i];
+    } else if (argument == "--sms" || argument == "--occupancy") {
+      if (i + 1 >= arguments.size()) return usageError(argument + " needs a value");
+      if (auto error = parseMachineOption(argument, arguments[++i], options)) return usageError(*error);
     } else if (argument == "-D") {
       if (i + 1 >= arguments.size()) return usageError("-D needs NAME=VALUE");
       if (auto error = parseDefinition(arguments[++i], options.overrides)) return usageError(*error);

@@ -3,6 +3,8 @@
 
 #include <cusync/analysis/isl_model.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -23,6 +25,10 @@ struct Options {
   std::optional<std::string> outputDirectory;  // -o OUT
   bool help = false;
   bool version = false;
+  // The GPU the W/T optimization analysis assumes: --sms N, --occupancy N (every kernel) or GRID=N (one grid).
+  std::int64_t smCount = 132;
+  std::int64_t defaultOccupancy = 1;
+  std::map<std::string, std::int64_t> occupancy;
 };
 
 struct CommandLineResult {

@@ -99,7 +99,8 @@ int runCusyncgen(const std::vector<std::string>& arguments, std::ostream& out, s
   if (!checked) return exitCode;
 
   if (options.check) out << checkSummary(*checked);
-  if (options.outputDirectory || options.json) return generate(*checked, options, out, err);
+  // --check also lists the policy candidates with their proofs or the reason they were rejected.
+  if (options.outputDirectory || options.json || options.check) return generate(*checked, options, out, err);
   if (!options.check) {
     out << fmt::format("{}: ok ({} grid(s), {} dependenc{}, bounds verified)\n", options.specPath,
                        checked->spec.grids.size(), checked->spec.dependencies.size(),
