@@ -51,6 +51,10 @@ record() {
   durations+=("$3")
 }
 
+compiler=()
+if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
+  compiler=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
+fi
 catch2=()
 catch2_dir=${CUSYNC_CATCH2_INCLUDE_DIR:-$root/.catch2}
 [ -f "$catch2_dir/catch2/catch.hpp" ] && catch2=(-DCUSYNC_CATCH2_INCLUDE_DIR="$catch2_dir")
@@ -58,7 +62,7 @@ catch2_dir=${CUSYNC_CATCH2_INCLUDE_DIR:-$root/.catch2}
 echo "== build ($build, -j$jobs)"
 start=$(date +%s)
 {
-  cmake -S "$root/tests/gpu/standalone" -B "$build" -DCMAKE_BUILD_TYPE=Release "${catch2[@]}" &&
+  cmake -S "$root/tests/gpu/standalone" -B "$build" -DCMAKE_BUILD_TYPE=Release "${compiler[@]}" "${catch2[@]}" &&
     timeout "$(time_left 300)" cmake --build "$build" -j "$jobs"
 } >"$results/build.log" 2>&1
 status=$?

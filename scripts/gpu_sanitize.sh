@@ -21,8 +21,8 @@ sanitizer=$(command -v compute-sanitizer || true)
 mkdir -p "$logs"
 
 # Without a GPU the binary exits 77 before running anything: report skipped rather than clean.
-"$binary" --list-test-names-only >/dev/null 2>&1
-if [ $? -eq 77 ]; then
+probe=$("$binary" --list-test-names-only 2>&1)
+if [ $? -eq 77 ] && grep -q "SKIPPED" <<<"$probe"; then
   echo "gpu_sanitize: SKIPPED (no usable CUDA device)"
   exit 77
 fi

@@ -21,7 +21,7 @@ StageOrdering anyOrdering() {
                   StageOrdering::NoOrdering);
 }
 
-std::uint32_t checkedIterations() { return scaled(12u, 3u); }
+std::uint32_t checkedIterations() { return scaled(8u, 3u); }
 
 }  // namespace
 
