@@ -82,7 +82,8 @@ std::string describe(const Token& token) {
   return describe(token.kind);
 }
 
-std::vector<Token> tokenize(std::string_view text, std::string_view file, Diagnostics& diagnostics) {
+std::vector<Token> tokenize(std::string_view text, std::string_view file, Diagnostics& diagnostics,
+                            bool keepGoing) {
   std::vector<Token> tokens;
   Cursor cursor(text);
   auto here = [&] { return spec::SourceLocation{std::string(file), cursor.line(), cursor.column()}; };
@@ -189,7 +190,7 @@ std::vector<Token> tokenize(std::string_view text, std::string_view file, Diagno
 
     diagnostics.error(here(), fmt::format("unexpected {} in spec", printableByte(c)));
     cursor.advance();
-    if (diagnostics.errorCount() >= Diagnostics::kMaxErrors) {
+    if (!keepGoing && diagnostics.errorCount() >= Diagnostics::kMaxErrors) {
       diagnostics.error(here(), "too many errors");  // recorded once, as the "stopping" note
       break;
     }

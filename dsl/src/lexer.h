@@ -36,6 +36,9 @@ std::string describe(const Token& token);
 // Splits `text` into tokens (always ending with EndOfFile). Comments (`//`, `/* */`) and whitespace are skipped.
 // Lexical errors (stray bytes, floating-point or out-of-range literals, unterminated comments) are reported to
 // `diagnostics` at their location and the offending bytes are skipped, so the parser still sees the rest.
-std::vector<Token> tokenize(std::string_view text, std::string_view file, Diagnostics& diagnostics);
+// After Diagnostics::kMaxErrors stray bytes lexing stops, unless `keepGoing` (name recovery lexes whole C++ files,
+// whose '#', '"' and ':' are no spec tokens but must not hide the declarations after them).
+std::vector<Token> tokenize(std::string_view text, std::string_view file, Diagnostics& diagnostics,
+                            bool keepGoing = false);
 
 }  // namespace cusync::dsl::detail

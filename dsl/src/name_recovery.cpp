@@ -29,7 +29,7 @@ const LexedFile* lexedFile(const std::string& path) {
   auto file = std::make_unique<LexedFile>();
   file->text = text.str();
   Diagnostics ignored;  // C++ files hold more than spec tokens; lexical errors elsewhere do not matter here
-  file->tokens = tokenize(file->text, path, ignored);
+  file->tokens = tokenize(file->text, path, ignored, /*keepGoing=*/true);
   return (cache[path] = std::move(file)).get();
 }
 

@@ -1,0 +1,167 @@
+// The embedded C++ DSL records the same IR as the .dep parser: each bundled .dep file is #included as C++ inside a
+// function and the recorded spec is compared with the parsed one.
+//
+// Equality, precisely: after clearing the source locations of anonymous parts (expressions, tiles, tile sets,
+// ranges, constraints, producer lists, which the C++ side cannot locate token by token), the two Specs are equal
+// with spec::Spec's operator== -- every name, value, expression tree, ordering, and the exact file:line:col of every
+// named declaration (parameters, dimensions, grids, dependencies), which the embedded DSL recovers from the source.
+#include "spec_test_support.h"
+
+#include <cusync/dsl/dsl.h>
+#include <cusync/dsl/parser.h>
+#include <cusync/dsl/print.h>
+
+#include <catch2/catch.hpp>
+
+using namespace cusync;
+
+namespace {
+
+spec::Spec recordGpt3Mlp() {
+  dsl::SpecRecorder recorder("gpt3_mlp");
+  {
+    using namespace cusync::dsl;
+#include "examples/mlp/gpt3_mlp.dep"
+  }
+  INFO(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}));
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordLlamaMlp() {
+  dsl::SpecRecorder recorder("llama_mlp");
+  {
+    using namespace cusync::dsl;
+#include "examples/mlp/llama_mlp.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordAttention() {
+  dsl::SpecRecorder recorder("attention");
+  {
+    using namespace cusync::dsl;
+#include "examples/attention/attention.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordConv2d() {
+  dsl::SpecRecorder recorder("conv2d");
+  {
+    using namespace cusync::dsl;
+#include "examples/conv2d/conv2d.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+// The parser reads the file under the same path the compiler recorded for the #include.
+spec::Spec parseBundled(const std::string& relative) {
+  dsl::Diagnostics diagnostics;
+  dsl::SourceTexts sources;
+  auto spec = dsl::parseSpecFile(test::sourcePath(relative), sources, diagnostics);
+  INFO(dsl::render(diagnostics, sources));
+  REQUIRE(spec);
+  return *spec;
+}
+
+void requireSameIr(spec::Spec recorded, spec::Spec parsed) {
+  test::clearAnonymousLocations(recorded);
+  test::clearAnonymousLocations(parsed);
+  // Field by field first, so a mismatch says where.
+  REQUIRE(recorded.name == parsed.name);
+  REQUIRE(recorded.parameters.size() == parsed.parameters.size());
+  for (std::size_t i = 0; i < parsed.parameters.size(); ++i) {
+    INFO("parameter " << parsed.parameters[i].name);
+    CHECK(recorded.parameters[i] == parsed.parameters[i]);
+  }
+  REQUIRE(recorded.dimensions == parsed.dimensions);
+  REQUIRE(recorded.grids.size() == parsed.grids.size());
+  for (std::size_t i = 0; i < parsed.grids.size(); ++i) {
+    INFO("grid " << parsed.grids[i].name);
+    CHECK(recorded.grids[i] == parsed.grids[i]);
+  }
+  REQUIRE(recorded.dependencies.size() == parsed.dependencies.size());
+  for (std::size_t i = 0; i < parsed.dependencies.size(); ++i) {
+    INFO("dependency " << parsed.dependencies[i].name);
+    CHECK(recorded.dependencies[i] == parsed.dependencies[i]);
+  }
+  CHECK(recorded == parsed);
+}
+
+}  // namespace
+
+TEST_CASE("gpt3_mlp.dep compiled as C++ records the parser's IR", "[embedded]") {
+  spec::Spec recorded = recordGpt3Mlp();
+  spec::Spec parsed = parseBundled("examples/mlp/gpt3_mlp.dep");
+  // Named declarations carry the parser's exact locations (recovered from the file), not the compiler's.
+  CHECK(recorded.grids.at(0).location == parsed.grids.at(0).location);
+  CHECK(recorded.grids.at(0).location.line == 14);
+  requireSameIr(recorded, parsed);
+}
+
+TEST_CASE("llama_mlp.dep compiled as C++ records the parser's IR", "[embedded]") {
+  requireSameIr(recordLlamaMlp(), parseBundled("examples/mlp/llama_mlp.dep"));
+}
+
+TEST_CASE("attention.dep compiled as C++ records the parser's IR", "[embedded]") {
+  requireSameIr(recordAttention(), parseBundled("examples/attention/attention.dep"));
+}
+
+TEST_CASE("conv2d.dep compiled as C++ records the parser's IR", "[embedded]") {
+  requireSameIr(recordConv2d(), parseBundled("examples/conv2d/conv2d.dep"));
+}
+
+TEST_CASE("the comparison notices a difference in a single expression", "[embedded]") {
+  spec::Spec recorded = recordGpt3Mlp();
+  spec::Spec parsed = parseBundled("examples/mlp/gpt3_mlp.dep");
+  test::clearAnonymousLocations(recorded);
+  test::clearAnonymousLocations(parsed);
+  REQUIRE(recorded == parsed);
+  recorded.grids[0].extents[0].operands[0].operands[0].value = 5;  // 4*H -> 5*H
+  CHECK_FALSE(recorded == parsed);
+}
+
+TEST_CASE("embedded declarations written directly in C++ record in order", "[embedded]") {
+  dsl::SpecRecorder recorder("direct");
+  {
+    using namespace cusync::dsl;
+    Param N = 8;
+    Symbolic B = 2;
+    Where(B >= 1);
+    Dim x, y;
+    Grid producer(x, y, N, B);
+    Grid consumer(x, y, N / 2, B);
+    Dep reads({consumer, Tile(x, y)}, {producer, Tile(2 * x, y), Tile(2 * x + 1, y)});
+  }
+  INFO(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}));
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  const spec::Spec& spec = recorder.spec();
+  REQUIRE(spec.parameters.size() == 2);
+  CHECK(spec.parameters[0].name == "N");
+  CHECK(spec.parameters[1].name == "B");
+  CHECK(spec.parameters[1].symbolic);
+  REQUIRE(spec.parameters[1].constraints.size() == 1);
+  CHECK(dsl::toString(spec.parameters[1].constraints[0]) == "B >= 1");
+  REQUIRE(spec.grids.size() == 2);
+  CHECK(spec.grids[1].name == "consumer");
+  CHECK(dsl::toString(spec.grids[1].extents[0]) == "N/2");
+  REQUIRE(spec.dependencies.size() == 1);
+  CHECK(spec.dependencies[0].name == "reads");
+  CHECK(dsl::toString(spec.dependencies[0].producers[0].tiles[1]) == "Tile(2*x + 1, y)");
+}
+
+TEST_CASE("a constraint without a symbolic parameter is a recorded error", "[embedded]") {
+  dsl::SpecRecorder recorder("bad");
+  {
+    using namespace cusync::dsl;
+    Param N = 8;
+    Where(N >= 1);
+  }
+  REQUIRE(recorder.diagnostics().hasErrors());
+  CHECK_THAT(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}),
+             Catch::Contains("mentions no symbolic parameter"));
+}
