@@ -39,7 +39,9 @@ struct Options {
   int samples = 9;
   std::string csvPath = "mlp_gpt3.csv";
   bool checkOnly = false;
+  bool verbose = false;
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
+  std::vector<std::string> variants;  // variants to run (empty: all)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -70,8 +72,12 @@ Options parseOptions(int argc, char** argv) {
       options.samples = std::stoi(value());
     } else if (arg == "--csv") {
       options.csvPath = value();
+    } else if (arg == "--verbose") {
+      options.verbose = true;
     } else if (arg == "--check-only") {
       options.checkOnly = true;
+    } else if (arg == "--variants") {
+      options.variants = splitList(value());
     } else if (arg == "--configs") {
       options.configs = splitList(value());
     } else {
@@ -288,6 +294,7 @@ Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::size_t w
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   const Options options = parseOptions(argc, argv);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -304,8 +311,9 @@ int main(int argc, char** argv) {
   }
 
   cudaStream_t stream, side;
-  CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&side, cudaStreamNonBlocking));
+  // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&side));
   cudaEvent_t fork, join;
   CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
   CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
@@ -366,10 +374,17 @@ int main(int argc, char** argv) {
     const int slotsPerWave = properties.multiProcessorCount;  // refined per kernel below
     for (const auto& config : configs) {
       for (const auto& variant : allVariants()) {
+        if (!options.variants.empty() &&
+            std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
+          continue;
         const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
         const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
         MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
                      slotsPerWave * std::min(occupancy, occupancyConsumer));
+        if (options.verbose)
+          std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, config.name.c_str(),
+                      variant.name().c_str(), pair.producerStage().grid().tileCount(),
+                      pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
         // Correctness: poison the intermediate and the output, run one pair eagerly. A consumer tile that read
         // XW1 before its producer tile was posted would read NaN.
         poison(buffers.xw1, stream);
@@ -382,6 +397,7 @@ int main(int argc, char** argv) {
         double us = 0;
         if (!options.checkOnly) {
           poison(buffers.y, stream);
+          if (options.verbose) std::printf("  checked (error %.2g); timing\n", check.relativeError);
           us = timeWithGraph([&](cudaStream_t s) { pair.enqueue(s); }, stream, options.pairsPerGraph, 3,
                              options.samples)
                    .medianMicroseconds;

@@ -116,9 +116,13 @@ struct TileSyncMainloop : BaseMainloop {
       return;
     }
 
-    // WeightsFirst. Each pipeline stage's barrier expects the bytes of A and B together (set by
-    // producer_acquire), so A and B of one k-block may arrive in either order. B of k-block k+Stages is issued
-    // only after A of k-block k, which the MMA needs before it frees that stage: no cycle, no deadlock.
+    // WeightsFirst. Each pipeline stage's barrier expects the bytes of A and B together (set by producer_acquire),
+    // so A and B of one k-block may arrive in either order. The math warps free the stage of k-block j only once
+    // they have started k-block j + K_PIPE_MMAS (CUTLASS keeps that many wgmma batches in flight), which needs A of
+    // that k-block. So after issuing A(i), the producer may wait for the stage of k-block i - K_PIPE_MMAS and fill
+    // it with B(i - K_PIPE_MMAS + Stages); waiting for any later stage would wait on an A not yet issued: deadlock.
+    constexpr int kReleaseLag = BaseMainloop::K_PIPE_MMAS;
+    static_assert(kReleaseLag < Stages, "WeightsFirst needs more pipeline stages than wgmma batches in flight");
     PipelineState b_write = smem_pipe_write;
     const int prologue = min(k_tile_count, Stages);
     for (int i = 0; i < prologue; ++i) {
@@ -133,10 +137,11 @@ struct TileSyncMainloop : BaseMainloop {
       copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(smem_pipe_write), 0),
            tAgA(_, _, _, firstK + i), tAsA(_, _, _, smem_pipe_write.index()));
       ++smem_pipe_write;
-      if (i + Stages < k_tile_count) {
+      const int nextB = i - kReleaseLag + Stages;
+      if (i >= kReleaseLag && nextB < k_tile_count) {
         pipeline.producer_acquire(b_write);
         copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(b_write), 0),
-             tBgB(_, _, _, firstK + i + Stages), tBsB(_, _, _, b_write.index()));
+             tBgB(_, _, _, firstK + nextB), tBsB(_, _, _, b_write.index()));
         ++b_write;
       }
     }
