@@ -16,7 +16,8 @@ std::string upper(std::string text) {
 }
 
 std::string location(const spec::SourceLocation& where, const std::string& sourceFile) {
-  std::string file = where.file.empty() ? sourceFile : where.file;
+  // The spec file as the command line named it (relative paths keep headers identical across checkouts).
+  std::string file = sourceFile.empty() ? where.file : sourceFile;
   if (file.empty() || where.line == 0) return "";
   return " (" + file + ":" + std::to_string(where.line) + ":" + std::to_string(where.column) + ")";
 }
@@ -67,6 +68,21 @@ void emitParameters(std::ostringstream& out, const Generation& generation) {
   out << "}  // namespace parameters\n\n";
 }
 
+bool mentions(const IndexExpression& e, IndexExpression::Kind kind) {
+  if (e.kind == kind) return true;
+  for (const IndexExpression& operand : e.operands)
+    if (mentions(operand, kind)) return true;
+  return false;
+}
+
+// `static constexpr std::uint32_t NAME(TileCoord tile, GridShape grid)`, leaving unused parameters unnamed.
+void emitFunction(std::ostringstream& out, const std::string& name, const IndexExpression& body, bool takesTile) {
+  std::string tile = mentions(body, IndexExpression::Kind::Coordinate) ? "TileCoord tile" : "TileCoord";
+  std::string grid = mentions(body, IndexExpression::Kind::Extent) ? "GridShape grid" : "GridShape";
+  out << "  " << kHostDevice << " std::uint32_t " << name << "(" << (takesTile ? tile + ", " : "") << grid
+      << ") {\n    return " << toCpp(body, "tile", "grid") << ";\n  }\n";
+}
+
 void emitPolicy(std::ostringstream& out, const PolicyResult& policy, const Generation& generation,
                 const std::string& sourceFile) {
   const PolicyCandidate& c = policy.candidate;
@@ -82,18 +98,11 @@ void emitPolicy(std::ostringstream& out, const PolicyResult& policy, const Gener
   const PolicyFunctions& f = policy.functions;
   out << "struct " << c.structName() << " {\n";
   out << "  static constexpr const char* name = \"" << c.structName() << "\";\n";
-  out << "  " << kHostDevice << " std::uint32_t semaphoreCount([[maybe_unused]] GridShape grid) {\n"
-      << "    return " << toCpp(f.semaphoreCount, "tile", "grid") << ";\n  }\n";
-  out << "  " << kHostDevice
-      << " std::uint32_t sem([[maybe_unused]] TileCoord tile, [[maybe_unused]] GridShape grid) {\n"
-      << "    return " << toCpp(f.semaphore, "tile", "grid") << ";\n  }\n";
-  out << "  " << kHostDevice
-      << " std::uint32_t value([[maybe_unused]] TileCoord tile, [[maybe_unused]] GridShape grid) {\n"
-      << "    return " << toCpp(f.value, "tile", "grid") << ";\n  }\n";
-  out << "  // The tile's position among the tiles of its semaphore: the prover's witness, and the grouped order's key.\n";
-  out << "  " << kHostDevice
-      << " std::uint32_t rankInSemaphore([[maybe_unused]] TileCoord tile, [[maybe_unused]] GridShape grid) {\n"
-      << "    return " << toCpp(f.rankInSemaphore, "tile", "grid") << ";\n  }\n";
+  emitFunction(out, "semaphoreCount", f.semaphoreCount, false);
+  emitFunction(out, "sem", f.semaphore, true);
+  emitFunction(out, "value", f.value, true);
+  out << "  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.\n";
+  emitFunction(out, "rankInSemaphore", f.rankInSemaphore, true);
   out << "};\n\n";
 }
 
@@ -103,16 +112,15 @@ void emitOrder(std::ostringstream& out, const TileOrderResult& order) {
   comment(out, proofSentence(order.proof));
   out << "struct " << o.structName() << " {\n";
   out << "  static constexpr const char* name = \"" << o.structName() << "\";\n";
-  out << "  " << kHostDevice
-      << " std::uint32_t index([[maybe_unused]] TileCoord tile, [[maybe_unused]] GridShape grid) {\n";
   if (o.policyStruct.empty()) {
-    out << "    return " << toCpp(o.index, "tile", "grid") << ";\n";
+    emitFunction(out, "index", o.index, true);
   } else {
-    const std::string& p = o.policyStruct;
-    out << "    return " << p << "::sem(tile, grid) * " << p << "::value(tile, grid) + " << p
-        << "::rankInSemaphore(tile, grid);\n";
+    out << "  using Policy = " << o.policyStruct << ";\n";
+    out << "  " << kHostDevice << " std::uint32_t index(TileCoord tile, GridShape grid) {\n"
+        << "    return Policy::sem(tile, grid) * Policy::value(tile, grid) + Policy::rankInSemaphore(tile, grid);\n"
+        << "  }\n";
   }
-  out << "  }\n};\n\n";
+  out << "};\n\n";
 }
 
 void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, const Generation& generation) {
@@ -136,10 +144,14 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
   out << "  static constexpr std::uint32_t smCount = " << generation.optimizationOptions.smCount << ";\n";
   out << "  static constexpr std::uint32_t occupancy = " << stage.occupancy << ";\n";
   out << "  static constexpr std::uint32_t slots = smCount * occupancy;\n";
-  out << "  " << kHostDevice << " bool canAvoidWaitKernel(" << parameters << ") {\n"
-      << "    return " << sum << " <= slots;\n  }\n";
-  out << "  " << kHostDevice << " bool canAvoidCustomOrder(" << parameters << ") {\n"
-      << "    return " << sum << " <= 2 * slots;\n  }\n";
+  // Long parameter lists (chains) go on their own line, to stay within the line length.
+  auto signature = [&](const std::string& name) {
+    std::string line = "  " + std::string(kHostDevice) + " bool " + name + "(" + parameters + ") {";
+    if (line.size() <= 118) return line;
+    return "  " + std::string(kHostDevice) + " bool " + name + "(\n      " + parameters + ") {";
+  };
+  out << signature("canAvoidWaitKernel") << "\n    return " << sum << " <= slots;\n  }\n";
+  out << signature("canAvoidCustomOrder") << "\n    return " << sum << " <= 2 * slots;\n  }\n";
   out << "  static constexpr bool avoidWaitKernel = " << (stage.avoidWaitKernel ? "true" : "false")
       << ";  // at the given parameter values\n";
   out << "  static constexpr bool avoidCustomOrder = " << (stage.avoidCustomOrder ? "true" : "false") << ";\n";

@@ -1,0 +1,244 @@
+// The golden headers of the bundled specs, compiled here by the host compiler, checked tile by tile against the
+// isl model of their spec: every semaphore in range, every waited value equal to the number of tiles sharing the
+// semaphore, every order a bijection, each function equal to the one that was proven, and a CPU simulation of the
+// whole spec with the compiled functions.
+#include "model_fixture.h"
+
+#include <cusync/codegen/cpu_simulation.h>
+#include <cusync/codegen/header_emitter.h>
+#include <cusync/dsl/parser.h>
+
+#include "attention.h"
+#include "conv2d.h"
+#include "gpt3_mlp.h"
+#include "llama_mlp.h"
+
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <set>
+
+using namespace cusync;
+using namespace cusync::policytest;
+
+namespace {
+
+spec::Spec parseBundled(const std::string& relativePath) {
+  dsl::SourceTexts sources;
+  dsl::Diagnostics diagnostics;
+  auto spec = dsl::parseSpecFile(std::string(CUSYNC_SOURCE_DIR) + "/" + relativePath, sources, diagnostics);
+  INFO(diagnosticsText(diagnostics));
+  REQUIRE(spec.has_value());
+  return *spec;
+}
+
+GridShape shapeOf(const analysis::IslModel& model, const std::string& grid) {
+  codegen::SimulatedTile extents = codegen::concreteExtents(model, grid);
+  return GridShape{static_cast<std::uint32_t>(extents[0]), static_cast<std::uint32_t>(extents[1]),
+                   static_cast<std::uint32_t>(extents[2])};
+}
+
+TileCoord coordOf(const codegen::SimulatedTile& tile) {
+  return TileCoord{static_cast<std::uint32_t>(tile[0]), static_cast<std::uint32_t>(tile[1]),
+                   static_cast<std::uint32_t>(tile[2])};
+}
+
+std::vector<codegen::SimulatedTile> tilesOfGrid(const analysis::IslModel& model, const std::string& grid) {
+  std::vector<codegen::SimulatedTile> tiles;
+  for (const analysis::ConcreteTile& tile : analysis::tilesOf(model, model.grid(grid).domain)) {
+    codegen::SimulatedTile t{0, 0, 0};
+    for (std::size_t d = 0; d < tile.coordinates.size(); ++d) t[d] = tile.coordinates[d];
+    tiles.push_back(t);
+  }
+  return tiles;
+}
+
+std::size_t producerIndexOf(const analysis::IslModel& model, const std::string& dependency, const std::string& producer) {
+  const auto& producers = model.dependency(dependency).producers;
+  for (std::size_t p = 0; p < producers.size(); ++p)
+    if (producers[p].producer.grid == producer) return p;
+  FAIL("no producer " << producer << " in " << dependency);
+  return 0;
+}
+
+// Everything one bundled spec is checked with, at one set of parameter values.
+struct BundledCase {
+  Models models;
+  codegen::Generation generation;
+  int policiesChecked = 0;
+  int ordersChecked = 0;
+};
+
+template <typename Policy>
+void checkPolicy(BundledCase& c, const std::string& dependency, const std::string& producer,
+                 const std::string& consumer, bool simulate) {
+  const analysis::IslModel& model = *c.models.concrete;
+  INFO(Policy::name << " at " << model.parameterValues().size() << " parameter values");
+  const codegen::PolicyResult* proven = findPolicy(c.generation, Policy::name);
+  REQUIRE(proven != nullptr);
+  REQUIRE(proven->proof.proven);
+  CHECK(model.dependency(dependency).dependency.consumerGrid == consumer);
+  GridShape grid = shapeOf(model, producer);
+  codegen::SimulatedTile extents = codegen::concreteExtents(model, producer);
+  std::vector<codegen::SimulatedTile> tiles = tilesOfGrid(model, producer);
+  REQUIRE(tiles.size() == grid.tileCount());
+
+  // The compiled functions are the proven ones, tile by tile; semaphores are in range.
+  std::uint32_t count = Policy::semaphoreCount(grid);
+  CHECK(count == codegen::evaluate(proven->functions.semaphoreCount, tiles.front().data(), extents.data()));
+  std::map<std::uint32_t, std::uint32_t> tilesPerSemaphore;
+  for (const codegen::SimulatedTile& tile : tiles) {
+    std::uint32_t s = Policy::sem(coordOf(tile), grid);
+    REQUIRE(s < count);
+    REQUIRE(s == codegen::evaluate(proven->functions.semaphore, tile.data(), extents.data()));
+    REQUIRE(Policy::value(coordOf(tile), grid) ==
+            codegen::evaluate(proven->functions.value, tile.data(), extents.data()));
+    ++tilesPerSemaphore[s];
+  }
+  // For every producer tile a consumer reads (enumerated from the isl relation): value == |sem^-1(sem(p))|.
+  std::size_t producerIndex = producerIndexOf(model, dependency, producer);
+  std::set<codegen::SimulatedTile> read;
+  for (const auto& [consumerTile, producers] : codegen::simulatedReads(model, dependency, producerIndex))
+    read.insert(producers.begin(), producers.end());
+  REQUIRE_FALSE(read.empty());
+  for (const codegen::SimulatedTile& tile : read) {
+    INFO("producer tile " << tile[0] << ", " << tile[1] << ", " << tile[2]);
+    REQUIRE(Policy::value(coordOf(tile), grid) == tilesPerSemaphore[Policy::sem(coordOf(tile), grid)]);
+  }
+
+  if (simulate) {
+    // The whole spec with this policy on its edge, TileSync elsewhere, row-major orders; 132 slots.
+    codegen::SimulationSetup setup;
+    setup.stages = codegen::simulatedStages(model, {});
+    for (const spec::Dependency& d : model.spec().dependencies) {
+      for (std::size_t p = 0; p < d.producers.size(); ++p) {
+        if (d.name == dependency && p == producerIndex) {
+          codegen::SimulatedPolicy policy;
+          policy.name = Policy::name;
+          policy.producerGrid = producer;
+          policy.consumerGrid = consumer;
+          policy.semaphoreCount = count;
+          policy.sem = [grid](const codegen::SimulatedTile& t) { return Policy::sem(coordOf(t), grid); };
+          policy.value = [grid](const codegen::SimulatedTile& t) { return Policy::value(coordOf(t), grid); };
+          policy.reads = codegen::simulatedReads(model, dependency, producerIndex);
+          setup.policies.push_back(std::move(policy));
+        } else {
+          GridShape other = shapeOf(model, d.producers[p].grid);
+          codegen::SimulatedPolicy tileSync;
+          tileSync.name = d.name + "<-" + d.producers[p].grid;
+          tileSync.producerGrid = d.producers[p].grid;
+          tileSync.consumerGrid = d.consumerGrid;
+          tileSync.semaphoreCount = TileSync::semaphoreCount(other);
+          tileSync.sem = [other](const codegen::SimulatedTile& t) { return TileSync::sem(coordOf(t), other); };
+          tileSync.value = [](const codegen::SimulatedTile&) { return std::int64_t{1}; };
+          tileSync.reads = codegen::simulatedReads(model, d.name, p);
+          setup.policies.push_back(std::move(tileSync));
+        }
+      }
+    }
+    setup.slots = 132;
+    codegen::SimulationResult result = codegen::simulate(setup);
+    INFO(result.failure);
+    CHECK(result.ok);
+  }
+  ++c.policiesChecked;
+}
+
+template <typename Order>
+void checkOrder(BundledCase& c, const std::string& gridName) {
+  const analysis::IslModel& model = *c.models.concrete;
+  INFO(Order::name);
+  const codegen::TileOrderResult* proven = nullptr;
+  for (const auto& order : c.generation.orders)
+    if (order.order.structName() == Order::name) proven = &order;
+  REQUIRE(proven != nullptr);
+  REQUIRE(proven->proof.proven);
+  GridShape grid = shapeOf(model, gridName);
+  codegen::SimulatedTile extents = codegen::concreteExtents(model, gridName);
+  std::set<std::uint32_t> indices;
+  for (const codegen::SimulatedTile& tile : tilesOfGrid(model, gridName)) {
+    std::uint32_t index = Order::index(coordOf(tile), grid);
+    REQUIRE(index < grid.tileCount());
+    REQUIRE(index == codegen::evaluate(proven->order.index, tile.data(), extents.data()));
+    indices.insert(index);
+  }
+  CHECK(indices.size() == grid.tileCount());
+  ++c.ordersChecked;
+}
+
+BundledCase bundledCase(const std::string& path, const analysis::ParameterValues& overrides) {
+  BundledCase c{buildModels(parseBundled(path), overrides), {}};
+  c.generation = codegen::generate(c.models.proofModels(), {});
+  return c;
+}
+
+// The golden header must be what the generator emits now (scripts/regen_golden.sh regenerates it).
+void checkGoldenIsCurrent(const std::string& path, const std::string& goldenName) {
+  BundledCase c = bundledCase(path, {});
+  std::string emitted = codegen::emitHeader(c.generation, path);
+  std::ifstream golden(std::string(CUSYNC_SOURCE_DIR) + "/tests/golden/" + goldenName, std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(golden)), std::istreambuf_iterator<char>());
+  CHECK(codegen::headerFileName(c.generation) == goldenName);
+  CHECK(text == emitted);
+}
+
+}  // namespace
+
+#define CUSYNC_CHECK_POLICY(P, dependency, producer, consumer) \
+  checkPolicy<P>(c, dependency, producer, consumer, simulate);
+#define CUSYNC_CHECK_ORDER(O, grid) checkOrder<O>(c, grid);
+
+TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bundled][golden]") {
+  checkGoldenIsCurrent("examples/mlp/gpt3_mlp.dep", "gpt3_mlp.h");
+  checkGoldenIsCurrent("examples/mlp/llama_mlp.dep", "llama_mlp.h");
+  checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
+  checkGoldenIsCurrent("examples/conv2d/conv2d.dep", "conv2d.h");
+}
+
+TEST_CASE("GPT-3 MLP header matches the isl model on every tile, for M = 128, 1024, 2048", "[bundled]") {
+  for (std::int64_t m : {128, 1024, 2048}) {
+    BundledCase c = bundledCase("examples/mlp/gpt3_mlp.dep", {{"M", m}});
+    bool simulate = m == 1024;
+    CUSYNC_GPT3_MLP_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_GPT3_MLP_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    CHECK(c.policiesChecked == 2);
+    CHECK(c.ordersChecked == 2);
+  }
+}
+
+TEST_CASE("LLaMA MLP header matches the isl model on every tile", "[bundled]") {
+  for (std::int64_t m : {128, 2048}) {
+    BundledCase c = bundledCase("examples/mlp/llama_mlp.dep", {{"M", m}});
+    bool simulate = m == 128;
+    CUSYNC_LLAMA_MLP_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_LLAMA_MLP_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    CHECK(c.policiesChecked == 2);
+  }
+}
+
+TEST_CASE("Attention header matches the isl model on every tile, for B = 1, 2, 8", "[bundled]") {
+  for (std::int64_t b : {1, 2, 8}) {
+    BundledCase c = bundledCase("examples/attention/attention.dep", {{"B", b}});
+    bool simulate = b == 2;
+    CUSYNC_ATTENTION_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_ATTENTION_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    CHECK(c.policiesChecked >= 11);
+    CHECK(c.ordersChecked >= 6);
+  }
+  // The acceptance: TileSync, RowSync and StridedSync policies and the grouped producer order.
+  using namespace cusync::generated::attention;
+  CHECK(std::string(Dep_dep1P_g1_StridedSync::name) == "Dep_dep1P_g1_StridedSync");
+  CHECK(std::string(Dep_dep1P_g1_TileSync::name) == "Dep_dep1P_g1_TileSync");
+  CHECK(std::string(Dep_dep23_gT_RowSync::name) == "Dep_dep23_gT_RowSync");
+  CHECK(std::string(Order_g1_GroupedBy_StridedSync_dep1P::name) == "Order_g1_GroupedBy_StridedSync_dep1P");
+}
+
+TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[bundled]") {
+  for (std::int64_t b : {1, 4}) {
+    BundledCase c = bundledCase("examples/conv2d/conv2d.dep", {{"B", b}});
+    bool simulate = b == 1;
+    CUSYNC_CONV2D_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_CONV2D_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    CHECK(c.policiesChecked == 2);
+  }
+}
