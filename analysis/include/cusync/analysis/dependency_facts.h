@@ -51,7 +51,7 @@ struct DependencyFacts {
 
 // Precondition: `model` has no symbolic parameters (throws std::invalid_argument otherwise). Grids with more than
 // kMaxEnumeratedPairs tile pairs per relation throw std::length_error.
-inline constexpr std::int64_t kMaxEnumeratedPairs = 20'000'000;
+inline constexpr std::int64_t kMaxEnumeratedPairs = 2'000'000;  // a few seconds of isl enumeration
 std::vector<DependencyFacts> computeDependencyFacts(const IslModel& model);
 
 // Evaluates a parameter/extent expression (no dimensions) at the model's parameter values with floor semantics;
