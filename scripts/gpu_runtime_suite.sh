@@ -80,10 +80,16 @@ else
   if [ $status -ne 0 ] && [ $status -ne 77 ]; then grep -vE "^\s*$" "$results/ctest.log" | tail -n 60; fi
   grep -E "tests passed|tests failed|^\s+[0-9]+ - " "$results/ctest.log" | tail -n 20
 
+  # Twice: one full wave at the kernels' maximum occupancy, and the issue's anchor size (1584 blocks x 16 KB, the
+  # H100 figure of DESIGN.md), which is within one wave on an H100.
   echo "== overhead benchmark"
   start=$(date +%s)
-  timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --csv "$results/overhead.csv" \
-    >"$results/overhead.log" 2>&1
+  {
+    timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --csv "$results/overhead.csv" &&
+      echo && echo "-- anchor size: 1584 blocks" &&
+      timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --blocks 1584 \
+        --csv "$results/overhead_1584.csv"
+  } >"$results/overhead.log" 2>&1
   status=$?
   record "overhead benchmark" $status $(( $(date +%s) - start ))
   cat "$results/overhead.log"
@@ -101,9 +107,10 @@ echo
 echo "== summary (logs in $results)"
 printf '%-22s %-20s %8s\n' step result seconds
 for i in "${!names[@]}"; do printf '%-22s %-20s %8s\n' "${names[$i]}" "${verdicts[$i]}" "${durations[$i]}"; done
-if [ -f "$results/overhead.csv" ]; then
+for csv in "$results/overhead.csv" "$results/overhead_1584.csv"; do
+  [ -f "$csv" ] || continue
   echo
-  echo "overhead (us per pair, median):"
-  tail -n +2 "$results/overhead.csv" | awk -F, '{ printf "  %-28s %9.2f  x%.3f\n", $1, $6, $8 }'
-fi
+  echo "overhead, $(sed -n 2p "$csv" | cut -d, -f2) blocks (us per pair, median; ratio to stream):"
+  tail -n +2 "$csv" | awk -F, '{ printf "  %-28s %9.2f  x%.3f\n", $1, $6, $8 }'
+done
 exit $overall

@@ -4,7 +4,7 @@
 //   stream                  consumer after producer on one stream (the baseline)
 //   cusync + wait-kernel    producer and consumer on two streams, the paper's wait-kernel, per-tile semaphores
 //   cusync + PDL            programmatic dependent launch on one stream, per-tile semaphores
-//   cusync + PDL, hw order  the same with "avoid custom order" (each block copies its own blockIdx tile)
+//   cusync + PDL + hw order the same with "avoid custom order" (each block copies its own blockIdx tile)
 //   PDL + grid sync         programmatic launch, consumer calls cudaGridDependencySynchronize (no semaphores)
 // Each variant is timed as a CUDA graph of many pairs, after warm-up, as the median of repeats; every repeat uses a
 // fresh random input and checks the consumer's output against it. Prints a table last; --csv writes it as CSV.
@@ -110,6 +110,7 @@ struct Options {
   int repeats = 30;
   int warmup = 5;
   int blocksPerSmOverride = 0;  // 0: maximum occupancy
+  int blocksOverride = 0;       // 0: SMs x blocks per SM; else this many blocks (at most one full wave)
 };
 
 Options parseOptions(int argc, char** argv) {
@@ -125,15 +126,19 @@ Options parseOptions(int argc, char** argv) {
     else if (flag == "--repeats") options.repeats = std::stoi(value());
     else if (flag == "--warmup") options.warmup = std::stoi(value());
     else if (flag == "--blocks-per-sm") options.blocksPerSmOverride = std::stoi(value());
+    else if (flag == "--blocks") options.blocksOverride = std::stoi(value());
     else if (flag == "--help") {
-      std::printf("usage: %s [--csv PATH] [--pairs N] [--repeats N] [--warmup N] [--blocks-per-sm N]\n", argv[0]);
+      std::printf("usage: %s [--csv PATH] [--pairs N] [--repeats N] [--warmup N] [--blocks-per-sm N] [--blocks N]\n"
+                  "  default: one full wave, SMs x the kernels' maximum occupancy, of 16 KB blocks\n",
+                  argv[0]);
       std::exit(0);
     } else {
       throw std::runtime_error("unknown option " + flag + " (see --help)");
     }
   }
-  if (options.pairsPerGraph < 1 || options.repeats < 1 || options.warmup < 0 || options.blocksPerSmOverride < 0)
-    throw std::runtime_error("--pairs and --repeats must be >= 1, --warmup and --blocks-per-sm >= 0");
+  if (options.pairsPerGraph < 1 || options.repeats < 1 || options.warmup < 0 || options.blocksPerSmOverride < 0 ||
+      options.blocksOverride < 0)
+    throw std::runtime_error("--pairs and --repeats must be >= 1, --warmup, --blocks-per-sm and --blocks >= 0");
   return options;
 }
 
@@ -216,7 +221,14 @@ int run(const Options& options) {
                               occupancy(reinterpret_cast<const void*>(gridSyncProducerCopy)),
                               occupancy(reinterpret_cast<const void*>(gridSyncConsumerCopy))});
   if (options.blocksPerSmOverride > 0) blocksPerSm = options.blocksPerSmOverride;
-  const std::uint32_t blocks = static_cast<std::uint32_t>(blocksPerSm * properties.multiProcessorCount);
+  std::uint32_t blocks = static_cast<std::uint32_t>(blocksPerSm * properties.multiProcessorCount);
+  if (options.blocksOverride > 0) {
+    // More than a wave would measure something else (the tail effect cusync removes, not its overhead).
+    if (static_cast<std::uint32_t>(options.blocksOverride) > blocks)
+      throw std::runtime_error("--blocks " + std::to_string(options.blocksOverride) + " exceeds one wave (" +
+                               std::to_string(blocks) + " blocks)");
+    blocks = static_cast<std::uint32_t>(options.blocksOverride);
+  }
   const std::size_t vectors = std::size_t(blocks) * kVectorsPerBlock;
   const std::size_t bytesPerKernel = std::size_t(blocks) * kBytesPerBlock;
 
@@ -267,7 +279,7 @@ int run(const Options& options) {
     };
   };
   variants.push_back({"cusync + PDL", cusyncPdlPair(pdlProducer, pdlConsumer)});
-  variants.push_back({"cusync + PDL, hw order", cusyncPdlPair(hardwareProducer, hardwareConsumer)});
+  variants.push_back({"cusync + PDL + hw order", cusyncPdlPair(hardwareProducer, hardwareConsumer)});
   variants.push_back({"PDL + grid sync", [&](cudaStream_t s) {
                         launchKernel(gridSyncProducerCopy, grid, block, 0, s, false, input.data, intermediate.data);
                         launchKernel(gridSyncConsumerCopy, grid, block, 0, s, true, intermediate.data, output.data);
@@ -311,7 +323,7 @@ int run(const Options& options) {
   const double floorMicroseconds = 2.0 * 2.0 * double(bytesPerKernel) / bandwidth * 1e6;
   const double streamMedian = median(variants[0].microsecondsPerPair);
 
-  std::printf("device: %s, %d SMs; %d blocks/SM x %d threads -> %u blocks x %zu KB = %.1f MB per kernel\n",
+  std::printf("device: %s, %d SMs; wave: %d blocks/SM of %d threads; %u blocks x %zu KB = %.1f MB per kernel\n",
               properties.name, properties.multiProcessorCount, blocksPerSm, kThreads, blocks, kBytesPerBlock / 1024,
               double(bytesPerKernel) / 1e6);
   std::printf("%d pairs per graph, %d warm-up rounds, median of %d repeats; copy bandwidth %.0f GB/s (read + write)\n",
@@ -363,13 +375,14 @@ int run(const Options& options) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("overhead_bench: SKIPPED (no usable CUDA device)\n");
-    return 77;
-  }
   try {
-    return run(parseOptions(argc, argv));
+    const Options options = parseOptions(argc, argv);
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      std::printf("overhead_bench: SKIPPED (no usable CUDA device)\n");
+      return 77;
+    }
+    return run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "overhead_bench: %s\n", error.what());
     return 1;
