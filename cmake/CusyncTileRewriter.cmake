@@ -16,6 +16,7 @@
 #     [CUDA_GPU_ARCH <sm_XX>]       # device architecture to parse for (default: from CUSYNC_CUDA_ARCHITECTURES)
 #     [CLANG_ARGS <arg>...]         # more Clang arguments (-I, -D, -std=...)
 #     [WERROR]                      # fail the build when a load cannot be moved (default: warn)
+#     [IGNORE_HEADER_ERRORS]        # go on when Clang rejects something in an included header that nvcc accepts
 #     [NO_LINE_DIRECTIVES])         # omit the #line directives
 #
 # <out-var> receives the output path: ${CMAKE_CURRENT_BINARY_DIR}/tile_rewrite/<target or "sources">/<relative path>.
@@ -26,7 +27,7 @@
 include_guard(GLOBAL)
 
 function(cusync_add_tile_rewrite out_var)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "WERROR;NO_LINE_DIRECTIVES"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "WERROR;NO_LINE_DIRECTIVES;IGNORE_HEADER_ERRORS"
                         "SOURCE;TARGET;BASE_DIRECTORY;OUTPUT;CUDA_GPU_ARCH"
                         "WAIT_FUNCTIONS;PURE_FUNCTIONS;ARGS_ONLY_FUNCTIONS;CLANG_ARGS")
   if(arg_UNPARSED_ARGUMENTS)
@@ -79,6 +80,9 @@ function(cusync_add_tile_rewrite out_var)
   endif()
   if(arg_WERROR)
     list(APPEND command --werror)
+  endif()
+  if(arg_IGNORE_HEADER_ERRORS)
+    list(APPEND command --ignore-errors-in-headers)
   endif()
   if(CUDAToolkit_LIBRARY_ROOT)
     list(APPEND command --cuda-path=${CUDAToolkit_LIBRARY_ROOT})

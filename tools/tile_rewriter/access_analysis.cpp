@@ -205,6 +205,8 @@ void EffectCollector::read(const clang::Expr* expression) {
     return;
   }
   if (isa<UnaryExprOrTypeTraitExpr, CXXNoexceptExpr, TypeTraitExpr, OverloadExpr>(expression)) return;
+  if (isa<RecoveryExpr>(expression) || expression->containsErrors())
+    return barrier("contains code that Clang could not parse", expression->getExprLoc());
   if (isa<AtomicExpr>(expression)) return barrier("performs an atomic operation", expression->getExprLoc());
   if (isa<CXXThrowExpr>(expression)) return barrier("throws an exception", expression->getExprLoc());
   if (isa<CXXNewExpr, CXXDeleteExpr>(expression))
@@ -651,6 +653,7 @@ CalleeSummary AccessAnalyzer::summarize(const clang::FunctionDecl* function) {
 CalleeSummary AccessAnalyzer::inferFromBody(const clang::FunctionDecl* definition) {
   using namespace clang;
   constexpr size_t kMaximumCallDepth = 8;
+  if (definition->isInvalidDecl()) return {CalleeKind::Unknown, "could not be parsed by Clang", false};
   if (inProgress_.count(definition) || inProgress_.size() >= kMaximumCallDepth)
     return {CalleeKind::Unknown, "is recursive or calls too deeply to analyze", false};
   inProgress_.insert(definition);

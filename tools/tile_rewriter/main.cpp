@@ -2,7 +2,8 @@
 // that need no wait are issued before those that wait on a producer (the cuSync paper's "R" optimization).
 //
 //   cusync-tile-rewriter kernel.cu -o build/kernel.cu [--line-directives] [--wait-function=NAME ...]
-//                        [--pure-function=NAME ...] [--args-only-function=NAME ...] [-- <clang arguments>]
+//                        [--pure-function=NAME ...] [--args-only-function=NAME ...] [--ignore-errors-in-headers]
+//                        [--werror] [--depfile=FILE] [-- <clang arguments>]
 //
 // The source is parsed by Clang as CUDA device code for --cuda-gpu-arch (sm_90 by default) against the toolkit at
 // --cuda-path; arguments after `--` (-I, -D, -std, ...) go to Clang. Exit status: 0 when the output was written
@@ -59,6 +60,11 @@ cl::opt<std::string> resourceDir("resource-dir", cl::desc("Clang resource direct
                                  cl::init(CUSYNC_CLANG_RESOURCE_DIR), cl::value_desc("dir"), cl::cat(category));
 cl::opt<std::string> depfilePath("depfile", cl::desc("Write a Makefile dependency file for the output"),
                                  cl::value_desc("file"), cl::cat(category));
+cl::opt<bool> ignoreErrorsInHeaders(
+    "ignore-errors-in-headers",
+    cl::desc("Rewrite even if Clang reports (non-fatal) errors in included files, e.g. constructs only nvcc "
+             "accepts; calls into functions Clang could not parse are treated as barriers"),
+    cl::cat(category));
 cl::opt<bool> warningsAreErrors("werror", cl::desc("Fail (exit 1, write nothing) if the rewriter warns"),
                                 cl::cat(category));
 
@@ -71,6 +77,12 @@ void removeStaleOutput() {
 bool writeFile(const std::string& path, const std::string& contents) {
   const std::string temporary = path + ".partial";
   std::error_code error;
+  if (llvm::StringRef parent = llvm::sys::path::parent_path(path); !parent.empty())
+    error = llvm::sys::fs::create_directories(parent);
+  if (error) {
+    llvm::errs() << kToolName << ": error: cannot create the directory of '" << path << "': " << error.message() << "\n";
+    return false;
+  }
   {
     llvm::raw_fd_ostream stream(temporary, error);
     if (error) {
@@ -171,9 +183,16 @@ int main(int argc, const char** argv) {
   clang::tooling::FixedCompilationDatabase database(".", arguments);
   clang::tooling::ClangTool tool(database, {inputPath});
 
+  cusync::tile_rewriter::ParseErrorCounter errors;
+  tool.setDiagnosticConsumer(&errors);
+  const cusync::tile_rewriter::ParseErrorPolicy errorPolicy{&errors, ignoreErrorsInHeaders};
   cusync::tile_rewriter::RewriteResult result;
-  const int status = tool.run(cusync::tile_rewriter::makeTileRewriteActionFactory(options, lines, result).get());
-  if (status != 0 || !result.parsed) {
+  tool.run(cusync::tile_rewriter::makeTileRewriteActionFactory(options, lines, errorPolicy, result).get());
+  if (result.parsed && errors.headerErrors() > 0) {
+    llvm::errs() << kToolName << ": warning: ignored " << errors.headerErrors()
+                 << " error(s) in included files (--ignore-errors-in-headers)\n";
+  }
+  if (!result.parsed) {
     llvm::errs() << kToolName << ": error: '" << inputPath << "' could not be parsed; nothing was written\n";
     removeStaleOutput();
     return 1;

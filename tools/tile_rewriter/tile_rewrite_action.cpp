@@ -28,12 +28,13 @@ const char* describe(PragmaProblem::Kind kind) {
 class TileRewriteConsumer : public clang::ASTConsumer {
 public:
   TileRewriteConsumer(clang::CompilerInstance& compiler, const std::vector<TilePragma>& pragmas,
-                      const RewriterOptions& options, const LineDirectiveOptions& lines, RewriteResult& result)
-      : compiler_(compiler), pragmas_(pragmas), options_(options), lines_(lines), result_(result) {}
+                      const RewriterOptions& options, const LineDirectiveOptions& lines, const ParseErrorPolicy& errors,
+                      RewriteResult& result)
+      : compiler_(compiler), pragmas_(pragmas), options_(options), lines_(lines), errors_(errors), result_(result) {}
 
   void HandleTranslationUnit(clang::ASTContext& context) override {
     clang::DiagnosticsEngine& diagnostics = compiler_.getDiagnostics();
-    if (diagnostics.hasErrorOccurred()) return;  // reported by the caller: nothing is written for a broken file
+    if (!errors_.allowsRewrite()) return;  // reported by the caller: nothing is written for a broken file
     clang::SourceManager& sources = context.getSourceManager();
     const unsigned warningId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0");
     const unsigned noteId = diagnostics.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0");
@@ -62,13 +63,15 @@ private:
   const std::vector<TilePragma>& pragmas_;
   const RewriterOptions& options_;
   const LineDirectiveOptions& lines_;
+  const ParseErrorPolicy& errors_;
   RewriteResult& result_;
 };
 
 class TileRewriteAction : public clang::ASTFrontendAction {
 public:
-  TileRewriteAction(const RewriterOptions& options, const LineDirectiveOptions& lines, RewriteResult& result)
-      : options_(options), lines_(lines), result_(result) {}
+  TileRewriteAction(const RewriterOptions& options, const LineDirectiveOptions& lines, const ParseErrorPolicy& errors,
+                    RewriteResult& result)
+      : options_(options), lines_(lines), errors_(errors), result_(result) {}
 
   bool BeginSourceFileAction(clang::CompilerInstance& compiler) override {
     compiler.getPreprocessor().AddPragmaHandler(new TilePragmaHandler(pragmas_));
@@ -76,35 +79,39 @@ public:
   }
 
   std::unique_ptr<clang::ASTConsumer> CreateASTConsumer(clang::CompilerInstance& compiler, llvm::StringRef) override {
-    return std::make_unique<TileRewriteConsumer>(compiler, pragmas_, options_, lines_, result_);
+    return std::make_unique<TileRewriteConsumer>(compiler, pragmas_, options_, lines_, errors_, result_);
   }
 
 private:
   const RewriterOptions& options_;
   const LineDirectiveOptions& lines_;
+  const ParseErrorPolicy& errors_;
   RewriteResult& result_;
   std::vector<TilePragma> pragmas_;
 };
 
 class TileRewriteActionFactory : public clang::tooling::FrontendActionFactory {
 public:
-  TileRewriteActionFactory(const RewriterOptions& options, const LineDirectiveOptions& lines, RewriteResult& result)
-      : options_(options), lines_(lines), result_(result) {}
+  TileRewriteActionFactory(const RewriterOptions& options, const LineDirectiveOptions& lines,
+                           const ParseErrorPolicy& errors, RewriteResult& result)
+      : options_(options), lines_(lines), errors_(errors), result_(result) {}
   std::unique_ptr<clang::FrontendAction> create() override {
-    return std::make_unique<TileRewriteAction>(options_, lines_, result_);
+    return std::make_unique<TileRewriteAction>(options_, lines_, errors_, result_);
   }
 
 private:
   const RewriterOptions& options_;
   const LineDirectiveOptions& lines_;
+  const ParseErrorPolicy& errors_;
   RewriteResult& result_;
 };
 
 }  // namespace
 
 std::unique_ptr<clang::tooling::FrontendActionFactory> makeTileRewriteActionFactory(
-    const RewriterOptions& options, const LineDirectiveOptions& lines, RewriteResult& result) {
-  return std::make_unique<TileRewriteActionFactory>(options, lines, result);
+    const RewriterOptions& options, const LineDirectiveOptions& lines, const ParseErrorPolicy& errors,
+    RewriteResult& result) {
+  return std::make_unique<TileRewriteActionFactory>(options, lines, errors, result);
 }
 
 }  // namespace cusync::tile_rewriter

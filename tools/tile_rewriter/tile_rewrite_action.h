@@ -9,6 +9,7 @@
 
 #include "clang/Tooling/Tooling.h"
 
+#include "parse_errors.h"
 #include "rewriter_options.h"
 #include "source_rewriting.h"
 
@@ -22,7 +23,17 @@ struct RewriteResult {
   std::vector<std::string> dependencies;  // every file the parse read, for build systems
 };
 
+// Which parse errors still allow a rewrite: none, or (ignoreHeaderErrors) only non-fatal ones outside the main file.
+struct ParseErrorPolicy {
+  const ParseErrorCounter* errors = nullptr;
+  bool ignoreHeaderErrors = false;
+  bool allowsRewrite() const {
+    return errors->mainFileErrors() == 0 && (ignoreHeaderErrors || errors->headerErrors() == 0);
+  }
+};
+
 std::unique_ptr<clang::tooling::FrontendActionFactory> makeTileRewriteActionFactory(
-    const RewriterOptions& options, const LineDirectiveOptions& lines, RewriteResult& result);
+    const RewriterOptions& options, const LineDirectiveOptions& lines, const ParseErrorPolicy& errors,
+    RewriteResult& result);
 
 }  // namespace cusync::tile_rewriter
