@@ -11,7 +11,9 @@
 #   CUSYNC_GPU_BUILD_DIR    build folder (default: build-gpu-suite in the repository)
 #   CUSYNC_GPU_JOBS         build parallelism (default 16)
 #   CUSYNC_CATCH2_INCLUDE_DIR  folder holding catch2/catch.hpp when no Catch2 package is installed
-#                           (default: .catch2 in the repository, if present)
+#                           (default: build-catch2 in the repository, if present; build* is git-ignored, so a
+#                           copy made there with `mkdir -p build-catch2 && cp -r /usr/include/catch2 build-catch2/`
+#                           travels to a GPU machine only when carried explicitly)
 #   CUSYNC_GPU_SUITE_BUDGET seconds for the whole suite (default 450); each step gets what is left
 set -uo pipefail
 
@@ -56,7 +58,7 @@ if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   compiler=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 fi
 catch2=()
-catch2_dir=${CUSYNC_CATCH2_INCLUDE_DIR:-$root/.catch2}
+catch2_dir=${CUSYNC_CATCH2_INCLUDE_DIR:-$root/build-catch2}
 [ -f "$catch2_dir/catch2/catch.hpp" ] && catch2=(-DCUSYNC_CATCH2_INCLUDE_DIR="$catch2_dir")
 
 echo "== build ($build, -j$jobs)"
