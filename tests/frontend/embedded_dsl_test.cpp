@@ -165,3 +165,44 @@ TEST_CASE("a constraint without a symbolic parameter is a recorded error", "[emb
   CHECK_THAT(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}),
              Catch::Contains("mentions no symbolic parameter"));
 }
+
+TEST_CASE("nested ForAll, 3-dimensional grids and multi-line declarations agree with the parser", "[embedded]") {
+  // The same text once as C++ (below) and once through the parser; kept in one string for the parser.
+  const std::string text =
+      "Param K = 4;\n"
+      "Dim x, y, z;\n"
+      "Grid g1(x, y, z, 8, 4, K);\n"
+      "Grid g2(x, y, z, 2, 4,\n"
+      "        1);\n"
+      "ForAll block(ForAll(Tile(4*x + x, y, z), x, Range(0, 1)), z, Range(g1.z));\n"
+      "Dep d({g2, Tile(x, y, 0)},\n"
+      "      {g1, block, Tile(x, y % 4, 0)});\n";
+  dsl::SpecRecorder recorder("nested");
+  {
+    using namespace cusync::dsl;
+    Param K = 4;
+    Dim x, y, z;
+    Grid g1(x, y, z, 8, 4, K);
+    Grid g2(x, y, z, 2, 4,
+            1);
+    ForAll block(ForAll(Tile(4*x + x, y, z), x, Range(0, 1)), z, Range(g1.z));
+    Dep d({g2, Tile(x, y, 0)},
+          {g1, block, Tile(x, y % 4, 0)});
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  spec::Spec recorded = recorder.spec();
+  spec::Spec parsed = test::parseOrFail(text, "nested.dep");
+  // Different files: compare with all locations cleared (names, structure and values only).
+  auto clearNamed = [](spec::Spec& s) {
+    test::clearAnonymousLocations(s);
+    for (auto& p : s.parameters) p.location = {};
+    for (auto& d : s.dimensions) d.location = {};
+    for (auto& g : s.grids) g.location = {};
+    for (auto& d : s.dependencies) d.location = {};
+  };
+  clearNamed(recorded);
+  clearNamed(parsed);
+  parsed.name = recorded.name;
+  CHECK(recorded == parsed);
+  CHECK(recorded.dependencies.at(0).producers.at(0).tiles.at(0).ranges.size() == 2);
+}
