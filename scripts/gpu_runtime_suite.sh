@@ -14,6 +14,8 @@
 #                           (default: build-catch2 in the repository, if present; build* is git-ignored, so a
 #                           copy made there with `mkdir -p build-catch2 && cp -r /usr/include/catch2 build-catch2/`
 #                           travels to a GPU machine only when carried explicitly)
+#   CUSYNC_GENERATED_POLICY_DIR  folder holding cusyncgen's gpt3_mlp.h, for the GPU tests on generated policies
+#                           (default: build/generated, what scripts/run.sh writes, if present; carry it)
 #   CUSYNC_GPU_SUITE_BUDGET seconds for the whole suite (default 450); each step gets what is left
 set -uo pipefail
 
@@ -60,15 +62,21 @@ fi
 catch2=()
 catch2_dir=${CUSYNC_CATCH2_INCLUDE_DIR:-$root/build-catch2}
 [ -f "$catch2_dir/catch2/catch.hpp" ] && catch2=(-DCUSYNC_CATCH2_INCLUDE_DIR="$catch2_dir")
+generated=()
+generated_dir=${CUSYNC_GENERATED_POLICY_DIR:-$root/build/generated}
+[ -f "$generated_dir/gpt3_mlp.h" ] && generated=(-DCUSYNC_GENERATED_POLICY_DIR="$generated_dir")
 
 echo "== build ($build, -j$jobs)"
 start=$(date +%s)
 {
-  cmake -S "$root/tests/gpu/standalone" -B "$build" -DCMAKE_BUILD_TYPE=Release "${compiler[@]}" "${catch2[@]}" &&
+  cmake -S "$root/tests/gpu/standalone" -B "$build" -DCMAKE_BUILD_TYPE=Release "${compiler[@]}" "${catch2[@]}" \
+    "${generated[@]}" &&
     timeout "$(time_left 300)" cmake --build "$build" -j "$jobs"
 } >"$results/build.log" 2>&1
 status=$?
 record build $status $(( $(date +%s) - start ))
+grep -q "GPU tests on generated policies skipped" "$results/build.log" &&
+  echo "note: no generated gpt3_mlp.h (CUSYNC_GENERATED_POLICY_DIR); the gpu.generated.* tests are not built"
 if [ $status -ne 0 ]; then
   tail -n 40 "$results/build.log"
 else

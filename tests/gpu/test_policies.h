@@ -1,10 +1,9 @@
 // The synchronization policies the GPU tests drive, one per dependency shape of the test stages:
 //   TilePolicy for SameTile (consumer tile t reads producer tile t),
 //   RowPolicy  for WholeRow (consumer tile (x, y) reads producer row y).
-// By default these are the runtime's hand-written TileSync and RowSync. A build can test other implementations
-// of the same policy concept (cusyncgen's generated headers) by pointing the CMake cache variable
-// CUSYNC_GPU_TEST_POLICY_HEADER at a header that defines cusync::gpu_test::TilePolicy and RowPolicy.
-// Host and device.
+// By default these are the runtime's hand-written TileSync and RowSync. A test binary compiled with
+// CUSYNC_GPU_TEST_POLICY_HEADER="header.h" takes them from that header instead (generated_policies.h: cusyncgen's
+// output for a bundled spec). Host and device.
 #pragma once
 
 #if defined(CUSYNC_GPU_TEST_POLICY_HEADER)
