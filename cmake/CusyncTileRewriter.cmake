@@ -101,8 +101,8 @@ function(cusync_add_tile_rewrite out_var)
     # The target's include directories and definitions, its link dependencies' usage requirements included.
     set(includes "$<TARGET_PROPERTY:${arg_TARGET},INCLUDE_DIRECTORIES>")
     set(definitions "$<TARGET_PROPERTY:${arg_TARGET},COMPILE_DEFINITIONS>")
-    list(APPEND command "$<$<BOOL:${includes}>:-I$<JOIN:${includes},;-I>>"
-                        "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},;-D>>")
+    list(APPEND command "$<$<BOOL:${includes}>:-I$<JOIN:${includes},$<SEMICOLON>-I>>"
+                        "$<$<BOOL:${definitions}>:-D$<JOIN:${definitions},$<SEMICOLON>-D>>")
   endif()
   list(APPEND command ${arg_CLANG_ARGS})
 

@@ -18,6 +18,7 @@
 #include "clang/Tooling/Tooling.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -211,8 +212,13 @@ int main(int argc, const char** argv) {
   if (!depfilePath.empty()) {
     std::string rule = escapeForMake(outputPath) + ":";
     for (const std::string& dependency : result.dependencies)
-      if (llvm::sys::fs::exists(dependency)) rule += " \\\n  " + escapeForMake(dependency);
-    if (!writeFile(depfilePath, rule + "\n")) return 1;
+      // The shim lives in a temporary directory that is gone after this run: not a dependency.
+      if (llvm::sys::fs::exists(dependency) && !llvm::StringRef(dependency).starts_with(shim.path()))
+        rule += " \\\n  " + escapeForMake(dependency);
+    // Rewritten only when it changes: build systems that fold depfiles into their own dependency state (CMake's
+    // Makefile generator) would otherwise re-run the rewrite on every build.
+    auto previous = llvm::MemoryBuffer::getFile(depfilePath);
+    if ((!previous || (*previous)->getBuffer() != rule + "\n") && !writeFile(depfilePath, rule + "\n")) return 1;
   }
   return 0;
 }
