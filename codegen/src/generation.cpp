@@ -1,3 +1,4 @@
+#include <cusync/codegen/chain_order.h>
 #include <cusync/codegen/generation.h>
 
 #include <algorithm>
@@ -28,6 +29,22 @@ bool uniformValue(const ProofModels& models, const PolicyResult& policy) {
   } catch (...) {
     return false;
   }
+}
+
+// Proves an order and records it, marked as a repetition if an earlier order of its grid is equal on every tile.
+void addOrder(const ProofModels& models, Generation& generation, TileOrderCandidate candidate) {
+  TileOrderResult result{std::move(candidate), {}, ""};
+  const std::string& grid = result.order.grid;
+  result.proof = guarded([&] { return proveTileOrder(models, grid, result.order.index); });
+  for (const TileOrderResult& earlier : generation.orders) {
+    if (!result.proof.proven) break;
+    if (earlier.order.grid == grid && earlier.proof.proven && earlier.sameAs.empty() &&
+        agreeOnGrid(models, grid, earlier.order.index, result.order.index)) {
+      result.sameAs = earlier.order.structName();
+      break;
+    }
+  }
+  generation.orders.push_back(std::move(result));
 }
 
 }  // namespace
@@ -75,20 +92,32 @@ Generation generate(const ProofModels& models, const OptimizationOptions& option
     for (const PolicyResult& policy : generation.policies)
       if (policy.proof.proven && policy.candidate.producerGrid == grid.name && uniformValue(models, policy))
         candidates.push_back(groupedOrder(policy.candidate, policy.functions));
-    std::size_t firstOfGrid = generation.orders.size();
-    for (TileOrderCandidate& candidate : candidates) {
-      TileOrderResult result{std::move(candidate), {}, ""};
-      result.proof = guarded([&] { return proveTileOrder(models, grid.name, result.order.index); });
-      for (std::size_t i = firstOfGrid; i < generation.orders.size() && result.proof.proven; ++i) {
-        const TileOrderResult& earlier = generation.orders[i];
-        if (earlier.proof.proven && earlier.sameAs.empty() &&
-            agreeOnGrid(models, grid.name, earlier.order.index, result.order.index)) {
-          result.sameAs = earlier.order.structName();
-          break;
-        }
+    for (TileOrderCandidate& candidate : candidates) addOrder(models, generation, std::move(candidate));
+  }
+  // Chain orders: a producer follows every non-row-major order of its consumer. A chain order found in one pass
+  // can be followed by the producer before it in the next, so the passes walk a chain backwards.
+  for (std::size_t pass = 0, known = 0; pass < spec.grids.size() && known != generation.orders.size(); ++pass) {
+    known = generation.orders.size();
+    std::vector<const TileOrderResult*> consumerOrders;
+    for (const TileOrderResult& order : generation.orders)
+      if (order.proof.proven && order.sameAs.empty() && order.order.name != "RowMajor") consumerOrders.push_back(&order);
+    std::vector<TileOrderCandidate> candidates;
+    for (const PolicyResult& policy : generation.policies) {
+      if (!policy.proof.proven || !uniformValue(models, policy)) continue;
+      for (const TileOrderResult* consumerOrder : consumerOrders) {
+        if (consumerOrder->order.grid != policy.candidate.consumerGrid) continue;
+        std::string name = "Chain_" + policy.candidate.policy + "_" + policy.candidate.dependency + "_" +
+                           consumerOrder->order.name;
+        bool seen = std::any_of(generation.orders.begin(), generation.orders.end(), [&](const TileOrderResult& o) {
+          return o.order.grid == policy.candidate.producerGrid && o.order.name == name;
+        });
+        if (seen) continue;
+        std::string whyNot;  // most policies' semaphores are not consumer tiles: not an error, not listed
+        if (auto order = chainOrder(models, policy.candidate, policy.functions, consumerOrder->order, whyNot))
+          candidates.push_back(std::move(*order));
       }
-      generation.orders.push_back(std::move(result));
     }
+    for (TileOrderCandidate& candidate : candidates) addOrder(models, generation, std::move(candidate));
   }
 
   generation.optimizations = analyzeOptimizations(models.symbolic, models.concrete, options);

@@ -114,6 +114,20 @@ void emitOrder(std::ostringstream& out, const TileOrderResult& order) {
   out << "  static constexpr const char* name = \"" << o.structName() << "\";\n";
   if (o.policyStruct.empty()) {
     emitFunction(out, "index", o.index, true);
+  } else if (!o.consumerOrderStruct.empty()) {
+    out << "  using Policy = " << o.policyStruct << ";\n";
+    out << "  using ConsumerOrder = " << o.consumerOrderStruct << ";\n";
+    out << "  " << kHostDevice << " std::uint32_t index(TileCoord tile, GridShape grid) {\n";
+    out << "    // The consumer tile that waits on this tile's semaphore, in a grid of the semaphores' shape.\n";
+    std::string coordinates, extents;
+    for (int d = 0; d < 3; ++d) {
+      coordinates += std::string(d ? ", " : "") + toCpp(o.semaphoreCoordinates[d], "tile", "grid");
+      extents += std::string(d ? ", " : "") + toCpp(o.semaphoreExtents[d], "tile", "grid");
+    }
+    out << "    const TileCoord consumerTile{" << coordinates << "};\n";
+    out << "    const GridShape consumerGrid{" << extents << "};\n";
+    out << "    return ConsumerOrder::index(consumerTile, consumerGrid) * Policy::value(tile, grid) +\n"
+        << "           Policy::rankInSemaphore(tile, grid);\n  }\n";
   } else {
     out << "  using Policy = " << o.policyStruct << ";\n";
     out << "  " << kHostDevice << " std::uint32_t index(TileCoord tile, GridShape grid) {\n"

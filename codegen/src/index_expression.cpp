@@ -91,6 +91,23 @@ IndexExpression min(IndexExpression a, IndexExpression b) {
   return binary(Kind::Min, std::move(a), std::move(b));
 }
 
+IndexExpression substitute(const IndexExpression& e, const IndexExpression coordinates[3],
+                           const IndexExpression extents[3]) {
+  auto operand = [&](int i) { return substitute(e.operands[i], coordinates, extents); };
+  switch (e.kind) {
+    case Kind::Constant: return e;
+    case Kind::Coordinate: return coordinates[e.dimension];
+    case Kind::Extent: return extents[e.dimension];
+    case Kind::Add: return operand(0) + operand(1);
+    case Kind::Sub: return operand(0) - operand(1);
+    case Kind::Mul: return operand(0) * operand(1);
+    case Kind::FloorDiv: return floorDiv(operand(0), e.operands[1].value);
+    case Kind::Mod: return mod(operand(0), e.operands[1].value);
+    case Kind::Min: return min(operand(0), operand(1));
+  }
+  throw std::logic_error("substitute: unknown index expression kind");
+}
+
 std::string toCpp(const IndexExpression& e, const std::string& tileName, const std::string& gridName) {
   auto operand = [&](int i) { return toCpp(e.operands[i], tileName, gridName); };
   switch (e.kind) {

@@ -33,14 +33,27 @@ DimensionFunctions dimensionFunctions(const DimensionGrouping& grouping, int d) 
 PolicyFunctions policyFunctions(const PolicyCandidate& candidate) {
   // Mixed radix, x fastest: built from the outermost dimension inwards (Horner's scheme).
   IndexExpression semaphore = constant(0), semaphoreCount = constant(1), value = constant(1), rank = constant(0);
+  PolicyFunctions functions;
+  for (int d = 0; d < 3; ++d) {
+    functions.semaphoreCoordinates[d] = constant(0);
+    functions.semaphoreExtents[d] = constant(1);
+  }
   for (int d = static_cast<int>(candidate.dimensions.size()) - 1; d >= 0; --d) {
     DimensionFunctions f = dimensionFunctions(candidate.dimensions[d], d);
     semaphore = f.semaphore + f.semaphores * semaphore;
     rank = f.rank + f.count * rank;
     semaphoreCount = f.semaphores * semaphoreCount;
     value = f.count * value;
+    if (d < 3) {
+      functions.semaphoreCoordinates[d] = f.semaphore;
+      functions.semaphoreExtents[d] = f.semaphores;
+    }
   }
-  return {semaphore, semaphoreCount, value, rank};
+  functions.semaphore = semaphore;
+  functions.semaphoreCount = semaphoreCount;
+  functions.value = value;
+  functions.rankInSemaphore = rank;
+  return functions;
 }
 
 }  // namespace cusync::codegen

@@ -172,6 +172,8 @@ Proof proveWithFallback(const ProofModels& models, const std::function<Proof(con
   }
 }
 
+}  // namespace
+
 // An extent of the model is a function of the symbolic parameters, on a zero-dimensional (or parameter) domain;
 // the prover needs it as a function on the grid's tiles, constant in them.
 isl::pw_aff onGridDomain(const isl::pw_aff& extent, const isl::space& domainSpace) {
@@ -184,8 +186,6 @@ isl::pw_aff onGridDomain(const isl::pw_aff& extent, const isl::space& domainSpac
   isl_space* projection = isl_space_map_from_domain_and_range(domainSpace.copy(), extentDomain);
   return isl::manage(isl_pw_aff_pullback_multi_aff(extent.copy(), isl_multi_aff_zero(projection)));
 }
-
-}  // namespace
 
 IslGridContext gridContext(const analysis::IslModel& model, const std::string& gridName) {
   const analysis::GridModel& grid = model.grid(gridName);

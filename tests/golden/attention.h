@@ -382,6 +382,24 @@ struct Order_g2_RowMajor {
   }
 };
 
+// Tile order of g1: the tiles of each Dep_dep1P_g1_StridedSync semaphore consecutively, semaphores in the order
+// Order_gP_GroupedBy_ColumnSync_depPR processes the gP tiles waiting on them (a chain order).
+// Proven with isl concretely: for the parameter values B = 2, H = 12288, S = 512, TileM = 128, TileN = 128: index
+// is a bijection from the g1 tiles onto [0, tileCount). Scope: not quasi-affine in the symbolic parameters
+// (product of two non-constant factors: ((tile.x % 12u) * grid.y)), so proven for the given values only.
+struct Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR {
+  static constexpr const char* name = "Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR";
+  using Policy = Dep_dep1P_g1_StridedSync;
+  using ConsumerOrder = Order_gP_GroupedBy_ColumnSync_depPR;
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    // The consumer tile that waits on this tile's semaphore, in a grid of the semaphores' shape.
+    const TileCoord consumerTile{(tile.x % 12u), tile.y, 0u};
+    const GridShape consumerGrid{12u, grid.y, 1u};
+    return ConsumerOrder::index(consumerTile, consumerGrid) * Policy::value(tile, grid) +
+           Policy::rankInSemaphore(tile, grid);
+  }
+};
+
 // ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------
 
 // Paper section IV-C for dependency `dep1P` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of gP and
@@ -488,7 +506,8 @@ struct Optimizations_dep23 {
   X(cusync::generated::attention::Order_gP_GroupedBy_ColumnSync_depPR, "gP") \
   X(cusync::generated::attention::Order_gR_RowMajor, "gR") \
   X(cusync::generated::attention::Order_gT_RowMajor, "gT") \
-  X(cusync::generated::attention::Order_g2_RowMajor, "g2")
+  X(cusync::generated::attention::Order_g2_RowMajor, "g2") \
+  X(cusync::generated::attention::Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR, "g1")
 
 // Not emitted:
 // - Order_g1_GroupedBy_TileSync_dep1P: equal to Order_g1_RowMajor on every tile (not repeated)

@@ -87,7 +87,7 @@ TEST_CASE("A hand-written RowSync with value grid.x - 1 is rejected", "[prover]"
   CHECK(proof.scope == codegen::ProofScope::AllParameterValues);
 }
 
-TEST_CASE("A semaphore index outside [0, semaphoreCount) is rejected", "[prover]") {
+TEST_CASE("A semaphore index outside the semaphore range is rejected", "[prover]") {
   Models models = buildModels(mlpSpec());
   codegen::PolicyCandidate candidate;
   candidate.dependency = "dep";
@@ -148,4 +148,29 @@ TEST_CASE("Attention chain: the column-grouped order of gP is column-major", "[p
   std::int64_t extents[3] = {4, 2, 1};
   std::int64_t tile[3] = {1, 1, 0};
   CHECK(codegen::evaluate(column->order.index, tile, extents) == 1 * 2 + 1);
+}
+
+TEST_CASE("Attention chain: g1 follows gP's column-major order (a chain order), proven a bijection",
+          "[prover][orders]") {
+  Models models = buildModels(attentionSpec());
+  codegen::Generation generation = codegen::generate(models.proofModels(), {});
+  const codegen::TileOrderResult* chain = nullptr;
+  for (const auto& order : generation.orders)
+    if (order.order.structName() == "Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR") chain = &order;
+  REQUIRE(chain != nullptr);
+  INFO(chain->proof.failure);
+  REQUIRE(chain->proof.proven);
+  CHECK(chain->sameAs.empty());
+  CHECK(chain->order.consumerOrderStruct == "Order_gP_GroupedBy_ColumnSync_depPR");
+  // Stride 4, B = 2 rows: gP tile (r, y) is the (r*2 + y)-th in column-major order; its Q, K, V tiles in g1 are
+  // (r, y), (r + 4, y), (r + 8, y) and come 3*(r*2 + y), +1, +2.
+  std::int64_t extents[3] = {12, 2, 1};
+  for (std::int64_t r = 0; r < 4; ++r)
+    for (std::int64_t y = 0; y < 2; ++y)
+      for (std::int64_t k = 0; k < 3; ++k) {
+        std::int64_t tile[3] = {r + 4 * k, y, 0};
+        CHECK(codegen::evaluate(chain->order.index, tile, extents) == 3 * (r * 2 + y) + k);
+      }
+  // No chain order where the semaphores are not the consumer's tiles (RowSync rows are not gP tiles).
+  for (const auto& order : generation.orders) CHECK(order.order.name.find("Chain_RowSync") == std::string::npos);
 }

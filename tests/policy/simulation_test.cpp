@@ -200,3 +200,38 @@ TEST_CASE("The simulation itself catches a non-bijective order and an out-of-ran
                                                     codegen::extent(0), codegen::extent(1) - codegen::constant(1)));
   CHECK(codegen::simulate(setup).failure.find("outside [0,") != std::string::npos);
 }
+
+TEST_CASE("Simulation: the attention chain with its chain and grouped orders runs to completion", "[simulation]") {
+  Models models = buildModels(attentionSpec());
+  codegen::Generation generation = codegen::generate(models.proofModels(), {});
+  auto orderNamed = [&](const std::string& name) {
+    for (const auto& order : generation.orders)
+      if (order.order.structName() == name) return order.order.index;
+    FAIL("no order " << name);
+    return codegen::constant(0);
+  };
+  std::map<std::string, codegen::IndexExpression> orders{
+      {"g1", orderNamed("Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR")},
+      {"gP", orderNamed("Order_gP_GroupedBy_ColumnSync_depPR")}};
+  std::map<std::string, std::string> chosen{{"dep1P<-g1", "Dep_dep1P_g1_StridedSync"},
+                                            {"depPR<-gP", "Dep_depPR_gP_ColumnSync"},
+                                            {"depTR1<-gR", "Dep_depTR1_gR_TileSync"},
+                                            {"depTR1<-g1", "Dep_depTR1_g1_TileSync"},
+                                            {"depT2<-gT", "Dep_depT2_gT_RowSync"}};
+  for (std::int64_t slots : {1, 5, 1000}) {
+    codegen::SimulationSetup setup;
+    setup.stages = codegen::simulatedStages(*models.concrete, orders);
+    for (const auto& [edge, structName] : chosen) {
+      const codegen::PolicyResult* policy = findPolicy(generation, structName);
+      REQUIRE(policy != nullptr);
+      const codegen::PolicyFunctions& f = policy->functions;
+      setup.policies.push_back(codegen::simulatedPolicy(*models.concrete, edge, policy->candidate.dependency,
+                                                        policy->candidate.producerIndex, f.semaphore, f.value,
+                                                        f.semaphoreCount));
+    }
+    setup.slots = slots;
+    codegen::SimulationResult result = codegen::simulate(setup);
+    INFO("slots " << slots << ": " << result.failure);
+    CHECK(result.ok);
+  }
+}

@@ -40,6 +40,11 @@ IndexExpression min(IndexExpression a, IndexExpression b);
 
 bool isConstant(const IndexExpression& e);
 
+// `e` with every Coordinate(d) replaced by coordinates[d] and every Extent(d) by extents[d]: evaluates an order of
+// one grid at a point computed on another (the chain orders).
+IndexExpression substitute(const IndexExpression& e, const IndexExpression coordinates[3],
+                           const IndexExpression extents[3]);
+
 // C++ text over `tile.x`... and `grid.x`... (the names passed in), unsigned 32-bit arithmetic. Callers guarantee
 // that no subtraction goes negative on tiles inside the grid (every formula here is written that way).
 std::string toCpp(const IndexExpression& e, const std::string& tileName, const std::string& gridName);

@@ -22,6 +22,10 @@ struct PolicyFunctions {
   IndexExpression semaphoreCount;   // semaphoreCount(grid): constant in the tile
   IndexExpression value;            // value(tile, grid)
   IndexExpression rankInSemaphore;  // position of the tile among the tiles of its semaphore
+  // The semaphore as a tuple, one coordinate per dimension (x, y, z; 0 / 1 beyond the grid's rank), before the
+  // mixed-radix linearization: chain orders map a semaphore to the consumer tile that waits on it.
+  IndexExpression semaphoreCoordinates[3];
+  IndexExpression semaphoreExtents[3];
 };
 
 PolicyFunctions policyFunctions(const PolicyCandidate& candidate);

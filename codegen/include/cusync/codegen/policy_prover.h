@@ -65,4 +65,7 @@ bool agreeOnGrid(const ProofModels& models, const std::string& grid, const Index
 // What isl needs to lower index expressions on one grid of a model.
 IslGridContext gridContext(const analysis::IslModel& model, const std::string& grid);
 
+// A function of the symbolic parameters only (a grid extent of the model) as a function on a grid's tiles.
+isl::pw_aff onGridDomain(const isl::pw_aff& parameterFunction, const isl::space& gridSpace);
+
 }  // namespace cusync::codegen

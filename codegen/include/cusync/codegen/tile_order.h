@@ -16,6 +16,7 @@
 #include <cusync/codegen/policy_functions.h>
 
 #include <string>
+#include <vector>
 
 namespace cusync::codegen {
 
@@ -25,6 +26,10 @@ struct TileOrderCandidate {
   IndexExpression index;
   std::string policyStruct;  // grouped orders: the policy struct whose semaphores the order groups
   std::string description;
+  // Chain orders (chain_order.h): the consumer order followed, and the semaphore tuple that names the consumer tile.
+  std::string consumerOrderStruct;
+  std::vector<IndexExpression> semaphoreCoordinates;
+  std::vector<IndexExpression> semaphoreExtents;
   std::string structName() const { return "Order_" + grid + "_" + name; }
 };
 
