@@ -57,6 +57,7 @@ std::int64_t totalTiles(const Models& models) {
 
 struct Agreement {
   int proven = 0, simulated = 0, mutationsRejected = 0, earlyPassesCaught = 0, deadlocksCaught = 0;
+  std::map<std::string, int> policies;  // how often each policy kind was exercised
 };
 
 // The property, for every candidate of one spec.
@@ -70,6 +71,7 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
                  << policy.proof.failure << " " << policy.proof.counterexample);
     REQUIRE(policy.proof.proven);  // every generated candidate of these shapes is sound
     ++agreement.proven;
+    ++agreement.policies[policy.candidate.policy];
     for (std::int64_t slots : {std::int64_t{1}, std::int64_t{1} + static_cast<std::int64_t>(random() % 8), total}) {
       codegen::SimulationResult run = simulateWith(models, generation, policy, policy.functions, slots, random());
       INFO("slots " << slots << ": " << run.failure);
@@ -99,21 +101,33 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
   }
 }
 
-// A random two- or three-stage spec with one of the dependency shapes the paper uses (and a few more).
+// A random two- or three-stage spec with one of the dependency shapes the paper uses (and a few more); a third
+// of them have a batch dimension z.
 spec::Spec randomSpec(std::mt19937_64& random, int index) {
   auto pick = [&](int lo, int hi) { return lo + static_cast<int>(random() % static_cast<std::uint64_t>(hi - lo + 1)); };
   SpecBuilder b("random" + std::to_string(index));
   bool symbolicRows = pick(0, 1) == 1;
   int rows = pick(1, 4);
   b.parameter("B", rows, symbolicRows);
-  spec::Expr rowExtent = param("B");
-  spec::Tile xy = tile({dim("x"), dim("y")});
+  bool batched = pick(0, 2) == 0;
+  int batches = pick(1, 3);
+  auto extents = [&](int width) {
+    std::vector<spec::Expr> e{num(width), param("B")};
+    if (batched) e.push_back(num(batches));
+    return e;
+  };
+  auto at = [&](spec::Expr x, spec::Expr y) {
+    std::vector<spec::Expr> c{std::move(x), std::move(y)};
+    if (batched) c.push_back(dim("z"));
+    return tile(std::move(c));
+  };
+  spec::Tile xy = at(dim("x"), dim("y"));
   int stages = pick(2, 3);
   int width = pick(1, 6);
-  b.grid("g0", {num(width), rowExtent});
+  b.grid("g0", extents(width));
   for (int s = 1; s < stages; ++s) {
     std::string producer = "g" + std::to_string(s - 1), consumer = "g" + std::to_string(s);
-    int shape = pick(0, 7);
+    int shape = pick(0, batched ? 9 : 7);
     std::vector<spec::TileSet> sets;
     int consumerWidth = width;
     int producerWidth = width;
@@ -130,20 +144,20 @@ spec::Spec randomSpec(std::mt19937_64& random, int index) {
         if (producerWidth < k) break;
         int stride = producerWidth / k;
         consumerWidth = stride;
-        for (int i = 0; i < pick(2, k); ++i) sets.push_back(tiles(tile({dim("x") + num(i * stride), dim("y")})));
+        for (int i = 0; i < pick(2, k); ++i) sets.push_back(tiles(at(dim("x") + num(i * stride), dim("y"))));
         break;
       }
       case 3: {  // scaled (Conv2D)
         int scale = pick(2, 3);
         consumerWidth = (producerWidth + scale - 1) / scale;
-        sets = {tiles(tile({dim("x") * num(scale), dim("y")}))};
+        sets = {tiles(at(dim("x") * num(scale), dim("y")))};
         break;
       }
       case 4: {  // block of consecutive tiles
         int n = pick(2, 3);
         consumerWidth = producerWidth / n;
         if (consumerWidth == 0) break;
-        for (int i = 0; i < n; ++i) sets.push_back(tiles(tile({num(n) * dim("x") + num(i), dim("y")})));
+        for (int i = 0; i < n; ++i) sets.push_back(tiles(at(num(n) * dim("x") + num(i), dim("y"))));
         break;
       }
       case 5:  // whole column
@@ -152,14 +166,27 @@ spec::Spec randomSpec(std::mt19937_64& random, int index) {
       case 6:  // shifted neighbor and self (a stencil)
         if (producerWidth < 2) break;
         consumerWidth = producerWidth - 1;
-        sets = {tiles(xy), tiles(tile({dim("x") + num(1), dim("y")}))};
+        sets = {tiles(xy), tiles(at(dim("x") + num(1), dim("y")))};
         break;
       case 7:  // only row 0 of the producer
-        sets = {tiles(tile({dim("x"), num(0)}))};
+        sets = {tiles(at(dim("x"), num(0)))};
         break;
+      case 8:  // every batch of the same (x, y)
+        sets = {forAll(xy, "z", num(0), extentOf(producer, 2))};
+        break;
+      case 9: {  // whole rows of every batch: two ranged dimensions, so groupings combine across dimensions
+        consumerWidth = pick(1, 4);
+        spec::TileSet rowsOfAllBatches = forAll(xy, "x", num(0), extentOf(producer, 0));
+        rowsOfAllBatches.ranges.push_back({"z", spec::Range{num(0), extentOf(producer, 2), {}}});
+        sets = {rowsOfAllBatches};
+        break;
+      }
     }
-    if (sets.empty()) sets = {tiles(xy)}, consumerWidth = producerWidth;
-    b.grid(consumer, {num(consumerWidth), rowExtent});
+    if (sets.empty()) {
+      sets = {tiles(xy)};
+      consumerWidth = producerWidth;
+    }
+    b.grid(consumer, extents(consumerWidth));
     b.dependency("dep" + std::to_string(s), consumer, xy, {{producer, sets}});
     width = consumerWidth;
   }
@@ -185,6 +212,13 @@ TEST_CASE("Simulation agrees with the prover on 300 random specs", "[simulation]
   CHECK(agreement.proven >= 600);
   CHECK(agreement.deadlocksCaught == agreement.proven);
   CHECK(agreement.earlyPassesCaught > 100);
+  // Every grouping kind was exercised.
+  for (const char* policy : {"TileSync", "RowSync", "StridedSync", "Conv2DTileSync", "Block2Sync", "ColumnSync",
+                             "BatchSync", "RowBatchSync"})
+    CHECK(agreement.policies[policy] > 0);
+  std::string kinds;
+  for (const auto& [policy, count] : agreement.policies) kinds += " " + policy + ":" + std::to_string(count);
+  WARN("policies exercised:" << kinds);
   WARN("random specs: " << agreement.proven << " proven policies, " << agreement.simulated << " simulations, "
                         << agreement.mutationsRejected << " mutations rejected, " << agreement.deadlocksCaught
                         << " deadlocks and " << agreement.earlyPassesCaught << " early passes caught");

@@ -60,7 +60,7 @@ struct SpecBuilder {
   spec::Spec spec;
   explicit SpecBuilder(std::string name) {
     spec.name = std::move(name);
-    for (const char* d : {"x", "y"}) spec.dimensions.push_back({d, {}});
+    for (const char* d : {"x", "y", "z"}) spec.dimensions.push_back({d, {}});
   }
   SpecBuilder& parameter(std::string name, std::int64_t value, bool symbolic = false) {
     spec::Parameter p;
