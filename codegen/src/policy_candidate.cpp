@@ -13,6 +13,34 @@ namespace {
 
 const char* kAxisNames[] = {"x", "y", "z"};
 
+// One way to treat a producer dimension, with what in the relation suggested it.
+struct GroupingChoice {
+  DimensionGrouping grouping;
+  std::string rationale;
+};
+
+// What one (dependency, producer) looks like along one producer dimension.
+struct DimensionAnalysis {
+  std::vector<GroupingChoice> choices;  // Separate first
+  bool scaled = false;                  // a consumer coordinate is multiplied by a constant (x*s)
+};
+
+// Everything the derivation reads for one (dependency, producer).
+struct ProducerContext {
+  const analysis::IslModel& model;
+  const ExpressionContext& expressions;
+  const std::string& dependency;
+  const spec::ProducerTiles& producer;
+  const spec::Grid& grid;
+  isl::set domain;    // the producer grid, for admissible parameters
+  isl::map relation;  // consumer -> producer tiles it reads, inside the producer grid
+  std::vector<DroppedCandidate>& dropped;
+};
+
+std::string axisOf(const spec::Grid& grid, int dimension) {
+  return dimension < static_cast<int>(grid.dimensions.size()) ? grid.dimensions[dimension] : kAxisNames[dimension];
+}
+
 // Pairs of producer tiles of the grid that differ only along `dimension` (the "line" through a tile).
 isl::map sameLineExcept(const isl::set& domain, int dimension) {
   isl_map* pairs = isl_map_from_domain_and_range(domain.copy(), domain.copy());
@@ -22,144 +50,171 @@ isl::map sameLineExcept(const isl::set& domain, int dimension) {
   return isl::manage(pairs);
 }
 
-// The relation restricted to admissible parameters and to producer tiles inside the producer grid.
-isl::map readRelation(const analysis::IslModel& model, const isl::map& relation, const std::string& producerGrid) {
-  return relation.intersect_range(model.grid(producerGrid).domain).intersect_params(model.context());
+// Whether every consumer reads, with any producer tile, every tile on the same line along `dimension` — decided
+// with isl, so it holds for all admissible parameter values however the spec wrote the range.
+bool readsWholeLines(const ProducerContext& c, int dimension) {
+  isl::map line = sameLineExcept(c.domain, dimension);
+  if (line.subtract(c.domain.identity()).is_empty()) return false;  // lines of one tile: nothing to group
+  if (c.relation.is_empty()) return false;
+  return c.relation.apply_range(line).is_subset(c.relation);
 }
 
-struct DimensionFacts {
-  bool whole = false;                  // every consumer reads the whole line along this dimension
-  std::set<std::int64_t> strides;      // Strided(S) groupings the tile offsets suggest
-  std::set<std::int64_t> blocks;       // Block(N) groupings
-  std::map<std::int64_t, std::string> stepSources;
-  std::vector<std::string> rationale;  // one line per grouping found
-};
-
-std::string axisOf(const spec::Grid& grid, int dimension) {
-  return dimension < static_cast<int>(grid.dimensions.size()) ? grid.dimensions[dimension] : kAxisNames[dimension];
+void addChoice(DimensionAnalysis& analysis, DimensionGrouping grouping, std::string rationale) {
+  for (const GroupingChoice& choice : analysis.choices)
+    if (choice.grouping.kind == grouping.kind && choice.grouping.step == grouping.step) return;
+  analysis.choices.push_back({std::move(grouping), std::move(rationale)});
 }
 
-// Whether every consumer reads, with any producer tile, every tile on the same line along `dimension` — found
-// with isl, so it holds for all admissible parameter values, however the spec wrote the range.
-bool readsWholeLines(const isl::map& relation, const isl::set& producerDomain, int dimension) {
-  isl::map line = sameLineExcept(producerDomain, dimension);
-  isl::map others = line.subtract(producerDomain.identity());
-  if (others.is_empty()) return false;  // the line has one tile: nothing to group
-  if (relation.is_empty()) return false;
-  return relation.apply_range(line).is_subset(relation);
+// A ForAll over a range of constant length N > 1 along the dimension: a Block(N) grouping.
+void rangedGrouping(const ProducerContext& c, int dimension, const spec::TileSet::RangedDimension& ranged,
+                    DimensionAnalysis& analysis) {
+  auto lower = evaluate(ranged.range.lower, c.expressions), upper = evaluate(ranged.range.upper, c.expressions);
+  if (!lower || !upper || *upper - *lower <= 1) return;
+  std::string length = toSourceText(ranged.range.upper) + " - " + toSourceText(ranged.range.lower);
+  if (involvesSymbolicParameter(ranged.range.lower, c.expressions) ||
+      involvesSymbolicParameter(ranged.range.upper, c.expressions)) {
+    c.dropped.push_back({c.dependency, c.producer.grid, "Block grouping along " + axisOf(c.grid, dimension),
+                         "the range length " + length +
+                             " depends on a symbolic parameter, so it cannot be a constant block length"});
+    return;
+  }
+  std::int64_t n = *upper - *lower;
+  addChoice(analysis, {Grouping::Block, n, length},
+            axisOf(c.grid, dimension) + ": a consumer tile reads " + std::to_string(n) + " consecutive tiles (ForAll " +
+                ranged.dimension + " over a range of length " + length + ")");
 }
 
-struct Offsets {
-  std::map<std::int64_t, std::string> values;  // offset value -> source text
-  bool symbolic = false;
-};
+// Tiles listed with the same variable part and different constant offsets (x and x + H/(8*TileN)): a Strided
+// grouping by the offsets' greatest common divisor, or a Block grouping when that divisor is 1.
+void offsetGrouping(const ProducerContext& c, int dimension, const std::map<std::int64_t, std::string>& offsets,
+                    bool symbolic, DimensionAnalysis& analysis) {
+  if (offsets.size() < 2) return;
+  std::string axis = axisOf(c.grid, dimension);
+  if (symbolic) {
+    c.dropped.push_back({c.dependency, c.producer.grid, "Strided grouping along " + axis,
+                         "the offsets between the tiles one consumer reads depend on a symbolic parameter, so the "
+                         "stride cannot be emitted as a constant"});
+    return;
+  }
+  std::int64_t first = offsets.begin()->first, last = offsets.rbegin()->first, stride = 0;
+  std::string listed, strideSource;
+  for (const auto& [value, source] : offsets) {
+    stride = std::gcd(stride, value - first);
+    listed += (listed.empty() ? "" : ", ") + source;
+  }
+  for (const auto& [value, source] : offsets)
+    if (value - first == stride) strideSource = source;
+  std::string reads = axis + ": a consumer tile reads " + std::to_string(offsets.size()) + " tiles at offsets {" +
+                      listed + "}";
+  if (stride == 1)
+    addChoice(analysis, {Grouping::Block, last - first + 1, std::to_string(last - first + 1)}, reads);
+  else
+    addChoice(analysis, {Grouping::Strided, stride, strideSource},
+              reads + ", stride " + std::to_string(stride) + " (" + strideSource + ")");
+}
 
-// Groups the producer coordinates along `dimension` of all tile sets by their variable part; tiles of one group
-// differ by constant offsets (x and x + H/(8*TileN)), which is what a Strided or Block grouping merges.
-void collectSyntacticGroupings(const spec::ProducerTiles& producer, int dimension, const ExpressionContext& context,
-                               const spec::Grid& producerGrid, DimensionFacts& facts, bool& scaledRelation,
-                               std::vector<DroppedCandidate>& dropped, const std::string& dependency) {
-  std::map<std::map<std::string, std::int64_t>, Offsets> groups;
-  for (const spec::TileSet& tiles : producer.tiles) {
+DimensionAnalysis analyzeDimension(const ProducerContext& c, int dimension) {
+  DimensionAnalysis analysis;
+  analysis.choices.push_back({DimensionGrouping{}, ""});
+  if (readsWholeLines(c, dimension)) {
+    addChoice(analysis, {Grouping::Whole, 1, ""},
+              axisOf(c.grid, dimension) + ": every consumer tile reads all " + c.producer.grid + "." +
+                  kAxisNames[dimension] + " tiles of the line it touches (checked with isl)");
+  }
+  bool whole = analysis.choices.size() > 1;  // a whole line subsumes blocks and strides along it
+  std::map<std::map<std::string, std::int64_t>, std::map<std::int64_t, std::string>> offsetsByVariablePart;
+  std::map<std::map<std::string, std::int64_t>, bool> symbolicOffsets;
+  for (const spec::TileSet& tiles : c.producer.tiles) {
     if (dimension >= static_cast<int>(tiles.tile.coordinates.size())) continue;
-    auto form = affineForm(tiles.tile.coordinates[dimension], context);
-    if (!form) continue;
-    std::set<std::string> ranged;
-    for (const auto& range : tiles.ranges) ranged.insert(range.dimension);
-    int rangedCount = 0;
-    for (const auto& [variable, coefficient] : form->coefficients) {
-      if (ranged.count(variable)) {
-        ++rangedCount;
-        continue;
-      }
-      if (coefficient != 1) scaledRelation = true;
-    }
-    if (rangedCount == 0) {
-      Offsets& offsets = groups[form->coefficients];
-      offsets.values.emplace(form->offset, form->offsetSource);
-      offsets.symbolic = offsets.symbolic || form->offsetIsSymbolic;
-      // x*s: consecutive consumer tiles read producer tiles s apart; the s tiles of a block are read by one
-      // consumer only if the spec lists them, so a scaled coordinate alone suggests no grouping.
-      continue;
-    }
-    if (rangedCount != 1) continue;
-    for (const auto& range : tiles.ranges) {
-      auto it = form->coefficients.find(range.dimension);
-      if (it == form->coefficients.end() || it->second != 1) continue;
-      auto lower = evaluate(range.range.lower, context), upper = evaluate(range.range.upper, context);
-      if (!lower || !upper) continue;
-      bool symbolicLength = involvesSymbolicParameter(range.range.lower, context) ||
-                            involvesSymbolicParameter(range.range.upper, context);
-      std::int64_t length = *upper - *lower;
-      if (length <= 1) continue;
-      if (symbolicLength) {
-        if (!facts.whole)
-          dropped.push_back({dependency, producer.grid,
-                             "Block grouping along " + axisOf(producerGrid, dimension),
-                             "the range length " + toSourceText(range.range.upper) + " - " +
-                                 toSourceText(range.range.lower) +
-                                 " depends on a symbolic parameter, so it cannot be a constant block length"});
-        continue;
-      }
-      if (facts.whole) continue;
-      if (facts.blocks.insert(length).second) {
-        facts.stepSources[length] = toSourceText(range.range.upper) + " - " + toSourceText(range.range.lower);
-        facts.rationale.push_back(axisOf(producerGrid, dimension) + ": a consumer tile reads " +
-                                  std::to_string(length) + " consecutive tiles (ForAll " + range.dimension +
-                                  " over a range of length " + std::to_string(length) + ")");
-      }
+    auto form = affineForm(tiles.tile.coordinates[dimension], c.expressions);
+    if (!form) continue;  // not affine with integer coefficients: only Separate
+    std::vector<const spec::TileSet::RangedDimension*> rangedHere;
+    for (const auto& ranged : tiles.ranges)
+      if (form->coefficients.count(ranged.dimension)) rangedHere.push_back(&ranged);
+    for (const auto& [variable, coefficient] : form->coefficients)
+      if (coefficient != 1 && std::none_of(rangedHere.begin(), rangedHere.end(),
+                                           [&](const auto* r) { return r->dimension == variable; }))
+        analysis.scaled = true;
+    if (rangedHere.empty()) {
+      offsetsByVariablePart[form->coefficients].emplace(form->offset, form->offsetSource);
+      symbolicOffsets[form->coefficients] = symbolicOffsets[form->coefficients] || form->offsetIsSymbolic;
+    } else if (rangedHere.size() == 1 && form->coefficients.at(rangedHere.front()->dimension) == 1 && !whole) {
+      rangedGrouping(c, dimension, *rangedHere.front(), analysis);
     }
   }
-  for (const auto& [coefficients, offsets] : groups) {
-    if (offsets.values.size() < 2) continue;
-    if (offsets.symbolic) {
-      dropped.push_back({dependency, producer.grid, "Strided grouping along " + axisOf(producerGrid, dimension),
-                         "the offsets between the tiles one consumer reads depend on a symbolic parameter, so "
-                         "the stride cannot be emitted as a constant"});
-      continue;
-    }
-    std::int64_t first = offsets.values.begin()->first, last = offsets.values.rbegin()->first;
-    std::int64_t stride = 0;
-    for (const auto& [value, source] : offsets.values) stride = std::gcd(stride, value - first);
-    std::string sources;
-    for (const auto& [value, source] : offsets.values) sources += (sources.empty() ? "" : ", ") + source;
-    std::string axis = axisOf(producerGrid, dimension);
-    if (stride == 1) {
-      std::int64_t length = last - first + 1;
-      if (facts.blocks.insert(length).second) {
-        facts.stepSources[length] = std::to_string(length);
-        facts.rationale.push_back(axis + ": a consumer tile reads " + std::to_string(offsets.values.size()) +
-                                  " tiles at consecutive offsets {" + sources + "}");
-      }
-    } else if (facts.strides.insert(stride).second) {
-      std::string strideSource = std::to_string(stride);
-      for (const auto& [value, source] : offsets.values)
-        if (value - first == stride) strideSource = source;
-      facts.stepSources[-stride] = strideSource;
-      facts.rationale.push_back(axis + ": a consumer tile reads " + std::to_string(offsets.values.size()) +
-                                " tiles at offsets {" + sources + "}, stride " + std::to_string(stride) + " (" +
-                                strideSource + ")");
-    }
-  }
+  if (!whole)
+    for (const auto& [variablePart, offsets] : offsetsByVariablePart)
+      offsetGrouping(c, dimension, offsets, symbolicOffsets[variablePart], analysis);
+  return analysis;
 }
 
-std::vector<std::vector<DimensionGrouping>> cartesianProduct(const std::vector<std::vector<DimensionGrouping>>& options) {
-  std::vector<std::vector<DimensionGrouping>> result{{}};
-  for (const auto& choices : options) {
-    std::vector<std::vector<DimensionGrouping>> next;
+bool allSeparate(const std::vector<DimensionGrouping>& dimensions) {
+  return std::all_of(dimensions.begin(), dimensions.end(),
+                     [](const DimensionGrouping& g) { return g.kind == Grouping::Separate; });
+}
+
+// Every combination of the per-dimension choices, x varying slowest so TileSync comes first.
+std::vector<std::vector<const GroupingChoice*>> combinations(const std::vector<DimensionAnalysis>& dimensions) {
+  std::vector<std::vector<const GroupingChoice*>> result{{}};
+  for (const DimensionAnalysis& dimension : dimensions) {
+    std::vector<std::vector<const GroupingChoice*>> next;
     for (const auto& prefix : result)
-      for (const auto& choice : choices) {
+      for (const GroupingChoice& choice : dimension.choices) {
         next.push_back(prefix);
-        next.back().push_back(choice);
+        next.back().push_back(&choice);
       }
     result = std::move(next);
   }
   return result;
 }
 
-bool allSeparate(const std::vector<DimensionGrouping>& dimensions) {
-  return std::all_of(dimensions.begin(), dimensions.end(),
-                     [](const DimensionGrouping& g) { return g.kind == Grouping::Separate; });
+std::vector<PolicyCandidate> candidatesFor(const analysis::IslModel& model, const ExpressionContext& expressions,
+                                           const analysis::DependencyModel& dependency, std::size_t producerIndex,
+                                           std::vector<DroppedCandidate>& dropped) {
+  const analysis::ProducerModel& producer = dependency.producers[producerIndex];
+  const analysis::GridModel& grid = model.grid(producer.producer.grid);
+  isl::set domain = grid.domain.intersect_params(model.context());
+  ProducerContext context{model, expressions, dependency.dependency.name, producer.producer, grid.grid, domain,
+                          producer.relation.intersect_range(domain).intersect_params(model.context()), dropped};
+  int rank = static_cast<int>(grid.grid.dimensions.size());
+  std::vector<DimensionAnalysis> dimensions;
+  bool scaled = false;
+  for (int d = 0; d < rank; ++d) {
+    dimensions.push_back(analyzeDimension(context, d));
+    scaled = scaled || dimensions.back().scaled;
+  }
+
+  PolicyCandidate base;
+  base.dependency = dependency.dependency.name;
+  base.consumerGrid = dependency.dependency.consumerGrid;
+  base.producerGrid = producer.producer.grid;
+  base.producerIndex = producerIndex;
+  std::vector<PolicyCandidate> candidates;
+  for (const auto& combination : combinations(dimensions)) {
+    PolicyCandidate candidate = base;
+    for (const GroupingChoice* choice : combination) {
+      candidate.dimensions.push_back(choice->grouping);
+      if (!choice->rationale.empty()) candidate.rationale.push_back(choice->rationale);
+    }
+    candidate.policy = policyName(candidate.dimensions, scaled);
+    if (allSeparate(candidate.dimensions))
+      candidate.rationale.push_back("one semaphore per producer tile: valid for every dependency");
+    candidates.push_back(std::move(candidate));
+  }
+  // RowSync coarsens any dependency: one semaphore per producer row. Offer it where the relation did not.
+  bool hasRowSync = std::any_of(candidates.begin(), candidates.end(),
+                                [](const PolicyCandidate& c) { return c.policy == "RowSync"; });
+  if (!hasRowSync && rank >= 1) {
+    PolicyCandidate row = base;
+    row.dimensions.assign(rank, DimensionGrouping{});
+    row.dimensions[0] = {Grouping::Whole, 1, ""};
+    row.policy = "RowSync";
+    row.derivedFromRelation = false;
+    row.rationale = {"one semaphore per producer row, offered for every dependency (the paper's RowSync); a "
+                     "consumer may wait for row tiles it does not read"};
+    candidates.push_back(std::move(row));
+  }
+  return candidates;
 }
 
 }  // namespace
@@ -187,69 +242,11 @@ std::string policyName(const std::vector<DimensionGrouping>& dimensions, bool sc
 
 CandidateDerivation derivePolicyCandidates(const analysis::IslModel& model) {
   CandidateDerivation derivation;
-  const spec::Spec& spec = model.spec();
-  ExpressionContext context{spec, model.parameterValues(), model.symbolicParameters()};
-  for (const analysis::DependencyModel& dependency : model.dependencies()) {
-    for (std::size_t p = 0; p < dependency.producers.size(); ++p) {
-      const analysis::ProducerModel& producer = dependency.producers[p];
-      const analysis::GridModel& producerGrid = model.grid(producer.producer.grid);
-      const std::string& name = dependency.dependency.name;
-      int rank = static_cast<int>(producerGrid.grid.dimensions.size());
-      isl::map relation = readRelation(model, producer.relation, producer.producer.grid);
-      bool scaledRelation = false;
-      std::vector<std::vector<DimensionGrouping>> options;
-      std::vector<std::string> rationale;
-      for (int d = 0; d < rank; ++d) {
-        DimensionFacts facts;
-        facts.whole = readsWholeLines(relation, producerGrid.domain.intersect_params(model.context()), d);
-        collectSyntacticGroupings(producer.producer, d, context, producerGrid.grid, facts, scaledRelation,
-                                  derivation.dropped, name);
-        std::vector<DimensionGrouping> choices{DimensionGrouping{}};
-        std::string axis = axisOf(producerGrid.grid, d);
-        if (facts.whole) {
-          choices.push_back({Grouping::Whole, 1, ""});
-          rationale.push_back(axis + ": every consumer tile reads all " + producer.producer.grid + "." +
-                              kAxisNames[d] + " tiles of the line it touches (checked with isl)");
-        } else {
-          for (std::int64_t stride : facts.strides) choices.push_back({Grouping::Strided, stride, facts.stepSources[-stride]});
-          for (std::int64_t length : facts.blocks) choices.push_back({Grouping::Block, length, facts.stepSources[length]});
-          rationale.insert(rationale.end(), facts.rationale.begin(), facts.rationale.end());
-        }
-        options.push_back(std::move(choices));
-      }
-      std::vector<PolicyCandidate> forProducer;
-      for (auto& dimensions : cartesianProduct(options)) {
-        PolicyCandidate candidate;
-        candidate.dependency = name;
-        candidate.consumerGrid = dependency.dependency.consumerGrid;
-        candidate.producerGrid = producer.producer.grid;
-        candidate.producerIndex = p;
-        candidate.policy = policyName(dimensions, scaledRelation);
-        candidate.dimensions = std::move(dimensions);
-        for (int d = 0; d < rank; ++d)
-          if (candidate.dimensions[d].kind != Grouping::Separate)
-            for (const std::string& line : rationale)
-              if (line.rfind(axisOf(producerGrid.grid, d) + ":", 0) == 0) candidate.rationale.push_back(line);
-        if (allSeparate(candidate.dimensions))
-          candidate.rationale.push_back("one semaphore per producer tile: valid for every dependency");
-        forProducer.push_back(std::move(candidate));
-      }
-      // RowSync coarsens any dependency: one semaphore per producer row. Offer it where the relation did not.
-      bool hasRowSync = std::any_of(forProducer.begin(), forProducer.end(),
-                                    [](const PolicyCandidate& c) { return c.policy == "RowSync"; });
-      if (!hasRowSync && rank >= 1) {
-        PolicyCandidate row = forProducer.front();
-        row.dimensions.assign(rank, DimensionGrouping{});
-        row.dimensions[0] = {Grouping::Whole, 1, ""};
-        row.policy = "RowSync";
-        row.derivedFromRelation = false;
-        row.rationale = {"one semaphore per producer row, offered for every dependency (the paper's RowSync); a "
-                         "consumer may wait for row tiles it does not read"};
-        forProducer.push_back(std::move(row));
-      }
-      derivation.candidates.insert(derivation.candidates.end(), forProducer.begin(), forProducer.end());
-    }
-  }
+  ExpressionContext expressions{model.spec(), model.parameterValues(), model.symbolicParameters()};
+  for (const analysis::DependencyModel& dependency : model.dependencies())
+    for (std::size_t p = 0; p < dependency.producers.size(); ++p)
+      for (PolicyCandidate& candidate : candidatesFor(model, expressions, dependency, p, derivation.dropped))
+        derivation.candidates.push_back(std::move(candidate));
   return derivation;
 }
 
