@@ -219,20 +219,18 @@ bool isUniform(const analysis::IslModel& model, const std::string& gridName, con
 
 bool agreeOnGrid(const ProofModels& models, const std::string& grid, const IndexExpression& a,
                  const IndexExpression& b) {
-  auto agree = [&](const analysis::IslModel& model) {
+  if (a == b) return true;
+  // Only an equality proven for all admissible parameter values counts: an order equal to another at the given
+  // values but not symbolically comparable is kept (emitting a duplicate is harmless, dropping a distinct one not).
+  const analysis::IslModel& model =
+      models.symbolic.symbolicParameters().empty() ? models.concrete : models.symbolic;
+  try {
     IslGridContext context = gridContext(model, grid);
     isl::set domain = domainOf(model, grid);
     return toIsl(a, context).intersect_domain(domain).as_map().is_equal(
         toIsl(b, context).intersect_domain(domain).as_map());
-  };
-  try {
-    return agree(models.symbolic);
   } catch (const NotAffine&) {
-    try {
-      return agree(models.concrete);
-    } catch (const NotAffine&) {
-      return false;
-    }
+    return false;
   }
 }
 
