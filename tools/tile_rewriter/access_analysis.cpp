@@ -475,8 +475,16 @@ void EffectCollector::call(const clang::CallExpr* call) {
     name = dependentName->getNameInfo().getAsString();
   }
   if (callee != nullptr) name = callee->getNameAsString();
+  // A call of a callable variable (`waitForA(k)` on a lambda) is also known by the variable's name.
+  std::string variableName;
+  const Expr* callable = operatorCall && operatorCall->getOperator() == OO_Call ? operatorCall->getArg(0)
+                                                                                 : call->getCallee();
+  if (const auto* reference = dyn_cast<DeclRefExpr>(callable->IgnoreParenImpCasts());
+      reference && isa<VarDecl>(reference->getDecl()))
+    variableName = reference->getDecl()->getNameAsString();
 
-  if (!name.empty() && analyzer_.isWaitFunction(name)) {
+  if ((!name.empty() && analyzer_.isWaitFunction(name)) ||
+      (!variableName.empty() && analyzer_.isWaitFunction(variableName))) {
     // A wait reads its object and arguments and makes the producer's data visible behind every pointer argument.
     if (!out_.waitCall) out_.waitCall = call->getBeginLoc();
     object(objectExpression, objectIsArrow, /*mayWrite=*/false);
@@ -491,11 +499,20 @@ void EffectCollector::call(const clang::CallExpr* call) {
     return;
   }
 
-  if (name.empty() && callee == nullptr) {
+  CalleeSummary summary;
+  if (std::optional<CalleeKind> named = analyzer_.kindByName(variableName); named && !variableName.empty()) {
+    summary.kind = *named;
+  } else if (callee != nullptr) {
+    summary = analyzer_.summarize(callee);
+  } else if (!name.empty()) {
+    summary = analyzer_.summarizeByName(name, candidates);
+  } else {
     read(call->getCallee());
-    return barrier("calls through a function pointer or a callable object", call->getBeginLoc());
+    return barrier("calls through a function pointer or a callable object" +
+                       (variableName.empty() ? std::string() : " ('" + variableName + "')"),
+                   call->getBeginLoc());
   }
-  CalleeSummary summary = callee != nullptr ? analyzer_.summarize(callee) : analyzer_.summarizeByName(name, candidates);
+  if (!variableName.empty() && (name.empty() || name == "operator()")) name = variableName;
   if (summary.waits && !out_.waitCall) out_.waitCall = call->getBeginLoc();
   if (summary.kind == CalleeKind::Unknown) {
     return barrier("calls '" + name + "', which " + summary.why, call->getBeginLoc());

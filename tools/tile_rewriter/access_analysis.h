@@ -87,6 +87,12 @@ public:
   CalleeSummary summarizeByName(const std::string& name, const std::vector<const clang::FunctionDecl*>& candidates);
 
   bool isWaitFunction(const std::string& name) const { return options_.waitFunctions.count(name) != 0; }
+  // The kind the command line gives a callee name (--pure-function, --args-only-function), if any.
+  std::optional<CalleeKind> kindByName(const std::string& name) const {
+    if (options_.pureFunctions.count(name)) return CalleeKind::Pure;
+    if (options_.argsOnlyFunctions.count(name)) return CalleeKind::ArgumentsOnly;
+    return std::nullopt;
+  }
   const void* internName(const std::string& name) { return &*internedNames_.insert(name).first; }
   clang::ASTContext& context() { return context_; }
 

@@ -167,9 +167,10 @@ int main(int argc, const char** argv) {
   }
   // CUDA device compilation of the source only (one compiler job). The CUDA 13 shim is searched after every other
   // include directory, so a toolkit that still has texture_fetch_functions.h uses its own.
+  const std::string toolkit = cudaPath.empty() ? defaultCudaPath() : std::string(cudaPath);
   std::vector<std::string> arguments = {
       "-xcuda",
-      "--cuda-path=" + (cudaPath.empty() ? defaultCudaPath() : std::string(cudaPath)),
+      "--cuda-path=" + toolkit,
       "--cuda-gpu-arch=" + gpuArch,
       "--cuda-device-only",
       "-std=c++20",
@@ -180,6 +181,11 @@ int main(int argc, const char** argv) {
       "-Wno-pragma-once-outside-header",
       "-DCUSYNC_TILE_REWRITER=1",
   };
+  // CUDA 13 moved libcu++/CCCL (cuda/std/..., cub, thrust) to include/cccl, which nvcc searches implicitly.
+  if (llvm::sys::fs::is_directory(toolkit + "/include/cccl")) {
+    arguments.push_back("-isystem");
+    arguments.push_back(toolkit + "/include/cccl");
+  }
   arguments.insert(arguments.end(), clangArguments.begin(), clangArguments.end());
   clang::tooling::FixedCompilationDatabase database(".", arguments);
   clang::tooling::ClangTool tool(database, {inputPath});
