@@ -151,8 +151,11 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
     comment(out, "W holds for " + stage.waitKernelAvoidableFor + "; T holds for " + stage.customOrderAvoidableFor + ".");
   std::string parameters, sum;
   for (const std::string& grid : stage.grids) {
-    parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + grid;
-    sum += (sum.empty() ? "" : " + ") + grid + ".tileCount()";
+    // Parameters are named after the grids, unless a grid's name is one of the struct's own members.
+    bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy";
+    std::string parameter = clashes ? grid + "Grid" : grid;
+    parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + parameter;
+    sum += (sum.empty() ? "" : " + ") + parameter + ".tileCount()";
   }
   out << "struct Optimizations_" << stage.dependency << " {\n";
   out << "  static constexpr std::uint32_t smCount = " << generation.optimizationOptions.smCount << ";\n";

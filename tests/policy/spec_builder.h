@@ -4,6 +4,7 @@
 #include <cusync/dsl/spec.h>
 
 #include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -156,6 +157,98 @@ inline spec::Spec blockSpec() {
   std::vector<spec::TileSet> sets;
   for (int i = 0; i < 4; ++i) sets.push_back(tiles(tile({num(4) * dim("x") + num(i), dim("y")})));
   b.dependency("dep", "g2", tile({dim("x"), dim("y")}), {{"g1", sets}});
+  return b.spec;
+}
+
+// A random two- or three-stage spec with one of the dependency shapes the paper uses (and a few more); a third
+// of them have a batch dimension z.
+inline spec::Spec randomSpec(std::mt19937_64& random, int index) {
+  auto pick = [&](int lo, int hi) { return lo + static_cast<int>(random() % static_cast<std::uint64_t>(hi - lo + 1)); };
+  SpecBuilder b("random" + std::to_string(index));
+  bool symbolicRows = pick(0, 1) == 1;
+  int rows = pick(1, 4);
+  b.parameter("B", rows, symbolicRows);
+  bool batched = pick(0, 2) == 0;
+  int batches = pick(1, 3);
+  auto extents = [&](int width) {
+    std::vector<spec::Expr> e{num(width), param("B")};
+    if (batched) e.push_back(num(batches));
+    return e;
+  };
+  auto at = [&](spec::Expr x, spec::Expr y) {
+    std::vector<spec::Expr> c{std::move(x), std::move(y)};
+    if (batched) c.push_back(dim("z"));
+    return tile(std::move(c));
+  };
+  spec::Tile xy = at(dim("x"), dim("y"));
+  int stages = pick(2, 3);
+  int width = pick(1, 6);
+  b.grid("g0", extents(width));
+  for (int s = 1; s < stages; ++s) {
+    std::string producer = "g" + std::to_string(s - 1), consumer = "g" + std::to_string(s);
+    int shape = pick(0, batched ? 9 : 7);
+    std::vector<spec::TileSet> sets;
+    int consumerWidth = width;
+    int producerWidth = width;
+    switch (shape) {
+      case 0:  // identity
+        sets = {tiles(xy)};
+        break;
+      case 1:  // whole row (MLP)
+        consumerWidth = pick(1, 5);
+        sets = {forAll(xy, "x", num(0), extentOf(producer, 0))};
+        break;
+      case 2: {  // strided (QKV): the consumer is one stride wide
+        int k = pick(2, 3);
+        if (producerWidth < k) break;
+        int stride = producerWidth / k;
+        consumerWidth = stride;
+        for (int i = 0; i < pick(2, k); ++i) sets.push_back(tiles(at(dim("x") + num(i * stride), dim("y"))));
+        break;
+      }
+      case 3: {  // scaled (Conv2D)
+        int scale = pick(2, 3);
+        consumerWidth = (producerWidth + scale - 1) / scale;
+        sets = {tiles(at(dim("x") * num(scale), dim("y")))};
+        break;
+      }
+      case 4: {  // block of consecutive tiles
+        int n = pick(2, 3);
+        consumerWidth = producerWidth / n;
+        if (consumerWidth == 0) break;
+        for (int i = 0; i < n; ++i) sets.push_back(tiles(at(num(n) * dim("x") + num(i), dim("y"))));
+        break;
+      }
+      case 5:  // whole column
+        sets = {forAll(xy, "y", num(0), extentOf(producer, 1))};
+        break;
+      case 6:  // shifted neighbor and self (a stencil)
+        if (producerWidth < 2) break;
+        consumerWidth = producerWidth - 1;
+        sets = {tiles(xy), tiles(at(dim("x") + num(1), dim("y")))};
+        break;
+      case 7:  // only row 0 of the producer
+        sets = {tiles(at(dim("x"), num(0)))};
+        break;
+      case 8:  // every batch of the same (x, y)
+        sets = {forAll(xy, "z", num(0), extentOf(producer, 2))};
+        break;
+      case 9: {  // whole rows of every batch: two ranged dimensions, so groupings combine across dimensions
+        consumerWidth = pick(1, 4);
+        spec::TileSet rowsOfAllBatches = forAll(xy, "x", num(0), extentOf(producer, 0));
+        rowsOfAllBatches.ranges.push_back({"z", spec::Range{num(0), extentOf(producer, 2), {}}});
+        sets = {rowsOfAllBatches};
+        break;
+      }
+    }
+    if (sets.empty()) {
+      sets = {tiles(xy)};
+      consumerWidth = producerWidth;
+    }
+    b.grid(consumer, extents(consumerWidth));
+    b.dependency("dep" + std::to_string(s), consumer, xy, {{producer, sets}});
+    width = consumerWidth;
+  }
   return b.spec;
 }
 
