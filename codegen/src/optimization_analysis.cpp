@@ -1,3 +1,4 @@
+#include <cusync/codegen/index_expression.h>
 #include <cusync/codegen/optimization_analysis.h>
 
 #include <isl/aff.h>
@@ -48,10 +49,7 @@ std::optional<std::string> holdsFor(const analysis::IslModel& model, const std::
     isl::pw_aff bound = isl::manage(isl_pw_aff_add_constant_val(total->sub(*total).release(),
                                                                isl_val_int_from_si(model.ctx().get(), limit)));
     isl::set holds = total->le_set(bound).params().intersect_params(model.context());
-    if (holds.is_empty()) return "no admissible parameter value";
-    std::ostringstream out;
-    out << holds.coalesce();
-    return out.str();
+    return parameterCondition(holds);
   } catch (const isl::exception&) {
     return std::nullopt;
   }

@@ -25,6 +25,12 @@ isl::set domainOf(const analysis::IslModel& model, const std::string& grid) {
   return model.grid(grid).domain.intersect_params(model.context());
 }
 
+std::string parameterNames(const analysis::IslModel& model) {
+  std::string names;
+  for (const std::string& name : model.symbolicParameters()) names += (names.empty() ? "" : ", ") + name;
+  return names;
+}
+
 std::string parameterText(const analysis::IslModel& model) {
   if (model.symbolicParameters().empty()) {
     std::string values;
@@ -32,7 +38,7 @@ std::string parameterText(const analysis::IslModel& model) {
       values += (values.empty() ? "" : ", ") + name + " = " + std::to_string(value);
     return values.empty() ? "the spec (it has no parameters)" : "the parameter values " + values;
   }
-  return "all parameter values in " + text(model.context());
+  return "all " + parameterNames(model) + " with " + parameterCondition(model.context());
 }
 
 // { [v] -> [k] : 0 <= k < v }: the ranks a semaphore of value v must cover.

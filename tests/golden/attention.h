@@ -25,9 +25,9 @@ inline constexpr std::int64_t TileN = 128;
 
 // Dependency `dep1P` (examples/attention/attention.dep:23:5): a gP tile waits for the g1 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep1P_g1_TileSync {
   static constexpr const char* name = "Dep_dep1P_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -50,9 +50,9 @@ struct Dep_dep1P_g1_TileSync {
 // - x: a consumer tile reads 2 tiles at offsets {0, H/(8*TileN)}, stride 12 (H/(8*TileN))
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 11, y = 0] ->
 // g1[x' = 35, y' = 0] : B = 8 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep1P_g1_StridedSync {
   static constexpr const char* name = "Dep_dep1P_g1_StridedSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -75,9 +75,9 @@ struct Dep_dep1P_g1_StridedSync {
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 1, y = 0] ->
 // g1[x' = 0, y' = 0] : B = 8 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep1P_g1_RowSync {
   static constexpr const char* name = "Dep_dep1P_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -97,9 +97,9 @@ struct Dep_dep1P_g1_RowSync {
 
 // Dependency `depPR` (examples/attention/attention.dep:25:5): a gR tile waits for the gP tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gP tile p has 0 <=
-// sem(p) < semaphoreCount, and every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
+// every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depPR_gP_TileSync {
   static constexpr const char* name = "Dep_depPR_gP_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -120,9 +120,9 @@ struct Dep_depPR_gP_TileSync {
 // Dependency `depPR` (examples/attention/attention.dep:25:5): a gR tile waits for the gP tiles it reads.
 // ColumnSync:
 // - y: every consumer tile reads all gP.y tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gP tile p has 0 <=
-// sem(p) < semaphoreCount, and every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
+// every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depPR_gP_ColumnSync {
   static constexpr const char* name = "Dep_depPR_gP_ColumnSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -145,9 +145,9 @@ struct Dep_depPR_gP_ColumnSync {
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gR[x = 11, y = 0] ->
 // gP[x' = 0, y' = 0] : B = 8 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gP tile p has 0 <=
-// sem(p) < semaphoreCount, and every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
+// every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depPR_gP_RowSync {
   static constexpr const char* name = "Dep_depPR_gP_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -168,9 +168,9 @@ struct Dep_depPR_gP_RowSync {
 // Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the gR tiles it reads.
 // TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gR tile p has 0 <=
-// sem(p) < semaphoreCount, and every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gR tile p has 0 <= sem(p) < semaphoreCount, and
+// every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depTR1_gR_TileSync {
   static constexpr const char* name = "Dep_depTR1_gR_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -193,9 +193,9 @@ struct Dep_depTR1_gR_TileSync {
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gT[x = 1, y = 0] ->
 // gR[x' = 0, y' = 0] : B = 8 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gR tile p has 0 <=
-// sem(p) < semaphoreCount, and every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gR tile p has 0 <= sem(p) < semaphoreCount, and
+// every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depTR1_gR_RowSync {
   static constexpr const char* name = "Dep_depTR1_gR_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -216,9 +216,9 @@ struct Dep_depTR1_gR_RowSync {
 // Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the g1 tiles it reads.
 // TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depTR1_g1_TileSync {
   static constexpr const char* name = "Dep_depTR1_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -241,9 +241,9 @@ struct Dep_depTR1_g1_TileSync {
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gT[x = 0, y = 0] ->
 // g1[x' = 23, y' = 0] : B = 8 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_depTR1_g1_RowSync {
   static constexpr const char* name = "Dep_depTR1_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -263,9 +263,9 @@ struct Dep_depTR1_g1_RowSync {
 
 // Dependency `dep23` (examples/attention/attention.dep:29:5): a g2 tile waits for the gT tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gT tile p has 0 <=
-// sem(p) < semaphoreCount, and every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
+// every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep23_gT_TileSync {
   static constexpr const char* name = "Dep_dep23_gT_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -285,9 +285,9 @@ struct Dep_dep23_gT_TileSync {
 
 // Dependency `dep23` (examples/attention/attention.dep:29:5): a g2 tile waits for the gT tiles it reads. RowSync:
 // - x: every consumer tile reads all gT.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: every gT tile p has 0 <=
-// sem(p) < semaphoreCount, and every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
+// every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep23_gT_RowSync {
   static constexpr const char* name = "Dep_dep23_gT_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -308,8 +308,8 @@ struct Dep_dep23_gT_RowSync {
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// g1 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g1 tiles onto [0,
+// tileCount).
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -319,8 +319,8 @@ struct Order_g1_RowMajor {
 
 // Tile order of g1: the tiles of each Dep_dep1P_g1_StridedSync semaphore consecutively, semaphores in increasing
 // order (what one gP tile waits for is produced together).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// g1 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g1 tiles onto [0,
+// tileCount).
 struct Order_g1_GroupedBy_StridedSync_dep1P {
   static constexpr const char* name = "Order_g1_GroupedBy_StridedSync_dep1P";
   using Policy = Dep_dep1P_g1_StridedSync;
@@ -330,8 +330,8 @@ struct Order_g1_GroupedBy_StridedSync_dep1P {
 };
 
 // Tile order of gP: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// gP tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gP tiles onto [0,
+// tileCount).
 struct Order_gP_RowMajor {
   static constexpr const char* name = "Order_gP_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -353,8 +353,8 @@ struct Order_gP_GroupedBy_ColumnSync_depPR {
 };
 
 // Tile order of gR: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// gR tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gR tiles onto [0,
+// tileCount).
 struct Order_gR_RowMajor {
   static constexpr const char* name = "Order_gR_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -363,8 +363,8 @@ struct Order_gR_RowMajor {
 };
 
 // Tile order of gT: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// gT tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gT tiles onto [0,
+// tileCount).
 struct Order_gT_RowMajor {
   static constexpr const char* name = "Order_gT_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -373,8 +373,8 @@ struct Order_gT_RowMajor {
 };
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 8 }: index is a bijection from the
-// g2 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g2 tiles onto [0,
+// tileCount).
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -406,7 +406,7 @@ struct Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: gP 96, g1 288 tiles (384 in all).
-// W holds for no admissible parameter value; T holds for [B] -> { : B = 1 }.
+// W holds for no value; T holds for B = 1.
 struct Optimizations_dep1P {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
@@ -425,7 +425,7 @@ struct Optimizations_dep1P {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: gR 12, g1 288, gP 96 tiles (396 in all).
-// W holds for no admissible parameter value; T holds for [B] -> { : B = 1 }.
+// W holds for no value; T holds for B = 1.
 struct Optimizations_depPR {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
@@ -444,7 +444,7 @@ struct Optimizations_depPR {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: gT 96, g1 288, gP 96, gR 12 tiles (492 in all).
-// W holds for no admissible parameter value; T holds for [B] -> { : B = 1 }.
+// W holds for no value; T holds for B = 1.
 struct Optimizations_depTR1 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
@@ -465,7 +465,7 @@ struct Optimizations_depTR1 {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: g2 768, g1 288, gP 96, gR 12, gT 96 tiles (1260 in all).
-// W holds for no admissible parameter value; T holds for no admissible parameter value.
+// W holds for no value; T holds for no value.
 struct Optimizations_dep23 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;

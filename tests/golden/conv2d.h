@@ -27,9 +27,9 @@ inline constexpr std::int64_t TileN = 128;
 
 // Dependency `dep` (examples/conv2d/conv2d.dep:17:5): a g2 tile waits for the g1 tiles it reads. Conv2DTileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 32 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 32: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_Conv2DTileSync {
   static constexpr const char* name = "Dep_dep_g1_Conv2DTileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -52,9 +52,9 @@ struct Dep_dep_g1_Conv2DTileSync {
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { g2[x = 1, y = 0] ->
 // g1[x' = 1, y' = 0] : B = 32 }.
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 32 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all B with 0 < B <= 32: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
+// every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_RowSync {
   static constexpr const char* name = "Dep_dep_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -75,8 +75,8 @@ struct Dep_dep_g1_RowSync {
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 32 }: index is a bijection from
-// the g1 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 32: index is a bijection from the g1 tiles onto [0,
+// tileCount).
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -85,8 +85,8 @@ struct Order_g1_RowMajor {
 };
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [B] -> { : 0 < B <= 32 }: index is a bijection from
-// the g2 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all B with 0 < B <= 32: index is a bijection from the g2 tiles onto [0,
+// tileCount).
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -100,7 +100,7 @@ struct Order_g2_RowMajor {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: g2 392, g1 784 tiles (1176 in all).
-// W holds for no admissible parameter value; T holds for no admissible parameter value.
+// W holds for no value; T holds for no value.
 struct Optimizations_dep {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;

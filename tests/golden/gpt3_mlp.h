@@ -24,9 +24,9 @@ inline constexpr std::int64_t TileN = 128;
 
 // Dependency `dep` (examples/mlp/gpt3_mlp.dep:22:5): a g2 tile waits for the g1 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [M] -> { : 0 < M <= 4096 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_TileSync {
   static constexpr const char* name = "Dep_dep_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -46,9 +46,9 @@ struct Dep_dep_g1_TileSync {
 
 // Dependency `dep` (examples/mlp/gpt3_mlp.dep:22:5): a g2 tile waits for the g1 tiles it reads. RowSync:
 // - x: every consumer tile reads all g1.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all parameter values in [M] -> { : 0 < M <= 4096 }: every g1 tile p has 0 <=
-// sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_RowSync {
   static constexpr const char* name = "Dep_dep_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -69,8 +69,8 @@ struct Dep_dep_g1_RowSync {
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [M] -> { : 0 < M <= 4096 }: index is a bijection from
-// the g1 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g1 tiles onto [0,
+// tileCount).
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -79,8 +79,8 @@ struct Order_g1_RowMajor {
 };
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [M] -> { : 0 < M <= 4096 }: index is a bijection from
-// the g2 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g2 tiles onto [0,
+// tileCount).
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -94,7 +94,7 @@ struct Order_g2_RowMajor {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: g2 768, g1 384 tiles (1152 in all).
-// W holds for no admissible parameter value; T holds for [M] -> { : 0 < M <= 128 }.
+// W holds for no value; T holds for 0 < M <= 128.
 struct Optimizations_dep {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;

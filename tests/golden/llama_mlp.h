@@ -25,9 +25,9 @@ inline constexpr std::int64_t TileN = 64;
 
 // Dependency `dep` (examples/mlp/llama_mlp.dep:17:5): a g2 tile waits for the g1 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all parameter values in [M] -> { : 128 <= M <= 2048 }: every g1 tile p has 0
-// <= sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') ==
-// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all M with 128 <= M <= 2048: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_TileSync {
   static constexpr const char* name = "Dep_dep_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -47,9 +47,9 @@ struct Dep_dep_g1_TileSync {
 
 // Dependency `dep` (examples/mlp/llama_mlp.dep:17:5): a g2 tile waits for the g1 tiles it reads. RowSync:
 // - x: every consumer tile reads all g1.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all parameter values in [M] -> { : 128 <= M <= 2048 }: every g1 tile p has 0
-// <= sem(p) < semaphoreCount, and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') ==
-// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))).
+// Proven with isl symbolically: for all M with 128 <= M <= 2048: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
 struct Dep_dep_g1_RowSync {
   static constexpr const char* name = "Dep_dep_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -70,8 +70,8 @@ struct Dep_dep_g1_RowSync {
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [M] -> { : 128 <= M <= 2048 }: index is a bijection
-// from the g1 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all M with 128 <= M <= 2048: index is a bijection from the g1 tiles onto [0,
+// tileCount).
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -80,8 +80,8 @@ struct Order_g1_RowMajor {
 };
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all parameter values in [M] -> { : 128 <= M <= 2048 }: index is a bijection
-// from the g2 tiles onto [0, tileCount).
+// Proven with isl symbolically: for all M with 128 <= M <= 2048: index is a bijection from the g2 tiles onto [0,
+// tileCount).
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -95,7 +95,7 @@ struct Order_g2_RowMajor {
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
 // custom tile order) needs them to fit in two waves.
 // At the given parameter values: g2 1024, g1 688 tiles (1712 in all).
-// W holds for no admissible parameter value; T holds for [M] -> { : 128 <= M <= 255 }.
+// W holds for no value; T holds for 128 <= M <= 255.
 struct Optimizations_dep {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
