@@ -22,7 +22,10 @@ bool isPrefixPath(const std::string& prefix, const std::string& path) {
 // Walks one statement (or one callee body) and records its accesses into a StatementEffects.
 class EffectCollector {
 public:
-  EffectCollector(AccessAnalyzer& analyzer, StatementEffects& out) : analyzer_(analyzer), out_(out) {}
+  // `ofCallee`: the statement is a callee's body, where `return` ends the call rather than skipping code after the
+  // annotated statement.
+  EffectCollector(AccessAnalyzer& analyzer, StatementEffects& out, bool ofCallee = false)
+      : analyzer_(analyzer), out_(out), ofCallee_(ofCallee) {}
 
   void statement(const clang::Stmt* statement);
   void read(const clang::Expr* expression);
@@ -33,7 +36,10 @@ private:
   std::optional<StorageLocation> declLocation(const clang::ValueDecl* decl);
   void call(const clang::CallExpr* call);
   void construct(const clang::CXXConstructExpr* construction);
-  void argument(const clang::Expr* argument, clang::QualType parameterType, CalleeKind kind, const std::string& callee);
+  void argument(const clang::Expr* argument, clang::QualType parameterType, CalleeKind kind, const std::string& callee,
+                bool readOnlyInEveryCandidate = false);
+  std::optional<StorageLocation> designated(const clang::Expr* expression);
+  std::optional<StorageLocation> derivedLocation(const clang::Expr* call);
   void object(const clang::Expr* object, bool isArrow, bool mayWrite);
   void escape(const clang::Expr* expression);
   void readValue(const clang::Expr* expression);
@@ -54,6 +60,7 @@ private:
   StatementEffects& out_;
   int enclosingLoops_ = 0;
   int enclosingSwitches_ = 0;
+  bool ofCallee_ = false;
 };
 
 std::optional<StorageLocation> EffectCollector::declLocation(const clang::ValueDecl* decl) {
@@ -81,6 +88,8 @@ void EffectCollector::statement(const clang::Stmt* statement) {
     }
     return;
   }
+  if (const auto* returned = dyn_cast<ReturnStmt>(statement); returned && ofCallee_)
+    return read(returned->getRetValue());
   if (isa<ReturnStmt, CoreturnStmt>(statement)) return barrier("contains a 'return'", statement->getBeginLoc());
   if (isa<GotoStmt, IndirectGotoStmt>(statement)) return barrier("contains a 'goto'", statement->getBeginLoc());
   if (isa<AsmStmt>(statement)) return barrier("contains inline assembly", statement->getBeginLoc());
@@ -358,42 +367,106 @@ void EffectCollector::object(const clang::Expr* object, bool isArrow, bool mayWr
   if (mayWrite) recordWrite(*location, object->getExprLoc());
 }
 
-// One argument of a call to a Pure or ArgumentsOnly callee, passed as a parameter of type `parameterType`.
-void EffectCollector::argument(const clang::Expr* argument, clang::QualType parameterType, CalleeKind kind,
-                               const std::string& callee) {
+// The storage a view returned by a call designates: everything reachable from the call's object (a tensor's
+// `tensor(_, k)`, a buffer's `data()`); nothing for other calls.
+std::optional<StorageLocation> EffectCollector::derivedLocation(const clang::Expr* call) {
   using namespace clang;
-  if (parameterType.isNull() || parameterType->isDependentType()) {
-    // Unknown parameter type (template pattern): the argument may be a pointer or a reference; assume the callee
-    // may write what it designates and what it points to.
-    auto location = lvalue(argument);
-    if (!location) return;
-    recordRead(*location, argument->getExprLoc());
-    if (kind == CalleeKind::ArgumentsOnly) {
-      recordWrite(*location, argument->getExprLoc());
-      recordWrite(location->pointee(), argument->getExprLoc());
+  const Expr* object = nullptr;
+  bool isArrow = false;
+  if (const auto* operatorCall = dyn_cast<CXXOperatorCallExpr>(call)) {
+    if (operatorCall->getOperator() == OO_Call || operatorCall->getOperator() == OO_Subscript)
+      object = operatorCall->getArg(0);
+  } else if (const auto* memberCall = dyn_cast<CXXMemberCallExpr>(call)) {
+    object = memberCall->getImplicitObjectArgument();
+    if (const auto* member = dyn_cast<MemberExpr>(memberCall->getCallee()->IgnoreParenImpCasts()))
+      isArrow = member->isArrow();
+  } else if (const auto* plainCall = dyn_cast<CallExpr>(call)) {
+    const Expr* callee = plainCall->getCallee()->IgnoreParenImpCasts();
+    if (const auto* member = dyn_cast<CXXDependentScopeMemberExpr>(callee); member && !member->isImplicitAccess()) {
+      object = member->getBase();
+      isArrow = member->isArrow();
+    } else if (const auto* member = dyn_cast<UnresolvedMemberExpr>(callee); member && !member->isImplicitAccess()) {
+      object = member->getBase();
+      isArrow = member->isArrow();
+    } else if (const auto* reference = dyn_cast<DeclRefExpr>(callee); reference && isa<VarDecl>(reference->getDecl())) {
+      object = reference;
     }
+  }
+  if (object == nullptr) return std::nullopt;
+  std::optional<StorageLocation> location = isArrow ? pointee(object) : lvalue(object);
+  if (location) location->reachable = true;
+  return location;
+}
+
+// The storage an argument designates: the lvalue it names, or for a temporary made by a call on an object (a view),
+// what that object reaches. Records the reads needed to evaluate it.
+std::optional<StorageLocation> EffectCollector::designated(const clang::Expr* expression) {
+  using namespace clang;
+  const Expr* stripped = expression->IgnoreImplicit()->IgnoreParens();
+  while (true) {
+    if (const auto* temporary = dyn_cast<MaterializeTemporaryExpr>(stripped)) stripped = temporary->getSubExpr();
+    else if (const auto* bind = dyn_cast<CXXBindTemporaryExpr>(stripped)) stripped = bind->getSubExpr();
+    else if (const auto* cleanups = dyn_cast<ExprWithCleanups>(stripped)) stripped = cleanups->getSubExpr();
+    else if (const auto* cast = dyn_cast<ImplicitCastExpr>(stripped); cast && cast->getCastKind() == CK_NoOp)
+      stripped = cast->getSubExpr();
+    else break;
+    stripped = stripped->IgnoreParens();
+  }
+  if (isa<CallExpr>(stripped)) {
+    read(stripped);
+    return derivedLocation(stripped);
+  }
+  if (stripped->isGLValue() || stripped->isTypeDependent()) return lvalue(stripped);
+  read(stripped);
+  return std::nullopt;
+}
+
+// One argument of a call to a Pure or ArgumentsOnly callee, passed as a parameter of type `parameterType` (null or
+// dependent when unknown; then `readOnlyInEveryCandidate` says whether every overload takes it read-only).
+void EffectCollector::argument(const clang::Expr* argument, clang::QualType parameterType, CalleeKind kind,
+                               const std::string& callee, bool readOnlyInEveryCandidate) {
+  using namespace clang;
+  const SourceLocation where = argument->getExprLoc();
+  const bool unknownType = parameterType.isNull() || parameterType->isDependentType();
+  if (unknownType && kind == CalleeKind::ArgumentsOnly && !readOnlyInEveryCandidate) {
+    // The argument may be a pointer or a reference the callee writes through.
+    auto location = designated(argument);
+    if (!location) {
+      if (!argument->getType()->isDependentType() && argument->getType()->isArithmeticType()) return;
+      barrier("passes a value whose storage the analysis cannot trace to '" + callee + "'", where);
+      return;
+    }
+    location->reachable = true;
+    recordRead(*location, where);
+    recordWrite(*location, where);
+    return;
+  }
+  if (unknownType) {
+    if (auto location = designated(argument)) recordRead(*location, where);
     return;
   }
   if (const auto* reference = parameterType->getAs<ReferenceType>()) {
-    if (!argument->isGLValue()) return read(argument);
-    if (argument->isTypeDependent() && reference->getPointeeType().isConstQualified()) return readValue(argument);
-    auto location = lvalue(argument);
+    auto location = designated(argument);
+    const bool writes = kind == CalleeKind::ArgumentsOnly && !reference->getPointeeType().isConstQualified();
     if (!location) {
-      barrier("passes an lvalue that the analysis cannot trace to '" + callee + "'", argument->getExprLoc());
+      if (writes) barrier("passes a value whose storage the analysis cannot trace to '" + callee + "'", where);
       return;
     }
-    recordRead(*location, argument->getExprLoc());
-    if (!reference->getPointeeType().isConstQualified()) recordWrite(*location, argument->getExprLoc());
+    // Through a reference the callee reaches what the object points to as well (a view's elements).
+    if (kind == CalleeKind::ArgumentsOnly) location->reachable = true;
+    recordRead(*location, where);
+    if (writes) recordWrite(*location, where);
     return;
   }
   if (parameterType->isPointerType() && kind == CalleeKind::ArgumentsOnly) {
-    auto location = pointee(argument);
+    std::optional<StorageLocation> location = pointee(argument);
+    if (!location) location = derivedLocation(argument->IgnoreParenImpCasts());
     if (!location) {
-      barrier("passes a pointer that the analysis cannot trace to '" + callee + "'", argument->getExprLoc());
+      barrier("passes a pointer that the analysis cannot trace to '" + callee + "'", where);
       return;
     }
-    recordRead(*location, argument->getExprLoc());
-    if (!parameterType->getPointeeType().isConstQualified()) recordWrite(*location, argument->getExprLoc());
+    recordRead(*location, where);
+    if (!parameterType->getPointeeType().isConstQualified()) recordWrite(*location, where);
     return;
   }
   if (parameterType->isPointerType()) {
@@ -428,6 +501,23 @@ void EffectCollector::dependentOperator(const clang::CXXOperatorCallExpr* call) 
     }
     read(call->getArg(i));
   }
+}
+
+// Whether every overload candidate takes parameter `index` read-only: by const reference, as a pointer to const, or
+// by value (a concrete type, not a bare template parameter that might be a pointer).
+bool readOnlyInEveryCandidate(const std::vector<const clang::FunctionDecl*>& candidates, unsigned index) {
+  using namespace clang;
+  if (candidates.empty()) return false;
+  for (const FunctionDecl* candidate : candidates) {
+    if (index >= candidate->getNumParams()) continue;
+    QualType type = candidate->getParamDecl(index)->getType();
+    if (type->isReferenceType() || type->isPointerType()) {
+      if (!type->getPointeeType().isConstQualified()) return false;
+    } else if (type->isTemplateTypeParmType() || type->isUndeducedType()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 void EffectCollector::call(const clang::CallExpr* call) {
@@ -538,7 +628,8 @@ void EffectCollector::call(const clang::CallExpr* call) {
       parameterType = declaration->getParamDecl(parameterIndex)->getType();
     else if (declaration != nullptr)
       parameterType = call->getArg(i)->getType();  // variadic: passed by value
-    argument(call->getArg(i), parameterType, summary.kind, name);
+    argument(call->getArg(i), parameterType, summary.kind, name,
+             declaration == nullptr && readOnlyInEveryCandidate(candidates, parameterIndex));
   }
 }
 
@@ -602,6 +693,8 @@ std::string StorageLocation::spelling() const {
 
 bool writeAffectsRead(const StorageLocation& written, const StorageLocation& read) {
   if (written.root != read.root) return false;
+  if (written.reachable || read.reachable)
+    return isPrefixPath(written.path, read.path) || isPrefixPath(read.path, written.path);
   if (isPrefixPath(written.path, read.path)) return true;
   // Reading an enclosing object reads the written part, unless that part lies behind a pointer.
   return isPrefixPath(read.path, written.path) && written.path.find('*', read.path.size()) == std::string::npos;
@@ -675,7 +768,7 @@ CalleeSummary AccessAnalyzer::inferFromBody(const clang::FunctionDecl* definitio
     return {CalleeKind::Unknown, "is recursive or calls too deeply to analyze", false};
   inProgress_.insert(definition);
   StatementEffects effects;
-  EffectCollector collector(*this, effects);
+  EffectCollector collector(*this, effects, /*ofCallee=*/true);
   if (const auto* constructor = dyn_cast<CXXConstructorDecl>(definition))
     for (const CXXCtorInitializer* initializer : constructor->inits()) collector.read(initializer->getInit());
   collector.statement(definition->getBody());

@@ -37,9 +37,14 @@ struct StorageLocation {
   const void* root = nullptr;  // canonical declaration, interned name or temporary expression, per `kind`
   std::string rootName;
   std::string path;            // sequence of `.member` and `*` components
+  // Everything reachable from this location, through pointers too: what a view returned by a call on an object
+  // (`tensor(_, k)`, `buffer.data()`) may designate.
+  bool reachable = false;
 
-  StorageLocation member(const std::string& name) const { return {kind, root, rootName, path + "." + name}; }
-  StorageLocation pointee() const { return {kind, root, rootName, path + "*"}; }
+  StorageLocation member(const std::string& name) const {
+    return {kind, root, rootName, path + "." + name, reachable};
+  }
+  StorageLocation pointee() const { return {kind, root, rootName, path + "*", reachable}; }
   std::string spelling() const;  // C-like rendering for diagnostics: `tile.row`, `*Bs`, `p->x`
 };
 
