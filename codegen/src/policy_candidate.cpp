@@ -244,9 +244,17 @@ CandidateDerivation derivePolicyCandidates(const analysis::IslModel& model) {
   CandidateDerivation derivation;
   ExpressionContext expressions{model.spec(), model.parameterValues(), model.symbolicParameters()};
   for (const analysis::DependencyModel& dependency : model.dependencies())
-    for (std::size_t p = 0; p < dependency.producers.size(); ++p)
-      for (PolicyCandidate& candidate : candidatesFor(model, expressions, dependency, p, derivation.dropped))
-        derivation.candidates.push_back(std::move(candidate));
+    for (std::size_t p = 0; p < dependency.producers.size(); ++p) {
+      try {
+        for (PolicyCandidate& candidate : candidatesFor(model, expressions, dependency, p, derivation.dropped))
+          derivation.candidates.push_back(std::move(candidate));
+      } catch (const isl::exception& error) {
+        // isl gave up (e.g. an internal limit): report it and go on with the other producers.
+        derivation.dropped.push_back({dependency.dependency.name, dependency.producers[p].producer.grid,
+                                      "every policy", std::string("isl could not analyze the relation: ") +
+                                                          error.what()});
+      }
+    }
   return derivation;
 }
 

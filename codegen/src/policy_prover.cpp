@@ -237,6 +237,8 @@ bool agreeOnGrid(const ProofModels& models, const std::string& grid, const Index
         toIsl(b, context).intersect_domain(domain).as_map());
   } catch (const NotAffine&) {
     return false;
+  } catch (const isl::exception&) {
+    return false;
   }
 }
 
