@@ -3,9 +3,6 @@
 #include <algorithm>
 #include <isl/aff.h>
 #include <isl/local_space.h>
-#include <isl/set.h>
-
-#include <cstdlib>
 
 namespace cusync::codegen {
 namespace {
@@ -155,32 +152,6 @@ std::int64_t evaluate(const IndexExpression& e, const std::int64_t coordinates[3
     case Kind::Min: return std::min(operand(0), operand(1));
   }
   throw std::logic_error("evaluate: unknown index expression kind");
-}
-
-std::string parameterCondition(const isl::set& parameters) {
-  isl::set set = parameters.coalesce();
-  if (set.is_empty()) return "no value";
-  char* printed = isl_set_to_str(set.get());
-  std::string text = printed ? printed : "";
-  free(printed);
-  // isl prints "[P] -> { : c1; : c2 }" (or "{ [] : c }" on a zero-dimensional set space).
-  auto open = text.find('{'), close = text.rfind('}');
-  if (open == std::string::npos || close == std::string::npos || close < open) return text;
-  std::string body = text.substr(open + 1, close - open - 1), condition;
-  std::size_t start = 0;
-  while (start <= body.size()) {
-    std::size_t end = body.find(';', start);
-    std::string part = body.substr(start, end == std::string::npos ? std::string::npos : end - start);
-    auto colon = part.find(':');
-    part = colon == std::string::npos ? "" : part.substr(colon + 1);
-    part.erase(0, part.find_first_not_of(' '));
-    part.erase(part.find_last_not_of(' ') + 1);
-    if (part.empty()) return "any value";  // a disjunct without constraints: the universe
-    condition += (condition.empty() ? "" : " or ") + part;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return condition;
 }
 
 isl::pw_aff toIsl(const IndexExpression& e, const IslGridContext& grid) {

@@ -1,5 +1,5 @@
-#include <cusync/codegen/index_expression.h>
 #include <cusync/codegen/optimization_analysis.h>
+#include <cusync/codegen/parameter_condition.h>
 
 #include <isl/aff.h>
 #include <isl/set.h>

@@ -1,3 +1,4 @@
+#include <cusync/codegen/parameter_condition.h>
 #include <cusync/codegen/policy_prover.h>
 
 #include <isl/map.h>

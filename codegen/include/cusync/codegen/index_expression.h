@@ -66,10 +66,6 @@ struct IslGridContext {
   isl::set domain;  // the grid's tiles (optional): a factor constant on them counts as constant in a product
 };
 
-// A parameter set as a readable condition: "[M] -> { : 0 < M <= 4096 }" becomes "0 < M <= 4096", disjuncts are
-// joined with " or ", the universe is "any value", the empty set "no value".
-std::string parameterCondition(const isl::set& parameters);
-
 // Lowers `e` to a piecewise quasi-affine function on the grid's domain space. Throws NotAffine.
 isl::pw_aff toIsl(const IndexExpression& e, const IslGridContext& grid);
 
