@@ -25,6 +25,7 @@
 #include "common/graph_timer.cuh"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
+#include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -186,8 +187,9 @@ class MlpPair {
     consumerKernel_ = config.consumer.at(variant.policy);
     producer_ = std::make_unique<Stage>("gemm1", producerKernel_->tileGrid(m, shape.intermediate));
     consumer_ = std::make_unique<Stage>("gemm2", consumerKernel_->tileGrid(m, shape.hidden));
-    if (variant.policy == PolicyKind::TileSync) producer_->setOutputPolicy<TileSync>();
-    else producer_->setOutputPolicy<RowSync>();
+    namespace generated = cusync::generated::gpt3_mlp;
+    if (variant.policy == PolicyKind::TileSync) producer_->setOutputPolicy<generated::Dep_dep_g1_TileSync>();
+    else producer_->setOutputPolicy<generated::Dep_dep_g1_RowSync>();
     // "Avoid wait-kernel" (paper IV-C): when both grids fit in the slots of one wave, every producer block is
     // resident from the start, so a consumer can never occupy a slot a producer block needs.
     avoidWaitKernel_ = producer_->grid().tileCount() + consumer_->grid().tileCount() <= std::uint32_t(slotsPerWave);

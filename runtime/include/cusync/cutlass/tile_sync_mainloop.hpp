@@ -116,34 +116,37 @@ struct TileSyncMainloop : BaseMainloop {
       return;
     }
 
-    // WeightsFirst. Each pipeline stage's barrier expects the bytes of A and B together (set by producer_acquire),
-    // so A and B of one k-block may arrive in either order. The math warps free the stage of k-block j only once
-    // they have started k-block j + K_PIPE_MMAS (CUTLASS keeps that many wgmma batches in flight), which needs A of
-    // that k-block. So after issuing A(i), the producer may wait for the stage of k-block i - K_PIPE_MMAS and fill
-    // it with B(i - K_PIPE_MMAS + Stages); waiting for any later stage would wait on an A not yet issued: deadlock.
-    constexpr int kReleaseLag = BaseMainloop::K_PIPE_MMAS;
-    static_assert(kReleaseLag < Stages, "WeightsFirst needs more pipeline stages than wgmma batches in flight");
-    PipelineState b_write = smem_pipe_write;
+    // WeightsFirst ("R"): B never waits, so it goes first. Each stage's barrier expects the bytes of A and B
+    // together (producer_acquire sets them), so the two may land in either order.
+    //  * Prologue: B of the first `Stages` k-blocks is issued into all (initially free) stages before the first
+    //    wait, so the weights stream in while the block still waits for its first A tile.
+    //  * Then A of those k-blocks, each after its wait; the pipeline is now as full as CUTLASS's own.
+    //  * Steady state: per k-block, acquire the stage, issue B, wait, issue A. The acquire needs the math warps to
+    //    free the stage of k-block i - Stages, which needs A of k-blocks up to i - Stages + K_PIPE_MMAS < i,
+    //    all issued already: no deadlock.
     const int prologue = min(k_tile_count, Stages);
+    PipelineState a_write = smem_pipe_write;
     for (int i = 0; i < prologue; ++i) {
-      pipeline.producer_acquire(b_write);
-      copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(b_write), 0), tBgB(_, _, _, firstK + i),
-           tBsB(_, _, _, b_write.index()));
-      ++b_write;
+      pipeline.producer_acquire(smem_pipe_write);
+      copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(smem_pipe_write), 0),
+           tBgB(_, _, _, firstK + i), tBsB(_, _, _, smem_pipe_write.index()));
+      ++smem_pipe_write;
+    }
+    for (int i = 0; i < prologue; ++i) {
+      waitForA(firstK + i);
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, firstK + i),
+           tAsA(_, _, _, a_write.index()));
+      ++a_write;
     }
     CUTLASS_PRAGMA_NO_UNROLL
-    for (int i = 0; i < k_tile_count; ++i) {
+    for (int i = prologue; i < k_tile_count; ++i) {
+      pipeline.producer_acquire(smem_pipe_write);
+      BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
+      const int stage = smem_pipe_write.index();
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, firstK + i), tBsB(_, _, _, stage));
       waitForA(firstK + i);
-      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(smem_pipe_write), 0),
-           tAgA(_, _, _, firstK + i), tAsA(_, _, _, smem_pipe_write.index()));
+      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, firstK + i), tAsA(_, _, _, stage));
       ++smem_pipe_write;
-      const int nextB = i - kReleaseLag + Stages;
-      if (i >= kReleaseLag && nextB < k_tile_count) {
-        pipeline.producer_acquire(b_write);
-        copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(b_write), 0),
-             tBgB(_, _, _, firstK + nextB), tBsB(_, _, _, b_write.index()));
-        ++b_write;
-      }
     }
   }
 };
