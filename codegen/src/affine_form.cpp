@@ -1,4 +1,5 @@
 #include <cusync/codegen/affine_form.h>
+#include <cusync/dsl/print.h>
 
 #include <algorithm>
 
@@ -17,18 +18,6 @@ std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
   std::int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
   return q;
-}
-
-int precedence(const spec::Expr& e) {
-  switch (e.kind) {
-    case Kind::Add:
-    case Kind::Sub: return 1;
-    case Kind::Mul:
-    case Kind::FloorDiv:
-    case Kind::Mod: return 2;
-    case Kind::Neg: return 3;
-    default: return 4;
-  }
 }
 
 // Affine forms are combined exactly: coefficients add, offsets add, the offset's source text concatenates.
@@ -56,7 +45,7 @@ AffineForm variableFree(const spec::Expr& e, std::int64_t value, bool symbolic) 
   AffineForm form;
   form.offset = value;
   form.offsetIsSymbolic = symbolic;
-  form.offsetSource = toSourceText(e);
+  form.offsetSource = dsl::toString(e);
   return form;
 }
 
@@ -157,31 +146,6 @@ std::optional<AffineForm> affineForm(const spec::Expr& e, const ExpressionContex
     default:
       return std::nullopt;  // floor division or modulo of a dimension variable
   }
-}
-
-std::string toSourceText(const spec::Expr& e) {
-  auto operand = [&](int i) {
-    std::string text = toSourceText(e.operands[i]);
-    bool parenthesize = precedence(e.operands[i]) < precedence(e) ||
-                        (i == 1 && precedence(e.operands[i]) == precedence(e) && e.kind != Kind::Add &&
-                         e.kind != Kind::Mul);
-    return parenthesize ? "(" + text + ")" : text;
-  };
-  static const char* axes[] = {"x", "y", "z"};
-  switch (e.kind) {
-    case Kind::Constant: return std::to_string(e.value);
-    case Kind::Parameter:
-    case Kind::Dimension: return e.name;
-    case Kind::GridExtent:
-      return e.name + "." + (e.dimensionIndex >= 0 && e.dimensionIndex < 3 ? axes[e.dimensionIndex] : "?");
-    case Kind::Add: return operand(0) + " + " + operand(1);
-    case Kind::Sub: return operand(0) + " - " + operand(1);
-    case Kind::Mul: return operand(0) + "*" + operand(1);
-    case Kind::FloorDiv: return operand(0) + "/" + operand(1);
-    case Kind::Mod: return operand(0) + "%" + operand(1);
-    case Kind::Neg: return "-" + operand(0);
-  }
-  return "?";
 }
 
 }  // namespace cusync::codegen

@@ -1,5 +1,6 @@
 #include <cusync/codegen/affine_form.h>
 #include <cusync/codegen/policy_candidate.h>
+#include <cusync/dsl/print.h>
 
 #include <isl/map.h>
 
@@ -70,7 +71,7 @@ void rangedGrouping(const ProducerContext& c, int dimension, const spec::TileSet
                     DimensionAnalysis& analysis) {
   auto lower = evaluate(ranged.range.lower, c.expressions), upper = evaluate(ranged.range.upper, c.expressions);
   if (!lower || !upper || *upper - *lower <= 1) return;
-  std::string length = toSourceText(ranged.range.upper) + " - " + toSourceText(ranged.range.lower);
+  std::string length = dsl::toString(ranged.range.upper) + " - " + dsl::toString(ranged.range.lower);
   if (involvesSymbolicParameter(ranged.range.lower, c.expressions) ||
       involvesSymbolicParameter(ranged.range.upper, c.expressions)) {
     c.dropped.push_back({c.dependency, c.producer.grid, "Block grouping along " + axisOf(c.grid, dimension),

@@ -41,7 +41,4 @@ std::optional<std::int64_t> evaluate(const spec::Expr& e, const ExpressionContex
 // Whether `e` (after expanding grid extents) mentions a symbolic parameter.
 bool involvesSymbolicParameter(const spec::Expr& e, const ExpressionContext& context);
 
-// `e` in the spec's notation, e.g. "H/(8*TileN)", for comments in generated code.
-std::string toSourceText(const spec::Expr& e);
-
 }  // namespace cusync::codegen
