@@ -242,3 +242,62 @@ TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[b
     CHECK(c.policiesChecked == 2);
   }
 }
+
+namespace {
+
+// A simulated policy from a compiled policy struct.
+template <typename Policy>
+codegen::SimulatedPolicy compiled(const analysis::IslModel& model, const std::string& dependency,
+                                  const std::string& producer) {
+  GridShape grid = shapeOf(model, producer);
+  codegen::SimulatedPolicy policy;
+  policy.name = Policy::name;
+  policy.producerGrid = producer;
+  policy.consumerGrid = model.dependency(dependency).dependency.consumerGrid;
+  policy.semaphoreCount = Policy::semaphoreCount(grid);
+  policy.sem = [grid](const codegen::SimulatedTile& t) { return Policy::sem(coordOf(t), grid); };
+  policy.value = [grid](const codegen::SimulatedTile& t) { return Policy::value(coordOf(t), grid); };
+  policy.reads = codegen::simulatedReads(model, dependency, producerIndexOf(model, dependency, producer));
+  return policy;
+}
+
+template <typename Order>
+void useOrder(std::vector<codegen::SimulatedStage>& stages, const analysis::IslModel& model, const std::string& grid) {
+  GridShape shape = shapeOf(model, grid);
+  for (codegen::SimulatedStage& stage : stages)
+    if (stage.grid == grid)
+      stage.order = [shape](const codegen::SimulatedTile& t) { return std::int64_t{Order::index(coordOf(t), shape)}; };
+}
+
+}  // namespace
+
+TEST_CASE("Attention header: the whole chain runs with its grouped and chain orders (compiled functions)",
+          "[bundled][simulation]") {
+  using namespace cusync::generated::attention;
+  for (std::int64_t b : {1, 3}) {
+    BundledCase c = bundledCase("examples/attention/attention.dep", {{"B", b}});
+    const analysis::IslModel& model = *c.models.concrete;
+    for (int variant = 0; variant < 2; ++variant) {
+      codegen::SimulationSetup setup;
+      setup.stages = codegen::simulatedStages(model, {});
+      // Variant 0: g1 grouped for the row-major dot product; variant 1: the whole chain column-first.
+      if (variant == 0) {
+        useOrder<Order_g1_GroupedBy_StridedSync_dep1P>(setup.stages, model, "g1");
+      } else {
+        useOrder<Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR>(setup.stages, model, "g1");
+        useOrder<Order_gP_GroupedBy_ColumnSync_depPR>(setup.stages, model, "gP");
+      }
+      setup.policies = {compiled<Dep_dep1P_g1_StridedSync>(model, "dep1P", "g1"),
+                        compiled<Dep_depPR_gP_ColumnSync>(model, "depPR", "gP"),
+                        compiled<Dep_depTR1_gR_TileSync>(model, "depTR1", "gR"),
+                        compiled<Dep_depTR1_g1_TileSync>(model, "depTR1", "g1"),
+                        compiled<Dep_dep23_gT_RowSync>(model, "dep23", "gT")};
+      for (std::int64_t slots : {1, 7, 132}) {
+        setup.slots = slots;
+        codegen::SimulationResult result = codegen::simulate(setup);
+        INFO("B = " << b << ", variant " << variant << ", " << slots << " slots: " << result.failure);
+        CHECK(result.ok);
+      }
+    }
+  }
+}
