@@ -84,7 +84,12 @@ void EffectCollector::statement(const clang::Stmt* statement) {
         if (variable->getType()->isReferenceType()) escape(init);
         else read(init);
       }
-      if (auto location = declLocation(variable)) recordWrite(*location, variable->getLocation());
+      // A __shared__ or static variable's declaration runs nothing (it exists for the whole block or program); any
+      // other declaration defines its variable where it stands.
+      const bool executes = variable->getInit() != nullptr ||
+                            (!variable->hasAttr<CUDASharedAttr>() && !variable->isStaticLocal());
+      if (auto location = declLocation(variable); location && executes)
+        recordWrite(*location, variable->getLocation());
     }
     return;
   }

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <optional>
 
+#include "clang/AST/ParentMapContext.h"
 #include "clang/AST/RecursiveASTVisitor.h"
 #include "clang/AST/StmtCXX.h"
 #include "clang/Basic/SourceManager.h"
@@ -222,6 +223,12 @@ AnnotationScan findAnnotatedStatements(clang::ASTContext& context, const std::ve
       while (last < children.size() && annotation[last].isValid()) ++last;
       if (last - first >= 2) {
         TileLoadGroup group;
+        group.block = block;
+        group.before.assign(children.begin(), children.begin() + std::ptrdiff_t(first));
+        group.after.assign(children.begin() + std::ptrdiff_t(last), children.end());
+        for (const auto& parent : context.getParents(*block))
+          if (const auto* loop = parent.get<Stmt>(); loop && isa<ForStmt, WhileStmt, DoStmt, CXXForRangeStmt>(loop))
+            group.blockIsLoopBody = true;
         for (size_t i = first; i < last; ++i) {
           AnnotatedStatement annotated;
           annotated.statement = children[i];

@@ -27,6 +27,12 @@ struct AnnotatedStatement {
 
 struct TileLoadGroup {
   std::vector<AnnotatedStatement> statements;  // in source order
+  // Where the group sits: its block, the block's statements before and after it, and whether the block is a loop
+  // body (then the statements after the group run again before the group's next execution).
+  const clang::CompoundStmt* block = nullptr;
+  std::vector<const clang::Stmt*> before;
+  std::vector<const clang::Stmt*> after;
+  bool blockIsLoopBody = false;
 };
 
 struct PragmaProblem {

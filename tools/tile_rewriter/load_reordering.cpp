@@ -2,6 +2,9 @@
 
 #include <optional>
 
+#include "clang/AST/Attr.h"
+#include "clang/AST/Expr.h"
+
 namespace cusync::tile_rewriter {
 namespace {
 
@@ -64,14 +67,76 @@ std::optional<ReorderFinding> firstConflict(const Load& moving, const Load& cros
   return std::nullopt;
 }
 
+bool isBlockBarrier(const clang::Stmt* statement) {
+  const auto* expression = llvm::dyn_cast<clang::Expr>(statement);
+  if (expression == nullptr) return false;
+  const auto* call = llvm::dyn_cast<clang::CallExpr>(expression->IgnoreImplicit()->IgnoreParens());
+  const clang::FunctionDecl* callee = call ? call->getDirectCallee() : nullptr;
+  if (callee == nullptr || callee->getIdentifier() == nullptr) return false;
+  const llvm::StringRef name = callee->getName();
+  return name == "__syncthreads" || name == "__syncthreads_count" || name == "__syncthreads_and" ||
+         name == "__syncthreads_or";
+}
+
+bool isSharedVariable(const StorageLocation& location) {
+  if (location.kind != StorageLocation::RootKind::Declaration) return false;
+  const auto* variable = llvm::dyn_cast<clang::VarDecl>(static_cast<const clang::Decl*>(location.root));
+  return variable != nullptr && variable->hasAttr<clang::CUDASharedAttr>();
+}
+
+// A load that moves above a wait also moves above the block barrier a block-level wait contains (the
+// `__syncthreads()` in cusync::blockWait). If the load writes a __shared__ variable, that barrier may have been what
+// kept the write from racing with other threads' accesses to it before the group: the statements of the block
+// before the group and, in a loop body, those after it (they run before the group's next execution). The move is
+// safe when an explicit __syncthreads() statement lies between the closest such access and the group.
+class SharedMemoryHazards {
+public:
+  SharedMemoryHazards(const TileLoadGroup& group, AccessAnalyzer& analyzer) {
+    // In execution order before the group: the statements after it (previous iteration), then those before it.
+    if (group.blockIsLoopBody)
+      for (const clang::Stmt* statement : group.after) precedingGroup_.push_back(statement);
+    for (const clang::Stmt* statement : group.before) precedingGroup_.push_back(statement);
+    for (const clang::Stmt* statement : precedingGroup_)
+      effects_.push_back(isBlockBarrier(statement) ? StatementEffects{} : analyzer.analyze(statement));
+  }
+
+  std::optional<ReorderFinding> check(const Load& moving, const clang::SourceManager& sources) const {
+    for (const Access& write : moving.effects.writes) {
+      if (!isSharedVariable(write.location)) continue;
+      for (size_t i = precedingGroup_.size(); i-- > 0;) {
+        if (isBlockBarrier(precedingGroup_[i])) break;
+        std::optional<Access> touch;
+        for (const Access& read : effects_[i].reads)
+          if (!touch && writeAffectsRead(write.location, read.location)) touch = read;
+        for (const Access& other : effects_[i].writes)
+          if (!touch && writesOverlap(write.location, other.location)) touch = other;
+        if (!touch) continue;
+        ReorderFinding finding;
+        finding.message = "it writes __shared__ '" + write.location.spelling() + "', which line " +
+                          std::to_string(sources.getExpansionLineNumber(touch->where)) +
+                          " accesses with no __syncthreads() in between; above the wait's block barrier the write "
+                          "could race with that access";
+        finding.noteWhere = touch->where;
+        finding.note = "'" + touch->location.spelling() + "' is accessed here";
+        return finding;
+      }
+    }
+    return std::nullopt;
+  }
+
+private:
+  std::vector<const clang::Stmt*> precedingGroup_;
+  std::vector<StatementEffects> effects_;
+};
+
 std::string describe(const Load& load, const clang::SourceManager& sources) {
   const unsigned line = sources.getExpansionLineNumber(load.annotated->statement->getBeginLoc());
   return std::string(load.waits() ? "the waiting load" : "the tile load") + " at line " + std::to_string(line);
 }
 
 // Reorders one run of movable loads; returns their new order (indices into `loads`).
-std::vector<size_t> reorderRun(const std::vector<Load>& loads, const clang::SourceManager& sources,
-                               std::vector<ReorderFinding>& findings) {
+std::vector<size_t> reorderRun(const std::vector<Load>& loads, const SharedMemoryHazards& hazards,
+                               const clang::SourceManager& sources, std::vector<ReorderFinding>& findings) {
   std::vector<size_t> order;
   size_t insertion = 0;  // loads before this position in `order` need no wait (or were hoisted)
   for (size_t i = 0; i < loads.size(); ++i) {
@@ -82,9 +147,15 @@ std::vector<size_t> reorderRun(const std::vector<Load>& loads, const clang::Sour
     }
     std::optional<ReorderFinding> conflict;
     size_t blocker = 0;
+    std::optional<size_t> firstWaiting;
     for (size_t position = insertion; position < order.size() && !conflict; ++position) {
       blocker = order[position];
       conflict = firstConflict(loads[i], loads[blocker], loads[blocker].waits() ? "that waiting load" : "that load");
+      if (!firstWaiting && loads[blocker].waits()) firstWaiting = blocker;
+    }
+    if (!conflict && firstWaiting) {
+      conflict = hazards.check(loads[i], sources);
+      blocker = *firstWaiting;
     }
     if (!conflict) {
       order.insert(order.begin() + std::ptrdiff_t(insertion), i);
@@ -106,11 +177,12 @@ ReorderPlan planReordering(const std::vector<TileLoadGroup>& groups, AccessAnaly
                            const clang::SourceManager& sources) {
   ReorderPlan plan;
   for (const TileLoadGroup& group : groups) {
+    const SharedMemoryHazards hazards(group, analyzer);
     // A statement whose text cannot move splits the group: loads never cross it.
     std::vector<Load> run;
     auto finishRun = [&] {
       if (run.size() >= 2) {
-        std::vector<size_t> order = reorderRun(run, sources, plan.findings);
+        std::vector<size_t> order = reorderRun(run, hazards, sources, plan.findings);
         bool changed = false;
         for (size_t i = 0; i < order.size(); ++i) changed = changed || order[i] != i;
         if (changed) {
