@@ -142,33 +142,43 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
                    std::to_string(generation.optimizationOptions.smCount) + " SMs, occupancy " +
                    std::to_string(stage.occupancy) + ": W (no wait-kernel) needs the tiles of " + stage.consumerGrid +
                    " and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are "
-                   "resident at once; T (no custom tile order) needs them to fit in two waves.");
+                   "resident at once; T (no custom tile order) needs " + stage.consumerGrid +
+                   " and the stages it reads directly to fit in two waves.");
   std::string counts;
   for (const std::string& grid : stage.grids)
     counts += (counts.empty() ? "" : ", ") + grid + " " + std::to_string(stage.tileCounts.at(grid));
-  comment(out, "At the given parameter values: " + counts + " tiles (" + std::to_string(stage.totalTiles) + " in all).");
+  comment(out, "At the given parameter values: " + counts + " tiles (W counts " + std::to_string(stage.totalTiles) +
+                   ", T counts " + std::to_string(stage.directTiles) + ").");
   if (!stage.waitKernelAvoidableFor.empty())
     comment(out, "W holds for " + stage.waitKernelAvoidableFor + "; T holds for " + stage.customOrderAvoidableFor + ".");
-  std::string parameters, sum;
-  for (const std::string& grid : stage.grids) {
-    // Parameters are named after the grids, unless a grid's name is one of the struct's own members.
+  // Parameters are named after the grids, unless a grid's name is one of the struct's own members.
+  auto parameterOf = [](const std::string& grid) {
     bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy";
-    std::string parameter = clashes ? grid + "Grid" : grid;
-    parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + parameter;
-    sum += (sum.empty() ? "" : " + ") + parameter + ".tileCount()";
-  }
+    return clashes ? grid + "Grid" : grid;
+  };
+  auto parametersAndSum = [&](const std::vector<std::string>& grids) {
+    std::string parameters, sum;
+    for (const std::string& grid : grids) {
+      parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + parameterOf(grid);
+      sum += (sum.empty() ? "" : " + ") + parameterOf(grid) + ".tileCount()";
+    }
+    return std::make_pair(parameters, sum);
+  };
+  auto [waitParameters, waitSum] = parametersAndSum(stage.grids);
+  auto [orderParameters, orderSum] = parametersAndSum(stage.directGrids);
   out << "struct Optimizations_" << stage.dependency << " {\n";
   out << "  static constexpr std::uint32_t smCount = " << generation.optimizationOptions.smCount << ";\n";
   out << "  static constexpr std::uint32_t occupancy = " << stage.occupancy << ";\n";
   out << "  static constexpr std::uint32_t slots = smCount * occupancy;\n";
   // Long parameter lists (chains) go on their own line, to stay within the line length.
-  auto signature = [&](const std::string& name) {
+  auto signature = [&](const std::string& name, const std::string& parameters) {
     std::string line = "  " + std::string(kHostDevice) + " bool " + name + "(" + parameters + ") {";
     if (line.size() <= 118) return line;
     return "  " + std::string(kHostDevice) + " bool " + name + "(\n      " + parameters + ") {";
   };
-  out << signature("canAvoidWaitKernel") << "\n    return " << sum << " <= slots;\n  }\n";
-  out << signature("canAvoidCustomOrder") << "\n    return " << sum << " <= 2 * slots;\n  }\n";
+  out << signature("canAvoidWaitKernel", waitParameters) << "\n    return " << waitSum << " <= slots;\n  }\n";
+  out << signature("canAvoidCustomOrder", orderParameters) << "\n    return " << orderSum
+      << " <= 2 * slots;\n  }\n";
   out << "  static constexpr bool avoidWaitKernel = " << (stage.avoidWaitKernel ? "true" : "false")
       << ";  // at the given parameter values\n";
   out << "  static constexpr bool avoidCustomOrder = " << (stage.avoidCustomOrder ? "true" : "false") << ";\n";

@@ -67,6 +67,12 @@ std::vector<StageOptimization> analyzeOptimizations(const analysis::IslModel& sy
     stage.dependency = dependency.name;
     stage.consumerGrid = dependency.consumerGrid;
     stage.grids.push_back(dependency.consumerGrid);
+    stage.directGrids.push_back(dependency.consumerGrid);
+    for (const spec::Grid& grid : spec.grids)
+      for (const spec::ProducerTiles& producer : dependency.producers)
+        if (producer.grid == grid.name && grid.name != dependency.consumerGrid &&
+            std::find(stage.directGrids.begin(), stage.directGrids.end(), grid.name) == stage.directGrids.end())
+          stage.directGrids.push_back(grid.name);
     for (const std::string& producer : transitiveProducers(spec, dependency.consumerGrid))
       stage.grids.push_back(producer);
     stage.occupancy = -1;
@@ -78,12 +84,14 @@ std::vector<StageOptimization> analyzeOptimizations(const analysis::IslModel& sy
       for (const auto& extent : concrete.grid(grid).extentValues) tiles *= extent.value_or(1);
       stage.tileCounts[grid] = tiles;
       stage.totalTiles += tiles;
+      if (std::find(stage.directGrids.begin(), stage.directGrids.end(), grid) != stage.directGrids.end())
+        stage.directTiles += tiles;
     }
     stage.slots = options.smCount * stage.occupancy;
     stage.avoidWaitKernel = stage.totalTiles <= stage.slots;
-    stage.avoidCustomOrder = stage.totalTiles <= 2 * stage.slots;
+    stage.avoidCustomOrder = stage.directTiles <= 2 * stage.slots;
     stage.waitKernelAvoidableFor = holdsFor(symbolic, stage.grids, stage.slots).value_or("");
-    stage.customOrderAvoidableFor = holdsFor(symbolic, stage.grids, 2 * stage.slots).value_or("");
+    stage.customOrderAvoidableFor = holdsFor(symbolic, stage.directGrids, 2 * stage.slots).value_or("");
     stages.push_back(std::move(stage));
   }
   return stages;

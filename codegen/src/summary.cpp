@@ -82,7 +82,8 @@ std::string textSummary(const Generation& generation) {
   }
   out << "optimizations (" << generation.optimizationOptions.smCount << " SMs):\n";
   for (const StageOptimization& stage : generation.optimizations) {
-    out << "  " << stage.dependency << " (" << stage.consumerGrid << "): " << stage.totalTiles << " tiles, "
+    out << "  " << stage.dependency << " (" << stage.consumerGrid << "): " << stage.totalTiles << " tiles with "
+        << "every stage it waits on (" << stage.directTiles << " with its direct producers), "
         << stage.slots << " slots: wait-kernel " << (stage.avoidWaitKernel ? "avoidable" : "needed")
         << ", custom tile order " << (stage.avoidCustomOrder ? "avoidable" : "needed");
     if (!stage.waitKernelAvoidableFor.empty())
@@ -149,7 +150,9 @@ std::string jsonSummary(const Generation& generation) {
       out << (firstGrid ? "" : ", ") << quoted(grid) << ": " << stage.tileCounts.at(grid);
       firstGrid = false;
     }
-    out << "}, \"smCount\": " << generation.optimizationOptions.smCount << ", \"occupancy\": " << stage.occupancy
+    out << "}, \"directGrids\": [";
+    for (std::size_t i = 0; i < stage.directGrids.size(); ++i) out << (i ? ", " : "") << quoted(stage.directGrids[i]);
+    out << "], \"smCount\": " << generation.optimizationOptions.smCount << ", \"occupancy\": " << stage.occupancy
         << ", \"slots\": " << stage.slots << ", \"avoidWaitKernel\": " << (stage.avoidWaitKernel ? "true" : "false")
         << ", \"avoidCustomOrder\": " << (stage.avoidCustomOrder ? "true" : "false")
         << ", \"waitKernelAvoidableFor\": " << quoted(stage.waitKernelAvoidableFor)

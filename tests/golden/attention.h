@@ -404,8 +404,8 @@ struct Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR {
 
 // Paper section IV-C for dependency `dep1P` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of gP and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs them to fit in two waves.
-// At the given parameter values: gP 96, g1 288 tiles (384 in all).
+// custom tile order) needs gP and the stages it reads directly to fit in two waves.
+// At the given parameter values: gP 96, g1 288 tiles (W counts 384, T counts 384).
 // W holds for no value; T holds for B = 1.
 struct Optimizations_dep1P {
   static constexpr std::uint32_t smCount = 132;
@@ -423,9 +423,9 @@ struct Optimizations_dep1P {
 
 // Paper section IV-C for dependency `depPR` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of gR and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs them to fit in two waves.
-// At the given parameter values: gR 12, g1 288, gP 96 tiles (396 in all).
-// W holds for no value; T holds for B = 1.
+// custom tile order) needs gR and the stages it reads directly to fit in two waves.
+// At the given parameter values: gR 12, g1 288, gP 96 tiles (W counts 396, T counts 108).
+// W holds for no value; T holds for 0 < B <= 5.
 struct Optimizations_depPR {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
@@ -433,17 +433,17 @@ struct Optimizations_depPR {
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape gR, GridShape g1, GridShape gP) {
     return gR.tileCount() + g1.tileCount() + gP.tileCount() <= slots;
   }
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gR, GridShape g1, GridShape gP) {
-    return gR.tileCount() + g1.tileCount() + gP.tileCount() <= 2 * slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gR, GridShape gP) {
+    return gR.tileCount() + gP.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
-  static constexpr bool avoidCustomOrder = false;
+  static constexpr bool avoidCustomOrder = true;
 };
 
 // Paper section IV-C for dependency `depTR1` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of gT and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs them to fit in two waves.
-// At the given parameter values: gT 96, g1 288, gP 96, gR 12 tiles (492 in all).
+// custom tile order) needs gT and the stages it reads directly to fit in two waves.
+// At the given parameter values: gT 96, g1 288, gP 96, gR 12 tiles (W counts 492, T counts 396).
 // W holds for no value; T holds for B = 1.
 struct Optimizations_depTR1 {
   static constexpr std::uint32_t smCount = 132;
@@ -453,9 +453,8 @@ struct Optimizations_depTR1 {
       GridShape gT, GridShape g1, GridShape gP, GridShape gR) {
     return gT.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() <= slots;
   }
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(
-      GridShape gT, GridShape g1, GridShape gP, GridShape gR) {
-    return gT.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() <= 2 * slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gT, GridShape g1, GridShape gR) {
+    return gT.tileCount() + g1.tileCount() + gR.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -463,8 +462,8 @@ struct Optimizations_depTR1 {
 
 // Paper section IV-C for dependency `dep23` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of g2 and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs them to fit in two waves.
-// At the given parameter values: g2 768, g1 288, gP 96, gR 12, gT 96 tiles (1260 in all).
+// custom tile order) needs g2 and the stages it reads directly to fit in two waves.
+// At the given parameter values: g2 768, g1 288, gP 96, gR 12, gT 96 tiles (W counts 1260, T counts 864).
 // W holds for no value; T holds for no value.
 struct Optimizations_dep23 {
   static constexpr std::uint32_t smCount = 132;
@@ -474,9 +473,8 @@ struct Optimizations_dep23 {
       GridShape g2, GridShape g1, GridShape gP, GridShape gR, GridShape gT) {
     return g2.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() + gT.tileCount() <= slots;
   }
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(
-      GridShape g2, GridShape g1, GridShape gP, GridShape gR, GridShape gT) {
-    return g2.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() + gT.tileCount() <= 2 * slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape gT) {
+    return g2.tileCount() + gT.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;

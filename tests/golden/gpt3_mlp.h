@@ -92,8 +92,8 @@ struct Order_g2_RowMajor {
 
 // Paper section IV-C for dependency `dep` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of g2 and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs them to fit in two waves.
-// At the given parameter values: g2 768, g1 384 tiles (1152 in all).
+// custom tile order) needs g2 and the stages it reads directly to fit in two waves.
+// At the given parameter values: g2 768, g1 384 tiles (W counts 1152, T counts 1152).
 // W holds for no value; T holds for 0 < M <= 128.
 struct Optimizations_dep {
   static constexpr std::uint32_t smCount = 132;

@@ -73,9 +73,17 @@ TEST_CASE("W/T: small grids avoid the wait-kernel, large ones need it", "[optimi
 TEST_CASE("A chain's W condition counts every stage the consumer transitively waits on", "[optimizations]") {
   Models models = buildModels(attentionSpec());
   codegen::Generation generation = codegen::generate(models.proofModels(), {});
-  for (const auto& stage : generation.optimizations)
-    if (stage.dependency == "depT2")
-      CHECK(stage.grids == std::vector<std::string>{"g2", "g1", "gP", "gR", "gT"});
+  bool found = false;
+  for (const auto& stage : generation.optimizations) {
+    if (stage.dependency != "depT2") continue;
+    found = true;
+    CHECK(stage.grids == std::vector<std::string>{"g2", "g1", "gP", "gR", "gT"});
+    // T is about overlapping a producer's last wave with its consumer's first: direct producers only.
+    CHECK(stage.directGrids == std::vector<std::string>{"g2", "gT"});
+    CHECK(stage.directTiles == 4 * 2 + 4 * 2);
+    CHECK(stage.totalTiles == 8 + 24 + 8 + 4 + 8);
+  }
+  CHECK(found);
 }
 
 TEST_CASE("The JSON summary lists proofs and rejected candidates", "[emitter]") {

@@ -7,7 +7,8 @@
 //     (Transitively, because a producer that itself waits is only guaranteed progress if its own producers run.)
 //   T, avoid the custom tile order: the paper's condition that all tiles of producer and consumer execute within
 //     two waves, so the hardware's dispatch already overlaps the producer's last wave with the consumer's first:
-//     sum of tiles <= 2 * slots. A performance decision only; W is a correctness condition.
+//     tiles of the consumer and its direct producers <= 2 * slots. A performance decision only (so direct
+//     producers suffice); W is a correctness condition.
 // The header gets both as constexpr functions of the GridShapes (the batch size is known only at run time) and as
 // constants at the spec's parameter values. Host-only header.
 #pragma once
@@ -30,11 +31,13 @@ struct OptimizationOptions {
 struct StageOptimization {
   std::string dependency;
   std::string consumerGrid;
-  std::vector<std::string> grids;               // consumer first, then every stage it transitively waits on
+  std::vector<std::string> grids;               // consumer first, then every stage it transitively waits on (W)
+  std::vector<std::string> directGrids;         // consumer first, then the stages it waits on directly (T)
   std::map<std::string, std::int64_t> tileCounts;  // at the given parameter values
   std::int64_t occupancy = 1;
   std::int64_t slots = 0;
-  std::int64_t totalTiles = 0;
+  std::int64_t totalTiles = 0;                  // over `grids`
+  std::int64_t directTiles = 0;                 // over `directGrids`
   bool avoidWaitKernel = false;   // W at the given parameter values
   bool avoidCustomOrder = false;  // T at the given parameter values
   // With symbolic parameters: the parameter values for which W / T hold, as isl sets (empty if not computable).
