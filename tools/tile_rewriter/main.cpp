@@ -115,12 +115,9 @@ std::string defaultCudaPath() {
   return "/usr/local/cuda";
 }
 
-}  // namespace
-
-int main(int argc, const char** argv) {
-  // Everything after `--` goes to Clang; llvm::cl parses what comes before.
-  std::vector<const char*> toolArguments;
-  std::vector<std::string> clangArguments;
+// Splits the command line at `--`: what comes before is the tool's, what comes after goes to Clang.
+void splitCommandLine(int argc, const char** argv, std::vector<const char*>& toolArguments,
+                      std::vector<std::string>& clangArguments) {
   bool afterSeparator = false;
   for (int i = 0; i < argc; ++i) {
     if (!afterSeparator && std::string(argv[i]) == "--") {
@@ -130,24 +127,78 @@ int main(int argc, const char** argv) {
     if (afterSeparator) clangArguments.push_back(argv[i]);
     else toolArguments.push_back(argv[i]);
   }
-  cl::HideUnrelatedOptions(category);
-  if (!cl::ParseCommandLineOptions(int(toolArguments.size()), toolArguments.data(),
-                                   "Reorders #pragma tile loads so that loads without a wait come first\n", &llvm::errs()))
-    return 2;
+}
 
+// Checks the options that Clang would otherwise report less clearly; prints the error and returns false.
+bool checkOptions() {
   if (!llvm::sys::fs::exists(inputPath)) {
     llvm::errs() << kToolName << ": error: no such file: '" << inputPath << "'\n";
-    removeStaleOutput();
-    return 2;
+    return false;
   }
   if (!llvm::sys::fs::is_directory(resourceDir)) {
     llvm::errs() << kToolName << ": error: Clang resource directory '" << resourceDir
                  << "' not found; pass --resource-dir=$(clang-19 -print-resource-dir)\n";
-    removeStaleOutput();
-    return 2;
+    return false;
   }
   if (!depfilePath.empty() && outputPath == "-") {
     llvm::errs() << kToolName << ": error: --depfile needs -o\n";
+    return false;
+  }
+  return true;
+}
+
+// The Clang command line: CUDA device compilation of the source only (one compiler job). The CUDA 13 shim is
+// searched after every other include directory, so a toolkit that still has texture_fetch_functions.h uses its own.
+std::vector<std::string> clangCommandLine(const std::string& shimDirectory, const std::vector<std::string>& extra) {
+  const std::string toolkit = cudaPath.empty() ? defaultCudaPath() : std::string(cudaPath);
+  std::vector<std::string> arguments = {
+      "-xcuda",
+      "--cuda-path=" + toolkit,
+      "--cuda-gpu-arch=" + gpuArch,
+      "--cuda-device-only",
+      "-std=c++20",
+      "-resource-dir=" + std::string(resourceDir),
+      "-idirafter",
+      shimDirectory,
+      "-Wno-unknown-cuda-version",
+      "-Wno-pragma-once-outside-header",
+      "-DCUSYNC_TILE_REWRITER=1",
+  };
+  // CUDA 13 moved libcu++/CCCL (cuda/std/..., cub, thrust) to include/cccl, which nvcc searches implicitly.
+  if (llvm::sys::fs::is_directory(toolkit + "/include/cccl")) {
+    arguments.push_back("-isystem");
+    arguments.push_back(toolkit + "/include/cccl");
+  }
+  arguments.insert(arguments.end(), extra.begin(), extra.end());
+  return arguments;
+}
+
+// Writes a Makefile rule `output: dependencies`, only when it changes: build systems that fold depfiles into their
+// own dependency state (CMake's Makefile generator) would otherwise re-run the rewrite on every build. The shim lives
+// in a temporary directory that is gone after this run: not a dependency.
+bool writeDepfile(const std::vector<std::string>& dependencies, const std::string& shimDirectory) {
+  std::string rule = escapeForMake(outputPath) + ":";
+  for (const std::string& dependency : dependencies)
+    if (llvm::sys::fs::exists(dependency) && !llvm::StringRef(dependency).starts_with(shimDirectory))
+      rule += " \\\n  " + escapeForMake(dependency);
+  rule += "\n";
+  auto previous = llvm::MemoryBuffer::getFile(depfilePath);
+  return (previous && (*previous)->getBuffer() == rule) || writeFile(depfilePath, rule);
+}
+
+}  // namespace
+
+int main(int argc, const char** argv) {
+  std::vector<const char*> toolArguments;
+  std::vector<std::string> clangArguments;
+  splitCommandLine(argc, argv, toolArguments, clangArguments);
+  cl::HideUnrelatedOptions(category);
+  if (!cl::ParseCommandLineOptions(int(toolArguments.size()), toolArguments.data(),
+                                   "Reorders #pragma tile loads so that loads without a wait come first\n",
+                                   &llvm::errs()))
+    return 2;
+  if (!checkOptions()) {
+    removeStaleOutput();
     return 2;
   }
 
@@ -165,40 +216,17 @@ int main(int argc, const char** argv) {
     removeStaleOutput();
     return 1;
   }
-  // CUDA device compilation of the source only (one compiler job). The CUDA 13 shim is searched after every other
-  // include directory, so a toolkit that still has texture_fetch_functions.h uses its own.
-  const std::string toolkit = cudaPath.empty() ? defaultCudaPath() : std::string(cudaPath);
-  std::vector<std::string> arguments = {
-      "-xcuda",
-      "--cuda-path=" + toolkit,
-      "--cuda-gpu-arch=" + gpuArch,
-      "--cuda-device-only",
-      "-std=c++20",
-      "-resource-dir=" + std::string(resourceDir),
-      "-idirafter",
-      shim.path(),
-      "-Wno-unknown-cuda-version",
-      "-Wno-pragma-once-outside-header",
-      "-DCUSYNC_TILE_REWRITER=1",
-  };
-  // CUDA 13 moved libcu++/CCCL (cuda/std/..., cub, thrust) to include/cccl, which nvcc searches implicitly.
-  if (llvm::sys::fs::is_directory(toolkit + "/include/cccl")) {
-    arguments.push_back("-isystem");
-    arguments.push_back(toolkit + "/include/cccl");
-  }
-  arguments.insert(arguments.end(), clangArguments.begin(), clangArguments.end());
-  clang::tooling::FixedCompilationDatabase database(".", arguments);
+  clang::tooling::FixedCompilationDatabase database(".", clangCommandLine(shim.path(), clangArguments));
   clang::tooling::ClangTool tool(database, {inputPath});
-
   cusync::tile_rewriter::ParseErrorCounter errors;
   tool.setDiagnosticConsumer(&errors);
   const cusync::tile_rewriter::ParseErrorPolicy errorPolicy{&errors, ignoreErrorsInHeaders};
   cusync::tile_rewriter::RewriteResult result;
   tool.run(cusync::tile_rewriter::makeTileRewriteActionFactory(options, lines, errorPolicy, result).get());
-  if (result.parsed && errors.headerErrors() > 0) {
+
+  if (result.parsed && errors.headerErrors() > 0)
     llvm::errs() << kToolName << ": warning: ignored " << errors.headerErrors()
                  << " error(s) in included files (--ignore-errors-in-headers)\n";
-  }
   if (!result.parsed) {
     llvm::errs() << kToolName << ": error: '" << inputPath << "' could not be parsed; nothing was written\n";
     removeStaleOutput();
@@ -209,22 +237,8 @@ int main(int argc, const char** argv) {
     removeStaleOutput();
     return 1;
   }
-
-  if (outputPath == "-") {
-    llvm::outs() << result.output;
-  } else if (!writeFile(outputPath, result.output)) {
-    return 1;
-  }
-  if (!depfilePath.empty()) {
-    std::string rule = escapeForMake(outputPath) + ":";
-    for (const std::string& dependency : result.dependencies)
-      // The shim lives in a temporary directory that is gone after this run: not a dependency.
-      if (llvm::sys::fs::exists(dependency) && !llvm::StringRef(dependency).starts_with(shim.path()))
-        rule += " \\\n  " + escapeForMake(dependency);
-    // Rewritten only when it changes: build systems that fold depfiles into their own dependency state (CMake's
-    // Makefile generator) would otherwise re-run the rewrite on every build.
-    auto previous = llvm::MemoryBuffer::getFile(depfilePath);
-    if ((!previous || (*previous)->getBuffer() != rule + "\n") && !writeFile(depfilePath, rule + "\n")) return 1;
-  }
+  if (outputPath == "-") llvm::outs() << result.output;
+  else if (!writeFile(outputPath, result.output)) return 1;
+  if (!depfilePath.empty() && !writeDepfile(result.dependencies, shim.path())) return 1;
   return 0;
 }
