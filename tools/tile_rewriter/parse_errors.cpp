@@ -15,14 +15,19 @@ void ParseErrorCounter::EndSourceFile() { printer_.EndSourceFile(); }
 
 void ParseErrorCounter::HandleDiagnostic(clang::DiagnosticsEngine::Level level, const clang::Diagnostic& info) {
   clang::DiagnosticConsumer::HandleDiagnostic(level, info);
-  printer_.HandleDiagnostic(level, info);
-  if (level < clang::DiagnosticsEngine::Error) return;
   bool inHeader = false;
-  if (level == clang::DiagnosticsEngine::Error && info.hasSourceManager() && info.getLocation().isValid()) {
+  if (info.hasSourceManager() && info.getLocation().isValid()) {
     const clang::SourceManager& sources = info.getSourceManager();
     inHeader = !sources.isInMainFile(sources.getExpansionLoc(info.getLocation()));
   }
-  ++(inHeader ? headerErrors_ : mainFileErrors_);
+  if (level == clang::DiagnosticsEngine::Note) {
+    if (!hidingNotes_) printer_.HandleDiagnostic(level, info);
+    return;
+  }
+  hidingNotes_ = level == clang::DiagnosticsEngine::Warning && inHeader;
+  if (!hidingNotes_) printer_.HandleDiagnostic(level, info);
+  if (level < clang::DiagnosticsEngine::Error) return;
+  ++(inHeader && level == clang::DiagnosticsEngine::Error ? headerErrors_ : mainFileErrors_);
 }
 
 }  // namespace cusync::tile_rewriter

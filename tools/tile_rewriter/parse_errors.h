@@ -1,4 +1,6 @@
 // Prints Clang's diagnostics and tells errors in the rewritten (main) file from errors in the headers it includes.
+// Warnings located in included files (CUTLASS's, the toolkit's) are not the rewriter user's to fix and are not shown,
+// with their notes; errors anywhere and everything about the main file are.
 //
 // nvcc accepts a few constructs that Clang rejects (a lone `%` in inline PTX, an initialized `__shared__` object);
 // when they sit in an included header, --ignore-errors-in-headers lets the rewrite go on: only the main file is
@@ -28,6 +30,7 @@ private:
   clang::TextDiagnosticPrinter printer_;
   unsigned mainFileErrors_ = 0;
   unsigned headerErrors_ = 0;
+  bool hidingNotes_ = false;  // the last warning was hidden: hide the notes that belong to it
 };
 
 }  // namespace cusync::tile_rewriter
