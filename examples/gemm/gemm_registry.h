@@ -40,6 +40,10 @@ struct GemmLaunchArgs {
   bool triggerDependentsAtStart = false;  // this GEMM is a PDL producer
   bool waitForPriorGrid = false;          // PDL-only baseline: griddepcontrol.wait before A
   bool programmaticLaunch = false;        // launch with programmatic stream serialization
+  // Split-K: stage.blocksPerTile blocks per tile; then fp32 partials (tiles * blocksPerTile * tileM * tileN) and
+  // one zeroed arrival counter per tile.
+  float* splitPartials = nullptr;
+  std::uint32_t* splitArrivals = nullptr;
 };
 
 struct GemmKernelEntry {

@@ -118,14 +118,21 @@ struct TileSyncGemmInstance {
     sync.a.producerTileColumns = args.producerTileColumns;
     sync.loadOrder = static_cast<cusync::cutlass_sm90::LoadOrder>(args.loadOrder);
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
+    sync.splitPartials = args.splitPartials;
+    sync.splitArrivals = args.splitArrivals;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;
 
     if (!Kernel::can_implement(arguments)) throw cusync::Error("cusync GEMM: CUTLASS cannot implement this problem");
     const GridShape grid = tileGrid(args.m, args.n);
     if (!(grid == args.stage.grid))
       throw cusync::Error("cusync GEMM: stage grid does not match the GEMM's tile grid");
+    const std::uint32_t parts = args.stage.blocksPerTile;
+    if (parts > 1 && (args.splitPartials == nullptr || args.splitArrivals == nullptr))
+      throw cusync::Error("cusync GEMM: split-K needs partial and arrival buffers");
+    if (int(parts) > args.k / TileK)
+      throw cusync::Error("cusync GEMM: more split-K parts than k-blocks");
     auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(grid.tileCount()),
+    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(grid.tileCount() * parts),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
                          args.programmaticLaunch, params);
   }

@@ -177,22 +177,40 @@ __global__ void geluInPlace(__half* data, std::size_t count) {
   }
 }
 
+// Split-K parts of both GEMMs (1 = none).
+struct SplitK {
+  std::uint32_t producerParts = 1, consumerParts = 1;
+  std::string label() const {
+    return producerParts == 1 && consumerParts == 1
+               ? std::string()
+               : "_sk" + std::to_string(producerParts) + "x" + std::to_string(consumerParts);
+  }
+};
+
+// The fewest parts that give one full wave of blocks, keeping at least 4 k-blocks per part.
+std::uint32_t partsToFillWave(std::uint32_t tiles, int kBlocks, int slotsPerWave) {
+  const std::uint32_t wanted = (std::uint32_t(slotsPerWave) + tiles - 1) / tiles;
+  return std::max(1u, std::min(wanted, std::uint32_t(kBlocks / 4)));
+}
+
 // One MLP pair of a given variant and tile configuration, with the stages it synchronizes through.
 class MlpPair {
  public:
   MlpPair(const TileConfig& config, const VariantSpec& variant, int m, const MlpShape& shape, Buffers& buffers,
-          cudaStream_t sideStream, cudaEvent_t fork, cudaEvent_t join, int slotsPerWave)
+          cudaStream_t sideStream, cudaEvent_t fork, cudaEvent_t join, int slotsPerWave, SplitK split)
       : variant_(variant), m_(m), shape_(shape), buffers_(buffers), side_(sideStream), fork_(fork), join_(join) {
     producerKernel_ = config.producer.at(variant.policy);
     consumerKernel_ = config.consumer.at(variant.policy);
     producer_ = std::make_unique<Stage>("gemm1", producerKernel_->tileGrid(m, shape.intermediate));
     consumer_ = std::make_unique<Stage>("gemm2", consumerKernel_->tileGrid(m, shape.hidden));
+    producerSplit_ = SplitBuffers(*producer_, *producerKernel_, split.producerParts);
+    consumerSplit_ = SplitBuffers(*consumer_, *consumerKernel_, split.consumerParts);
     namespace generated = cusync::generated::gpt3_mlp;
     if (variant.policy == PolicyKind::TileSync) producer_->setOutputPolicy<generated::Dep_dep_g1_TileSync>();
     else producer_->setOutputPolicy<generated::Dep_dep_g1_RowSync>();
     // "Avoid wait-kernel" (paper IV-C): when both grids fit in the slots of one wave, every producer block is
     // resident from the start, so a consumer can never occupy a slot a producer block needs.
-    avoidWaitKernel_ = producer_->grid().tileCount() + consumer_->grid().tileCount() <= std::uint32_t(slotsPerWave);
+    avoidWaitKernel_ = producer_->blocksPerLaunch() + consumer_->blocksPerLaunch() <= std::uint32_t(slotsPerWave);
   }
 
   bool synchronized() const { return variant_.ordering == Ordering::WaitKernel || variant_.ordering == Ordering::Pdl; }
@@ -211,6 +229,8 @@ class MlpPair {
     first.stage = producer_->view();
     if (!synchronized()) first.stage.semaphores = nullptr;
     first.triggerDependentsAtStart = variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::PdlGridSync;
+    first.splitPartials = producerSplit_.partials ? producerSplit_.partials->get() : nullptr;
+    first.splitArrivals = producerSplit_.arrivals ? producerSplit_.arrivals->get() : nullptr;
 
     GemmLaunchArgs second;
     second.m = m_;
@@ -230,6 +250,8 @@ class MlpPair {
     }
     second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
     second.programmaticLaunch = variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::PdlGridSync;
+    second.splitPartials = consumerSplit_.partials ? consumerSplit_.partials->get() : nullptr;
+    second.splitArrivals = consumerSplit_.arrivals ? consumerSplit_.arrivals->get() : nullptr;
 
     if (variant_.ordering == Ordering::WaitKernel) {
       // Producer on `stream`, consumer on the side stream, joined before the next pair (which overwrites XW1).
@@ -253,9 +275,25 @@ class MlpPair {
   Buffers& buffers_;
   cudaStream_t side_;
   cudaEvent_t fork_, join_;
+  // Split-K state of one GEMM stage: the stage runs `parts` blocks per tile.
+  struct SplitBuffers {
+    std::shared_ptr<DeviceBuffer<float>> partials;
+    std::shared_ptr<DeviceBuffer<std::uint32_t>> arrivals;
+    SplitBuffers() = default;
+    SplitBuffers(Stage& stage, const GemmKernelEntry& kernel, std::uint32_t parts) {
+      stage.setBlocksPerTile(parts);
+      if (parts <= 1) return;
+      const std::size_t tiles = stage.grid().tileCount();
+      partials = std::make_shared<DeviceBuffer<float>>(tiles * parts * kernel.tile.m * kernel.tile.n);
+      arrivals = std::make_shared<DeviceBuffer<std::uint32_t>>(tiles);
+      CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+    }
+  };
+
   const GemmKernelEntry* producerKernel_ = nullptr;
   const GemmKernelEntry* consumerKernel_ = nullptr;
   std::unique_ptr<Stage> producer_, consumer_;
+  SplitBuffers producerSplit_, consumerSplit_;
   bool avoidWaitKernel_ = false;
 };
 
@@ -375,6 +413,17 @@ int main(int argc, char** argv) {
 
     const int slotsPerWave = properties.multiProcessorCount;  // refined per kernel below
     for (const auto& config : configs) {
+      // Split-K settings tried: none, and enough parts for one full wave per GEMM (when that differs).
+      std::vector<SplitK> splits{SplitK{}};
+      {
+        const auto* p = config.producer.begin()->second;
+        const auto* c = config.consumer.begin()->second;
+        const int slotsP = slotsPerWave * p->maxActiveBlocksPerSm(), slotsC = slotsPerWave * c->maxActiveBlocksPerSm();
+        SplitK fill{partsToFillWave(p->tileGrid(m, shape.intermediate).tileCount(), shape.hidden / p->tile.k, slotsP),
+                    partsToFillWave(c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k, slotsC)};
+        if (fill.producerParts > 1 || fill.consumerParts > 1) splits.push_back(fill);
+      }
+      for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
         if (!options.variants.empty() &&
             std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
@@ -382,9 +431,10 @@ int main(int argc, char** argv) {
         const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
         const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
         MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
-                     slotsPerWave * std::min(occupancy, occupancyConsumer));
+                     slotsPerWave * std::min(occupancy, occupancyConsumer), split);
+        const std::string configLabel = config.name + split.label();
         if (options.verbose)
-          std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, config.name.c_str(),
+          std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
                       variant.name().c_str(), pair.producerStage().grid().tileCount(),
                       pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
         // Correctness: poison the intermediate and the output, run one pair eagerly. A consumer tile that read
@@ -407,14 +457,14 @@ int main(int argc, char** argv) {
           const auto after = compareToReference(buffers.y, buffers.yReference);
           if (!after.passes(kRelativeErrorBound)) check = after;
         }
-        const double waves1 = double(pair.producerStage().grid().tileCount()) / (slotsPerWave * occupancy);
-        const double waves2 = double(pair.consumerStage().grid().tileCount()) / (slotsPerWave * occupancyConsumer);
+        const double waves1 = double(pair.producerStage().blocksPerLaunch()) / (slotsPerWave * occupancy);
+        const double waves2 = double(pair.consumerStage().blocksPerLaunch()) / (slotsPerWave * occupancyConsumer);
         const bool correct = check.passes(kRelativeErrorBound);
         allCorrect = allCorrect && correct;
-        results.push_back({m, config.name, variant.name(), us, check.relativeError, correct, waves1, waves2,
+        results.push_back({m, configLabel, variant.name(), us, check.relativeError, correct, waves1, waves2,
                            pair.avoidsWaitKernel()});
         if (!correct)
-          std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, config.name.c_str(),
+          std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
                       variant.name().c_str(), check.relativeError, check.nonFinite);
       }
     }

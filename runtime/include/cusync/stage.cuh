@@ -44,6 +44,7 @@ class Stage {
     std::swap(semaphoreCount_, other.semaphoreCount_);
     std::swap(outputPolicy_, other.outputPolicy_);
     std::swap(hardwareOrder_, other.hardwareOrder_);
+    std::swap(blocksPerTile_, other.blocksPerTile_);
     return *this;
   }
   ~Stage() {
@@ -89,6 +90,14 @@ class Stage {
   // "Avoid custom order": each block computes the tile its own block index names.
   void useHardwareOrder(bool enabled) { hardwareOrder_ = enabled; }
 
+  // Several blocks per tile (split-K): the tile counter then counts blocks, tileCount * blocksPerTile per launch.
+  void setBlocksPerTile(std::uint32_t blocks) {
+    if (blocks == 0) throw Error("cusync: stage '" + name_ + "' needs at least one block per tile");
+    blocksPerTile_ = blocks;
+  }
+  std::uint32_t blocksPerTile() const { return blocksPerTile_; }
+  std::uint32_t blocksPerLaunch() const { return grid_.tileCount() * blocksPerTile_; }
+
   // Declares that this stage posts its tiles under `Policy` (allocates and zeroes its semaphores).
   template <class Policy>
   void setOutputPolicy() {
@@ -115,6 +124,7 @@ class Stage {
     v.tileOfOrderIndex = orderTable_;
     v.semaphores = semaphores_;
     v.hardwareOrder = hardwareOrder_;
+    v.blocksPerTile = blocksPerTile_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
   }
@@ -146,6 +156,7 @@ class Stage {
   std::uint32_t semaphoreCount_ = 0;
   const std::type_info* outputPolicy_ = nullptr;
   bool hardwareOrder_ = false;
+  std::uint32_t blocksPerTile_ = 1;
 };
 
 }  // namespace cusync

@@ -19,6 +19,12 @@ struct TileTicket {
   std::uint32_t iteration;  // 0 for the first launch of the stage, 1 for the second, ...
 };
 
+// A block's share of a tile when several blocks compute one tile (split-K): the tile, and which part.
+struct WorkUnit {
+  TileTicket ticket;
+  std::uint32_t part;  // in [0, blocksPerTile)
+};
+
 // A stage's device state: its grid, its tile counter, its tile order and the semaphores it posts to.
 struct StageView {
   GridShape grid;
@@ -28,20 +34,27 @@ struct StageView {
   char name[kStageNameCapacity] = {};
 
   bool hardwareOrder = false;                      // "avoid custom order": a block computes its own blockIdx
+  std::uint32_t blocksPerTile = 1;                 // blocks sharing one tile (split-K); the counter counts blocks
+
+  // Takes the next work unit. Consecutive tickets are the parts of one tile, tiles follow the stage's order, and
+  // ticket / (tileCount * blocksPerTile) is the launch's iteration. With `hardwareOrder` the unit is the one the
+  // block's own index names (`hardwareTile`, `hardwarePart`).
+  __device__ WorkUnit acquireWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) const {
+    const std::uint32_t blocks = grid.tileCount() * blocksPerTile;
+    const std::uint32_t ticket = atomicAdd(tileCounter, 1u);
+    const std::uint32_t iteration = ticket / blocks;
+    if (hardwareOrder) return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart};
+    const std::uint32_t index = ticket % blocks;
+    const std::uint32_t orderIndex = index / blocksPerTile;
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, index % blocksPerTile};
+  }
 
   // Takes the next tile of this stage's order. Because the counter spans launches, ticket / tileCount is the
   // launch's iteration number: semaphores never need resetting, graph replays included. With `hardwareOrder`
   // the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the kernel), and
   // the counter only yields the iteration. Non-persistent kernels: one call per block.
-  __device__ TileTicket acquireTile(TileCoord hardwareTile) const {
-    const std::uint32_t tiles = grid.tileCount();
-    const std::uint32_t ticket = atomicAdd(tileCounter, 1u);
-    const std::uint32_t iteration = ticket / tiles;
-    if (hardwareOrder) return TileTicket{hardwareTile, iteration};
-    const std::uint32_t orderIndex = ticket % tiles;
-    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
-    return TileTicket{tileAtLinear(linear, grid), iteration};
-  }
+  __device__ TileTicket acquireTile(TileCoord hardwareTile) const { return acquireWorkUnit(hardwareTile, 0).ticket; }
   __device__ TileTicket acquireTile() const { return acquireTile(TileCoord{blockIdx.x, blockIdx.y, blockIdx.z}); }
 
   // Posts the completion of `tile` to its semaphore under `Policy`. The caller guarantees that every store of

@@ -35,8 +35,9 @@ inline void launchWaitKernel(const Stage& producer, const Stage& consumer, cudaS
   WaitReport report{};
   report.stageName = nullptr;  // device printf of a host string is invalid; the watchdog prints "(null)"
   report.semaphore = UINT32_MAX;
-  detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.grid().tileCount(),
-                                                              consumer.tileCounter(), consumer.grid().tileCount(),
+  // Counters count blocks (tileCount * blocksPerTile per launch), so the targets are in blocks too.
+  detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.blocksPerLaunch(),
+                                                              consumer.tileCounter(), consumer.blocksPerLaunch(),
                                                               report);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }

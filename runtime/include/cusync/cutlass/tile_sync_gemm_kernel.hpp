@@ -11,6 +11,12 @@
 //    CUTLASS uses, which only frees shared memory), synchronize, and one thread posts the tile (release).
 //  * Optionally every block triggers programmatic dependent launch at its start, so a PDL-launched consumer starts
 //    only once all of this stage's blocks are resident (progress), and never earlier than that.
+//  * Split-K without waiting: with stage.blocksPerTile = P > 1, P blocks share a tile, each over its own k-range.
+//    Each writes its fp32 partial accumulators in the MMA fragment's own order (the reader is the same thread index
+//    of another block with the same fragment layout, so no layout mapping is needed) and counts itself in the
+//    tile's arrival counter (release). The block that arrives last (acquire) adds the other partials, runs the
+//    epilogue and posts the tile. No block ever waits for another part, so split-K adds no deadlock hazard; and a
+//    consumer part waits only for the A k-blocks of its own k-range.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -33,6 +39,10 @@ struct GemmStageSync {
   ProducedOperandA<InputPolicy> a;      // where A comes from (unsynchronized when a.input is null)
   LoadOrder loadOrder = LoadOrder::WaitThenLoad;
   bool triggerDependentsAtStart = false;  // PDL producer: let the next kernel launch once all blocks run
+  // Split-K (stage.blocksPerTile > 1): fp32 partials, tileCount * blocksPerTile * TileM * TileN floats, and one
+  // arrival counter per tile (zeroed once; it counts up across launches like the semaphores).
+  float* splitPartials = nullptr;
+  std::uint32_t* splitArrivals = nullptr;
 };
 
 template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
@@ -72,7 +82,8 @@ class TileSyncGemmKernel {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
       alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
     } pipelines;
-    TileTicket ticket;
+    WorkUnit unit;
+    std::uint32_t lastArrival;
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
 
@@ -127,8 +138,10 @@ class TileSyncGemmKernel {
     if (sync.triggerDependentsAtStart) triggerDependentLaunch();
 
     if (thread_idx == 0) {
-      // The ticket also fixes the tile order; in hardware order the tile is this block's row-major index.
-      shared_storage.ticket = sync.stage.acquireTile(tileAtLinear(blockIdx.x, sync.stage.grid));
+      // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names.
+      const std::uint32_t parts = sync.stage.blocksPerTile;
+      shared_storage.unit =
+          sync.stage.acquireWorkUnit(tileAtLinear(blockIdx.x / parts, sync.stage.grid), blockIdx.x % parts);
     }
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
@@ -172,7 +185,9 @@ class TileSyncGemmKernel {
 
     // Makes the pipeline initialization and the ticket visible to every thread.
     __syncthreads();
-    const TileTicket ticket = shared_storage.ticket;
+    const TileTicket ticket = shared_storage.unit.ticket;
+    const std::uint32_t part = shared_storage.unit.part;
+    const std::uint32_t parts = sync.stage.blocksPerTile;
 
     auto problem_shape_MNKL = params.problem_shape;
     auto blk_shape = TileShape{};
@@ -180,13 +195,16 @@ class TileSyncGemmKernel {
     CollectiveMainloop collective_mainloop;
     auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
     Tensor gA_mkl = get<0>(load_inputs);
-    auto k_tile_count = size<3>(gA_mkl);
+    // This part's k-range: a balanced split, so every part has at least one k-block when parts <= k-blocks.
+    const int k_tiles_total = size<3>(gA_mkl);
+    const int k_tile_begin = int(part * k_tiles_total / parts);
+    const int k_tile_count = int((part + 1) * k_tiles_total / parts) - k_tile_begin;
     auto blk_coord = make_coord(int(ticket.tile.y), int(ticket.tile.x), _, int(ticket.tile.z));
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
-        auto k_tile_iter = cute::make_coord_iterator(shape<3>(gA_mkl));
+        auto k_tile_iter = cute::make_coord_iterator(idx2crd(k_tile_begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, blk_coord, k_tile_iter, k_tile_count,
                                              shared_storage.tensors.mainloop, sync.a, sync.loadOrder, ticket,
@@ -210,6 +228,9 @@ class TileSyncGemmKernel {
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      if (parts > 1 && !reduceSplitPartials(sync, ticket.tile, part, parts, accumulators, mma_thread_idx,
+                                            shared_storage.lastArrival))
+        return;  // another part of this tile arrives later and finishes it
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
           problem_shape_MNKL, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
@@ -228,6 +249,42 @@ class TileSyncGemmKernel {
 #else
     printf("cusync TileSyncGemmKernel requires sm_90a\n");
 #endif
+  }
+
+  // Split-K: publishes this part's accumulators; returns true in the block that arrives last, after adding every
+  // other part's accumulators into its own. Called by all math threads.
+  template <class Accumulators>
+  CUTLASS_DEVICE static bool reduceSplitPartials(GemmStageSync<InputPolicy> const& sync, TileCoord tile,
+                                                 std::uint32_t part, std::uint32_t parts, Accumulators& accumulators,
+                                                 int mma_thread_idx, std::uint32_t& lastArrival) {
+    constexpr int kFragment = decltype(cute::size(accumulators))::value;
+    const std::uint32_t tileIndex = linearIndex(tile, sync.stage.grid);
+    auto partials = [&](std::uint32_t p) {
+      return sync.splitPartials + (std::size_t(tileIndex) * parts + p) * kFragment * NumMmaThreads;
+    };
+    float* mine = partials(part);
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kFragment; ++i) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
+    // Release: every thread's partial stores, then one thread's counted arrival. Acquire in the last block: the
+    // arrival read-modify-write sees every earlier part's release; the barrier extends it to all math threads.
+    cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+    if (mma_thread_idx == 0) {
+      std::uint32_t previous;
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                   : "=r"(previous)
+                   : "l"(sync.splitArrivals + tileIndex)
+                   : "memory");
+      lastArrival = (previous + 1) % parts == 0;
+    }
+    cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+    if (!lastArrival) return false;
+    for (std::uint32_t p = 0; p < parts; ++p) {
+      if (p == part) continue;
+      const float* other = partials(p);
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < kFragment; ++i) accumulators(i) += __ldcg(other + i * NumMmaThreads + mma_thread_idx);
+    }
+    return true;
   }
 };
 
