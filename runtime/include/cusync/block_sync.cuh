@@ -9,10 +9,12 @@ namespace cusync {
 
 // Takes the block's tile: thread 0 draws the ticket, the block reads it after a barrier.
 __device__ inline TileTicket blockAcquireTile(const StageView& stage) {
-  __shared__ TileTicket ticket;
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) ticket = stage.acquireTile();
+  // Raw storage: a __shared__ variable may not have a constructor (TileCoord has member initializers).
+  alignas(TileTicket) __shared__ unsigned char storage[sizeof(TileTicket)];
+  TileTicket* ticket = reinterpret_cast<TileTicket*>(storage);
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) *ticket = stage.acquireTile();
   __syncthreads();
-  return ticket;
+  return *ticket;
 }
 
 // Thread 0 waits (acquire), then the barrier extends the acquire to every thread of the block.

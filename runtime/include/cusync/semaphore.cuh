@@ -52,7 +52,7 @@ __device__ __forceinline__ void releaseAdd(std::uint32_t* address, std::uint32_t
 
 __device__ __forceinline__ std::uint64_t globalTimerNs() {
   std::uint64_t t;
-  asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));  // %% : inline asm with operands
   return t;
 }
 
