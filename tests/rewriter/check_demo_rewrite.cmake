@@ -5,7 +5,7 @@
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE "${OUTPUT}")
 execute_process(
-  COMMAND "${TOOL}" "${SOURCE}" -o "${OUTPUT}" --wait-function=blockWait --ignore-errors-in-headers --line-directives
+  COMMAND "${TOOL}" "${SOURCE}" -o "${OUTPUT}" --wait-function=blockWait --line-directives
           -- "-I${RUNTIME_INCLUDE}"
   RESULT_VARIABLE status
   ERROR_VARIABLE diagnostics)
