@@ -11,7 +11,7 @@ function(cusync_generate_policies target spec)
   cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "OPTIONS")
   get_filename_component(stem "${spec}" NAME_WE)
   get_filename_component(spec_path "${spec}" ABSOLUTE)
-  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/generated")
+  set(output_dir "${CMAKE_CURRENT_BINARY_DIR}/generated/${target}")
   if(TARGET cusyncgen)
     add_custom_command(
       OUTPUT "${output_dir}/${stem}.h"

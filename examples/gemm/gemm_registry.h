@@ -59,6 +59,7 @@ struct GemmKernelEntry {
   std::uint32_t (*semaphoreCount)(GridShape grid);  // of the output policy
   int (*maxActiveBlocksPerSm)();
   void (*launch)(const GemmLaunchArgs& args, cudaStream_t stream);
+  bool loadsReorderedByRewriter = false;  // built from the mainloop cusync-tile-rewriter reordered ("+Rw")
 };
 
 std::vector<GemmKernelEntry>& gemmRegistry();

@@ -100,11 +100,13 @@ struct TileConfig {
   std::string name;  // e.g. 128x128x64_s4_coop_b1
   std::map<PolicyKind, const GemmKernelEntry*> producer;  // GELU, posts under the policy
   std::map<PolicyKind, const GemmKernelEntry*> consumer;  // identity, waits under the policy
+  bool loadsReorderedByRewriter = false;  // "+Rw": B issued before the wait for A by cusync-tile-rewriter
 };
 
 std::string configName(const GemmKernelEntry& e) {
   return std::to_string(e.tile.m) + "x" + std::to_string(e.tile.n) + "x" + std::to_string(e.tile.k) + "_s" +
-         std::to_string(e.stages) + (e.cooperative ? "_coop" : "_ws") + "_b" + std::to_string(e.minBlocksPerSm);
+         std::to_string(e.stages) + (e.cooperative ? "_coop" : "_ws") + "_b" + std::to_string(e.minBlocksPerSm) +
+         (e.loadsReorderedByRewriter ? "_Rw" : "");
 }
 
 std::vector<TileConfig> collectConfigs(const Options& options) {
@@ -112,6 +114,7 @@ std::vector<TileConfig> collectConfigs(const Options& options) {
   for (const auto& entry : gemmRegistry()) {
     TileConfig& config = byName[configName(entry)];
     config.name = configName(entry);
+    config.loadsReorderedByRewriter = entry.loadsReorderedByRewriter;
     if (entry.activation == Activation::Gelu) config.producer[entry.outputPolicy] = &entry;
     else config.consumer[entry.inputPolicy] = &entry;
   }
@@ -428,6 +431,8 @@ int main(int argc, char** argv) {
         if (!options.variants.empty() &&
             std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
           continue;
+        // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
+        if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrderKind::WaitThenLoad) continue;
         const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
         const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
         MlpPair pair(config, variant, m, shape, buffers, side, fork, join,

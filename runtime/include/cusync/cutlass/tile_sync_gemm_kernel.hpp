@@ -27,10 +27,12 @@
 #include <cutlass/kernel_hardware_info.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
+#include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm90 {
+inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
 
 // Per-launch synchronization settings of one GEMM stage.
 template <class InputPolicy>
@@ -296,4 +298,5 @@ __global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksP
   Kernel{}(params, smem);
 }
 
+}  // namespace CUSYNC_LOAD_ORDER_NAMESPACE
 }  // namespace cusync::cutlass_sm90

@@ -9,9 +9,11 @@
 #include <cute/tensor.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 
+#include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm90 {
+inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
 
 // Where the A operand of a consumer GEMM comes from: the output of a producer stage with its own tile shape.
 // A consumer tile (m, n) at k-block kb reads A rows [m*BM, (m+1)*BM) and columns [kb*BK, (kb+1)*BK), i.e. the
@@ -102,13 +104,19 @@ struct TileSyncMainloop : BaseMainloop {
     const int firstK = *k_tile_iter;
 
     if (order == LoadOrder::WaitThenLoad) {
+      // The two tile loads of a k-block are annotated for cusync-tile-rewriter: built through it (the "+R" GEMMs of
+      // examples/gemm), the load of B, which waits for nothing, is issued before the wait for A.
       CUTLASS_PRAGMA_NO_UNROLL
       for (; k_tile_count > 0; --k_tile_count) {
         pipeline.producer_acquire(smem_pipe_write);
         BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
         const int stage = smem_pipe_write.index();
-        waitForA(*k_tile_iter);
-        copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_tile_iter), tAsA(_, _, _, stage));
+#pragma tile
+        {
+          waitForA(*k_tile_iter);
+          copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_tile_iter), tAsA(_, _, _, stage));
+        }
+#pragma tile
         copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_tile_iter), tBsB(_, _, _, stage));
         ++k_tile_iter;
         ++smem_pipe_write;
@@ -151,4 +159,5 @@ struct TileSyncMainloop : BaseMainloop {
   }
 };
 
+}  // namespace CUSYNC_LOAD_ORDER_NAMESPACE
 }  // namespace cusync::cutlass_sm90
