@@ -1,0 +1,60 @@
+#!/usr/bin/env python3
+"""Markdown tables from an mlp_example CSV: best time per family and M (with the floor from the run's log), and
+the effect of R (TileSync+PDL as written, with hand-written WeightsFirst "+R", and with the rewriter's "+Rw").
+Usage: summarize_mlp.py CSV"""
+import csv
+import sys
+from collections import defaultdict
+
+
+def family(variant: str) -> str:
+    if variant in ("cuBLAS", "StreamSync"):
+        return variant
+    if variant.startswith("PDL-GridSync"):
+        return "PDL"
+    return variant.split("+")[0]
+
+
+def main() -> None:
+    rows = [r for r in csv.DictReader(open(sys.argv[1]))]
+    good = [r for r in rows if r["correct"] == "1"]
+    print(f"{len(good)} of {len(rows)} rows correct; largest relative error "
+          f"{max(float(r['relative_error']) for r in rows):.2g}\n")
+    best = defaultdict(dict)
+    for r in good:
+        m, f, us = int(r["M"]), family(r["variant"]), float(r["us"])
+        if f not in best[m] or us < best[m][f][0]:
+            best[m][f] = (us, r["variant"], r["config"], float(r["waves_gemm1"]), float(r["waves_gemm2"]))
+    print("| M | cuBLAS us | StreamSync us (config, waves g1/g2) | TileSync us (variant, config) | "
+          "RowSync us (variant, config) | PDL grid sync us | best cusync / StreamSync | best cusync / cuBLAS |")
+    print("|---|---|---|---|---|---|---|---|")
+    for m in sorted(best):
+        b = best[m]
+        ss, ts, rs = b["StreamSync"], b["TileSync"], b["RowSync"]
+        cusync = min(ts[0], rs[0])
+        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {ss[0]:.1f} ({ss[2]}, {ss[3]:.2f}/{ss[4]:.2f}) | "
+              f"{ts[0]:.1f} ({ts[1]}, {ts[2]}) | {rs[0]:.1f} ({rs[1]}, {rs[2]}) | {b['PDL'][0]:.1f} | "
+              f"{ss[0] / cusync:.3f} | {b['cuBLAS'][0] / cusync:.3f} |")
+    times = {(int(r["M"]), r["config"], r["variant"]): float(r["us"]) for r in good}
+    print("\n| M | config (fastest TileSync+PDL) | TileSync+PDL us | +R hand-written us (speedup) | "
+          "+Rw rewriter us (speedup) |")
+    print("|---|---|---|---|---|")
+    for m in sorted(best):
+        candidates = []
+        for (mm, config, variant), us in times.items():
+            if mm != m or variant != "TileSync+PDL" or "_Rw" in config:
+                continue
+            hand = times.get((m, config, "TileSync+PDL+R"))
+            parts = config.split("_sk")
+            rewritten_config = parts[0] + "_Rw" + ("_sk" + parts[1] if len(parts) > 1 else "")
+            rewritten = times.get((m, rewritten_config, "TileSync+PDL"))
+            if hand and rewritten:
+                candidates.append((us, config, hand, rewritten))
+        if candidates:
+            us, config, hand, rewritten = min(candidates)
+            print(f"| {m} | {config} | {us:.1f} | {hand:.1f} ({us / hand:.3f}x) | {rewritten:.1f} "
+                  f"({us / rewritten:.3f}x) |")
+
+
+if __name__ == "__main__":
+    main()
