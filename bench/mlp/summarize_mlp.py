@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Markdown tables from an mlp_example CSV: best time per family and M (with the floor from the run's log), and
 the effect of R (TileSync+PDL as written, with hand-written WeightsFirst "+R", and with the rewriter's "+Rw").
-Usage: summarize_mlp.py CSV"""
+Usage: summarize_mlp.py CSV [CSV...] (e.g. the main run and a --baselines-only run with Stream-K)"""
 import csv
 import sys
 from collections import defaultdict
@@ -16,7 +16,7 @@ def family(variant: str) -> str:
 
 
 def main() -> None:
-    rows = [r for r in csv.DictReader(open(sys.argv[1]))]
+    rows = [r for path in sys.argv[1:] for r in csv.DictReader(open(path))]
     good = [r for r in rows if r["correct"] == "1"]
     print(f"{len(good)} of {len(rows)} rows correct; largest relative error "
           f"{max(float(r['relative_error']) for r in rows):.2g}\n")
@@ -25,16 +25,19 @@ def main() -> None:
         m, f, us = int(r["M"]), family(r["variant"]), float(r["us"])
         if f not in best[m] or us < best[m][f][0]:
             best[m][f] = (us, r["variant"], r["config"], float(r["waves_gemm1"]), float(r["waves_gemm2"]))
-    print("| M | cuBLAS us | StreamSync us (config, waves g1/g2) | TileSync us (variant, config) | "
-          "RowSync us (variant, config) | PDL grid sync us | best cusync / StreamSync | best cusync / cuBLAS |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| M | cuBLAS us | CUTLASS Stream-K us | StreamSync us (config, waves g1/g2) | TileSync us (variant, config) | "
+          "RowSync us (variant, config) | PDL grid sync us | best cusync / StreamSync | best cusync / cuBLAS | "
+          "best cusync / Stream-K |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for m in sorted(best):
         b = best[m]
         ss, ts, rs = b["StreamSync"], b["TileSync"], b["RowSync"]
         cusync = min(ts[0], rs[0])
-        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {ss[0]:.1f} ({ss[2]}, {ss[3]:.2f}/{ss[4]:.2f}) | "
+        streamk = b.get("StreamK", (0,))[0]
+        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {streamk:.1f} | {ss[0]:.1f} ({ss[2]}, {ss[3]:.2f}/{ss[4]:.2f}) | "
               f"{ts[0]:.1f} ({ts[1]}, {ts[2]}) | {rs[0]:.1f} ({rs[1]}, {rs[2]}) | {b['PDL'][0]:.1f} | "
-              f"{ss[0] / cusync:.3f} | {b['cuBLAS'][0] / cusync:.3f} |")
+              f"{ss[0] / cusync:.3f} | {b['cuBLAS'][0] / cusync:.3f} | "
+              f"{(streamk / cusync if streamk else 0):.3f} |")
     times = {(int(r["M"]), r["config"], r["variant"]): float(r["us"]) for r in good}
     print("\n| M | config (fastest TileSync+PDL) | TileSync+PDL us | +R hand-written us (speedup) | "
           "+Rw rewriter us (speedup) |")

@@ -6,6 +6,9 @@
 //   Y   = XW1 * W2^T              W2: [H, 4H/8]   (GEMM 2, consumer: waits for the XW1 tiles it reads)
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
+//                    [--variants a,b] [--streamk] [--baselines-only] [--verbose]
+// --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
+// baseline that misbehaves cannot stop the main comparison).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -25,6 +28,7 @@
 #include "common/graph_timer.cuh"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
+#include "streamk_gemm.h"
 #include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 
 using namespace cusync;
@@ -41,6 +45,8 @@ struct Options {
   std::string csvPath = "mlp_gpt3.csv";
   bool checkOnly = false;
   bool verbose = false;
+  bool streamK = false;
+  bool baselinesOnly = false;
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
   std::vector<std::string> variants;  // variants to run (empty: all)
 };
@@ -73,6 +79,11 @@ Options parseOptions(int argc, char** argv) {
       options.samples = std::stoi(value());
     } else if (arg == "--csv") {
       options.csvPath = value();
+    } else if (arg == "--streamk") {
+      options.streamK = true;
+    } else if (arg == "--baselines-only") {
+      options.baselinesOnly = true;
+      options.streamK = true;
     } else if (arg == "--verbose") {
       options.verbose = true;
     } else if (arg == "--check-only") {
@@ -414,8 +425,37 @@ int main(int argc, char** argv) {
                          false});
     }
 
+    // Baseline: CUTLASS's stock Stream-K GEMMs back to back (workspace re-initialized in every run).
+    if (options.streamK) {
+      StreamKGemm gemm1(m, shape.intermediate, shape.hidden, Activation::Gelu);
+      StreamKGemm gemm2(m, shape.hidden, shape.intermediate, Activation::Identity);
+      auto enqueue = [&](cudaStream_t s) {
+        gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+        gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+      };
+      poison(buffers.xw1, stream);
+      poison(buffers.y, stream);
+      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      enqueue(stream);
+      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      auto check = compareToReference(buffers.y, buffers.yReference);
+      double us = 0;
+      if (!options.checkOnly) {
+        poison(buffers.y, stream);
+        us = timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples).medianMicroseconds;
+        const auto after = compareToReference(buffers.y, buffers.yReference);
+        if (!after.passes(kRelativeErrorBound)) check = after;
+      }
+      const bool correct = check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      results.push_back({m, "CUTLASS-StreamK-128x128", "StreamK", us, check.relativeError, correct, 0, 0, false});
+      std::printf("M=%d CUTLASS Stream-K: %.1f us, relative error %.2g%s\n", m, us, check.relativeError,
+                  correct ? "" : " FAILED");
+    }
+
     const int slotsPerWave = properties.multiProcessorCount;  // refined per kernel below
     for (const auto& config : configs) {
+      if (options.baselinesOnly) break;
       // Split-K settings tried: none, and enough parts for one full wave per GEMM (when that differs).
       std::vector<SplitK> splits{SplitK{}};
       {
@@ -483,7 +523,8 @@ int main(int argc, char** argv) {
         << r.correct << "," << r.wavesProducer << "," << r.wavesConsumer << "," << r.avoidedWaitKernel << "\n";
 
   // Summary: per M, the best of each family, with the floor.
-  std::printf("\n%6s %10s %9s | %-44s %9s %7s %7s | %-44s %9s | %-44s %9s %7s %7s\n", "M", "floor_us", "cuBLAS",
+  std::printf("\n%6s %10s %9s %9s | %-44s %9s %7s %7s | %-44s %9s | %-44s %9s %7s %7s\n", "M", "floor_us", "cuBLAS",
+              "StreamK",
               "best StreamSync (config)", "us", "waves1", "waves2", "best PDL-GridSync", "us", "best cusync", "us",
               "vsSS", "vsBLAS");
   for (int m : options.ms) {
@@ -499,6 +540,7 @@ int main(int argc, char** argv) {
       return b;
     };
     const Result* blas = best([](const Result& r) { return r.variant == "cuBLAS"; });
+    const Result* streamK = best([](const Result& r) { return r.variant == "StreamK"; });
     const Result* stream = best([](const Result& r) { return r.variant == "StreamSync"; });
     const Result* grid = best([](const Result& r) { return r.variant.rfind("PDL-GridSync", 0) == 0; });
     const Result* cus = best([](const Result& r) {
@@ -506,8 +548,8 @@ int main(int argc, char** argv) {
     });
     auto label = [](const Result* r) { return r ? r->variant + " (" + r->config + ")" : std::string("-"); };
     auto time = [](const Result* r) { return r ? r->microseconds : 0.0; };
-    std::printf("%6d %10.1f %9.1f | %-44s %9.1f %7.2f %7.2f | %-44s %9.1f | %-44s %9.1f %7.3f %7.3f\n", m, floorUs,
-                time(blas), label(stream).c_str(), time(stream), stream ? stream->wavesProducer : 0,
+    std::printf("%6d %10.1f %9.1f %9.1f | %-44s %9.1f %7.2f %7.2f | %-44s %9.1f | %-44s %9.1f %7.3f %7.3f\n", m,
+                floorUs, time(blas), time(streamK), label(stream).c_str(), time(stream), stream ? stream->wavesProducer : 0,
                 stream ? stream->wavesConsumer : 0, label(grid).c_str(), time(grid), label(cus).c_str(), time(cus),
                 stream && cus ? time(stream) / time(cus) : 0, blas && cus ? time(blas) / time(cus) : 0);
   }
