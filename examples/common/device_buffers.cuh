@@ -38,20 +38,24 @@ __device__ inline std::uint32_t mix(std::uint64_t x) {
   x ^= x >> 33;
   return static_cast<std::uint32_t>(x);
 }
-__global__ inline void fillUniform(__half* data, std::size_t count, std::uint64_t seed, float scale) {
+// Kernels defined in a header are templates, so that several translation units may include it.
+template <int = 0>
+__global__ void fillUniform(__half* data, std::size_t count, std::uint64_t seed, float scale) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const float u = (mix(seed * 0x9E3779B97F4A7C15ull + i) >> 8) * (1.0f / 16777216.0f);  // [0, 1)
     data[i] = __float2half((2.0f * u - 1.0f) * scale);
   }
 }
-__global__ inline void fillBits(std::uint16_t* data, std::size_t count, std::uint16_t bits) {
+template <int = 0>
+__global__ void fillBits(std::uint16_t* data, std::size_t count, std::uint16_t bits) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x)
     data[i] = bits;
 }
 // Sums (out - ref)^2 and ref^2 in double, and counts non-finite outputs.
-__global__ inline void compare(const __half* out, const __half* ref, std::size_t count, double* sums,
+template <int = 0>
+__global__ void compare(const __half* out, const __half* ref, std::size_t count, double* sums,
                                unsigned long long* nonFinite) {
   double diff = 0, norm = 0;
   unsigned long long bad = 0;
@@ -70,13 +74,13 @@ __global__ inline void compare(const __half* out, const __half* ref, std::size_t
 
 // Uniform in [-scale, scale); a new seed gives new data.
 inline void fillRandom(DeviceBuffer<__half>& buffer, std::uint64_t seed, float scale, cudaStream_t stream = nullptr) {
-  detail::fillUniform<<<1024, 256, 0, stream>>>(buffer.get(), buffer.size(), seed, scale);
+  detail::fillUniform<><<<1024, 256, 0, stream>>>(buffer.get(), buffer.size(), seed, scale);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
 
 // Fills with NaN so that an element no kernel wrote cannot pass a check.
 inline void poison(DeviceBuffer<__half>& buffer, cudaStream_t stream = nullptr) {
-  detail::fillBits<<<1024, 256, 0, stream>>>(reinterpret_cast<std::uint16_t*>(buffer.get()), buffer.size(), 0x7E00);
+  detail::fillBits<><<<1024, 256, 0, stream>>>(reinterpret_cast<std::uint16_t*>(buffer.get()), buffer.size(), 0x7E00);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
 
@@ -91,7 +95,7 @@ inline Comparison compareToReference(const DeviceBuffer<__half>& out, const Devi
   DeviceBuffer<unsigned long long> nonFinite(1);
   CUSYNC_CUDA_CHECK(cudaMemset(sums.get(), 0, sums.bytes()));
   CUSYNC_CUDA_CHECK(cudaMemset(nonFinite.get(), 0, nonFinite.bytes()));
-  detail::compare<<<512, 256>>>(out.get(), ref.get(), out.size(), sums.get(), nonFinite.get());
+  detail::compare<><<<512, 256>>>(out.get(), ref.get(), out.size(), sums.get(), nonFinite.get());
   CUSYNC_CUDA_CHECK(cudaGetLastError());
   double host[2];
   unsigned long long bad = 0;

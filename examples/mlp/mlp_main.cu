@@ -345,6 +345,30 @@ Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::size_t w
                   2.0 * copyBytes / (copyTime.medianMicroseconds * 1e-6) / 1e9};
 }
 
+// Checks one run of `enqueue` against the reference, with the intermediate and the output poisoned first (a
+// consumer tile that read XW1 before its producer tile was posted would read NaN), then times it with graphs and
+// checks the output of the last replay too.
+struct Measurement {
+  double microseconds;  // 0 when only checking
+  Comparison check;
+};
+Measurement checkThenTime(const std::function<void(cudaStream_t)>& enqueue, Buffers& buffers, cudaStream_t stream,
+                          const Options& options) {
+  poison(buffers.xw1, stream);
+  poison(buffers.y, stream);
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  enqueue(stream);
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+  Measurement result{0, compareToReference(buffers.y, buffers.yReference)};
+  if (options.checkOnly) return result;
+  poison(buffers.y, stream);
+  result.microseconds = timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples).medianMicroseconds;
+  const auto after = compareToReference(buffers.y, buffers.yReference);
+  if (!after.passes(kRelativeErrorBound)) result.check = after;
+  return result;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -413,14 +437,8 @@ int main(int argc, char** argv) {
         gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
         gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
       };
-      poison(buffers.y, stream);
-      enqueue(stream);
-      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
       // cuBLASLt's GELU epilogue may use the tanh approximation; the bound covers the difference.
-      const auto check = compareToReference(buffers.y, buffers.yReference);
-      double us = 0;
-      if (!options.checkOnly)
-        us = timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples).medianMicroseconds;
+      const auto [us, check] = checkThenTime(enqueue, buffers, stream, options);
       results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, check.passes(kRelativeErrorBound), 0, 0,
                          false});
     }
@@ -433,19 +451,7 @@ int main(int argc, char** argv) {
         gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
         gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
       };
-      poison(buffers.xw1, stream);
-      poison(buffers.y, stream);
-      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-      enqueue(stream);
-      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-      auto check = compareToReference(buffers.y, buffers.yReference);
-      double us = 0;
-      if (!options.checkOnly) {
-        poison(buffers.y, stream);
-        us = timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples).medianMicroseconds;
-        const auto after = compareToReference(buffers.y, buffers.yReference);
-        if (!after.passes(kRelativeErrorBound)) check = after;
-      }
+      const auto [us, check] = checkThenTime(enqueue, buffers, stream, options);
       const bool correct = check.passes(kRelativeErrorBound);
       allCorrect = allCorrect && correct;
       results.push_back({m, "CUTLASS-StreamK-128x128", "StreamK", us, check.relativeError, correct, 0, 0, false});
@@ -482,26 +488,7 @@ int main(int argc, char** argv) {
           std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
                       variant.name().c_str(), pair.producerStage().grid().tileCount(),
                       pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
-        // Correctness: poison the intermediate and the output, run one pair eagerly. A consumer tile that read
-        // XW1 before its producer tile was posted would read NaN.
-        poison(buffers.xw1, stream);
-        poison(buffers.y, stream);
-        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        pair.enqueue(stream);
-        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        CUSYNC_CUDA_CHECK(cudaGetLastError());
-        auto check = compareToReference(buffers.y, buffers.yReference);
-        double us = 0;
-        if (!options.checkOnly) {
-          poison(buffers.y, stream);
-          if (options.verbose) std::printf("  checked (error %.2g); timing\n", check.relativeError);
-          us = timeWithGraph([&](cudaStream_t s) { pair.enqueue(s); }, stream, options.pairsPerGraph, 3,
-                             options.samples)
-                   .medianMicroseconds;
-          // Every run is checked: the last replay's output too.
-          const auto after = compareToReference(buffers.y, buffers.yReference);
-          if (!after.passes(kRelativeErrorBound)) check = after;
-        }
+        const auto [us, check] = checkThenTime([&](cudaStream_t s) { pair.enqueue(s); }, buffers, stream, options);
         const double waves1 = double(pair.producerStage().blocksPerLaunch()) / (slotsPerWave * occupancy);
         const double waves2 = double(pair.consumerStage().blocksPerLaunch()) / (slotsPerWave * occupancyConsumer);
         const bool correct = check.passes(kRelativeErrorBound);
