@@ -90,15 +90,13 @@ else
   if [ $status -ne 0 ] && [ $status -ne 77 ]; then grep -vE "^\s*$" "$results/ctest.log" | tail -n 60; fi
   grep -E "tests passed|tests failed|^\s+[0-9]+ - " "$results/ctest.log" | tail -n 20
 
-  # Twice: one full wave at the kernels' maximum occupancy, and the issue's anchor size (1584 blocks x 16 KB, the
-  # H100 figure of DESIGN.md), which is within one wave on an H100.
+  # One full wave at the copy kernel's maximum occupancy. The anchor of DESIGN.md (1584 blocks = 12 per SM) is more
+  # than one wave for this kernel on an H100 (10 blocks per SM of 128 threads measured), which the benchmark
+  # refuses by design (the experiment is defined as one wave); run it by hand with --blocks on a GPU where it fits.
   echo "== overhead benchmark"
   start=$(date +%s)
   {
-    timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --csv "$results/overhead.csv" &&
-      echo && echo "-- anchor size: 1584 blocks" &&
-      timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --blocks 1584 \
-        --csv "$results/overhead_1584.csv"
+    timeout "$(time_left 160)" "$build/bench/overhead/cusync_overhead_bench" --csv "$results/overhead.csv"
   } >"$results/overhead.log" 2>&1
   status=$?
   record "overhead benchmark" $status $(( $(date +%s) - start ))
