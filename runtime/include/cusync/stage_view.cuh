@@ -50,8 +50,9 @@ struct StageView {
     return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, index % blocksPerTile};
   }
 
-  // Takes the next tile of this stage's order. Because the counter spans launches, ticket / tileCount is the
-  // launch's iteration number: semaphores never need resetting, graph replays included. With `hardwareOrder`
+  // Takes the next tile of this stage's order (one block per tile). Because the counter spans launches, ticket /
+  // tileCount is the launch's iteration number: semaphores never need resetting, graph replays included. With
+  // `hardwareOrder`
   // the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the kernel), and
   // the counter only yields the iteration. Non-persistent kernels: one call per block.
   __device__ TileTicket acquireTile(TileCoord hardwareTile) const { return acquireWorkUnit(hardwareTile, 0).ticket; }
