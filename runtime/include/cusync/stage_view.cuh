@@ -52,9 +52,8 @@ struct StageView {
 
   // Takes the next tile of this stage's order (one block per tile). Because the counter spans launches, ticket /
   // tileCount is the launch's iteration number: semaphores never need resetting, graph replays included. With
-  // `hardwareOrder`
-  // the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the kernel), and
-  // the counter only yields the iteration. Non-persistent kernels: one call per block.
+  // `hardwareOrder` the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the
+  // kernel), and the counter only yields the iteration. Non-persistent kernels: one call per block.
   __device__ TileTicket acquireTile(TileCoord hardwareTile) const { return acquireWorkUnit(hardwareTile, 0).ticket; }
   __device__ TileTicket acquireTile() const { return acquireTile(TileCoord{blockIdx.x, blockIdx.y, blockIdx.z}); }
 
