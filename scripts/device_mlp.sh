@@ -9,11 +9,13 @@ mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
-# Policies: generated here by cusyncgen when the spec compiler is built; on a GPU machine without isl, carry
-# headers generated elsewhere (`build/tools/cusyncgen examples/mlp/gpt3_mlp.dep -o build-gen`) as build-gen/.
+# The GPU machine has neither isl nor Clang, so what they make is prepared on the CPU machine and carried:
+#   build-gen/        policies: build/tools/cusyncgen examples/mlp/gpt3_mlp.dep -o build-gen
+#   build-rewritten/  the "+Rw" mainloop: copy build/examples/gemm/tile_rewrite/cusync_example_gemms_reordered/
+#                     (cusync/cutlass/tile_sync_mainloop.hpp, rewritten by cusync-tile-rewriter during the build)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
   -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" >/dev/null
+  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" >/dev/null
 time cmake --build "$build" --target mlp_example -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
 "$build/examples/mlp/mlp_example" --csv "$out/mlp_gpt3.csv" "$@" 2>&1 | tee "$out/mlp_gpt3.log"
 if python3 -c "import matplotlib" 2>/dev/null; then
