@@ -23,6 +23,11 @@
 
 // Debug watchdog: when CUSYNC_WAIT_TIMEOUT_NS is set (or in a build without NDEBUG, with a 10 s default), a spin
 // that exceeds it prints what it was waiting for and traps, instead of hanging the GPU.
+// Back-off between polls of a spinning wait: fewer L2 requests from waiting blocks against a later wake-up.
+#ifndef CUSYNC_SPIN_SLEEP_NS
+#define CUSYNC_SPIN_SLEEP_NS 32
+#endif
+
 #if !defined(CUSYNC_WAIT_TIMEOUT_NS) && !defined(NDEBUG)
 #define CUSYNC_WAIT_TIMEOUT_NS 10000000000ull
 #endif
@@ -72,7 +77,7 @@ __device__ __forceinline__ void spinUntilReached(const std::uint32_t* semaphore,
   const std::uint64_t start = detail::globalTimerNs();
 #endif
   while (!detail::reached(seen, target)) {
-    __nanosleep(32);
+    if (CUSYNC_SPIN_SLEEP_NS > 0) __nanosleep(CUSYNC_SPIN_SLEEP_NS);
     seen = detail::loadAcquire(semaphore);
 #if defined(CUSYNC_WAIT_TIMEOUT_NS)
     if (detail::globalTimerNs() - start > CUSYNC_WAIT_TIMEOUT_NS) {
