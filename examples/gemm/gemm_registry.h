@@ -10,6 +10,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "cusync/cutlass/load_order.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::examples {
@@ -19,8 +20,7 @@ enum class Activation { Identity, Gelu };
 enum class PolicyKind { TileSync, RowSync };
 inline const char* policyName(PolicyKind p) { return p == PolicyKind::TileSync ? "TileSync" : "RowSync"; }
 
-// Order of the producer warp's loads relative to the waits (LoadOrder in tile_sync_mainloop.hpp).
-enum class LoadOrderKind : std::uint32_t { WaitThenLoad = 0, WeightsFirst = 1 };
+using cutlass_sm90::LoadOrder;
 
 struct GemmTileShape {
   int m, n, k;
@@ -36,7 +36,7 @@ struct GemmLaunchArgs {
   const std::uint32_t* producerSemaphores = nullptr;  // A's producer stage; null = A is not synchronized
   GridShape producerGrid;
   std::uint32_t producerTileRows = 0, producerTileColumns = 0;
-  LoadOrderKind loadOrder = LoadOrderKind::WaitThenLoad;
+  LoadOrder loadOrder = LoadOrder::WaitThenLoad;
   bool triggerDependentsAtStart = false;  // this GEMM is a PDL producer
   bool waitForPriorGrid = false;          // PDL-only baseline: griddepcontrol.wait before A
   bool programmaticLaunch = false;        // launch with programmatic stream serialization

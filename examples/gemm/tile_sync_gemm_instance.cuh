@@ -122,7 +122,7 @@ struct TileSyncGemmInstance {
     sync.a.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid};
     sync.a.producerTileRows = args.producerTileRows;
     sync.a.producerTileColumns = args.producerTileColumns;
-    sync.loadOrder = static_cast<cusync::cutlass_sm90::LoadOrder>(args.loadOrder);
+    sync.loadOrder = args.loadOrder;
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
     sync.splitPartials = args.splitPartials;
     sync.splitArrivals = args.splitArrivals;

@@ -152,21 +152,21 @@ const char* orderingName(Ordering o) {
 struct VariantSpec {
   Ordering ordering;
   PolicyKind policy;  // meaningful for WaitKernel and Pdl
-  LoadOrderKind loadOrder;
+  LoadOrder loadOrder;
   std::string name() const {
     std::string n = orderingName(ordering);
     if (ordering == Ordering::WaitKernel || ordering == Ordering::Pdl) n = std::string(policyName(policy)) + "+" + n;
-    if (loadOrder == LoadOrderKind::WeightsFirst) n += "+R";
+    if (loadOrder == LoadOrder::WeightsFirst) n += "+R";
     return n;
   }
 };
 
 std::vector<VariantSpec> allVariants() {
-  std::vector<VariantSpec> variants{{Ordering::StreamSync, PolicyKind::TileSync, LoadOrderKind::WaitThenLoad},
-                                    {Ordering::PdlGridSync, PolicyKind::TileSync, LoadOrderKind::WeightsFirst}};
+  std::vector<VariantSpec> variants{{Ordering::StreamSync, PolicyKind::TileSync, LoadOrder::WaitThenLoad},
+                                    {Ordering::PdlGridSync, PolicyKind::TileSync, LoadOrder::WeightsFirst}};
   for (PolicyKind p : {PolicyKind::TileSync, PolicyKind::RowSync})
     for (Ordering o : {Ordering::WaitKernel, Ordering::Pdl})
-      for (LoadOrderKind r : {LoadOrderKind::WaitThenLoad, LoadOrderKind::WeightsFirst})
+      for (LoadOrder r : {LoadOrder::WaitThenLoad, LoadOrder::WeightsFirst})
         variants.push_back({o, p, r});
   return variants;
 }
@@ -243,8 +243,7 @@ class MlpPair {
     first.stage = producer_->view();
     if (!synchronized()) first.stage.semaphores = nullptr;
     first.triggerDependentsAtStart = variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::PdlGridSync;
-    first.splitPartials = producerSplit_.partials ? producerSplit_.partials->get() : nullptr;
-    first.splitArrivals = producerSplit_.arrivals ? producerSplit_.arrivals->get() : nullptr;
+    producerSplit_.applyTo(first);
 
     GemmLaunchArgs second;
     second.m = m_;
@@ -264,8 +263,7 @@ class MlpPair {
     }
     second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
     second.programmaticLaunch = variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::PdlGridSync;
-    second.splitPartials = consumerSplit_.partials ? consumerSplit_.partials->get() : nullptr;
-    second.splitArrivals = consumerSplit_.arrivals ? consumerSplit_.arrivals->get() : nullptr;
+    consumerSplit_.applyTo(second);
 
     if (variant_.ordering == Ordering::WaitKernel) {
       // Producer on `stream`, consumer on the side stream, joined before the next pair (which overwrites XW1).
@@ -301,6 +299,10 @@ class MlpPair {
       partials = std::make_shared<DeviceBuffer<float>>(tiles * parts * kernel.tile.m * kernel.tile.n);
       arrivals = std::make_shared<DeviceBuffer<std::uint32_t>>(tiles);
       CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+    }
+    void applyTo(GemmLaunchArgs& args) const {
+      args.splitPartials = partials ? partials->get() : nullptr;
+      args.splitArrivals = arrivals ? arrivals->get() : nullptr;
     }
   };
 
@@ -478,7 +480,7 @@ int main(int argc, char** argv) {
             std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
           continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
-        if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrderKind::WaitThenLoad) continue;
+        if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;
         const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
         const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
         MlpPair pair(config, variant, m, shape, buffers, side, fork, join,

@@ -9,6 +9,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 
+#include "cusync/cutlass/load_order.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/stage_view.cuh"
 
@@ -26,13 +27,6 @@ struct ProducedOperandA {
   // PDL-only baseline: instead of per-tile semaphores, wait for the whole previous grid (griddepcontrol.wait)
   // before the first A load. With LoadOrder::WeightsFirst the B prologue is issued before that wait.
   bool waitForPriorGrid = false;
-};
-
-// How the producer warp orders its loads around the waits.
-enum class LoadOrder : std::uint32_t {
-  WaitThenLoad = 0,  // per k-block: wait for A's producer tiles, load A, load B (CUTLASS's order)
-  WeightsFirst = 1,  // "R": B (the weights, which need no wait) runs a full pipeline ahead of A, so the first
-                     // pipeline-depth k-blocks of B stream in while the block still waits for its first A tile
 };
 
 template <class BaseMainloop>
