@@ -2,7 +2,8 @@
 # On the lent GPU machine (run through the device tool from the repo root, with .cutlass carried): builds the
 # hooked GEMMs and the MLP example with all cores and runs the full benchmark. Writes CSV and the log under $OUT.
 # CUTLASS headers: .cutlass/include (a copy of the nvidia-cutlass package's headers; the GPU machine has no
-# package registry). Extra arguments go to mlp_example.
+# package registry). Extra arguments go to mlp_example. CUSYNC_GEMM_CONFIGS (env) limits the tile configurations
+# built (examples/gemm/CMakeLists.txt), to save build time on the device.
 set -euo pipefail
 out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
@@ -15,7 +16,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 #                     (cusync/cutlass/tile_sync_mainloop.hpp, rewritten by cusync-tile-rewriter during the build)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
   -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" >/dev/null
+  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" \
+  ${CUSYNC_GEMM_CONFIGS:+"-DCUSYNC_GEMM_CONFIGS=$CUSYNC_GEMM_CONFIGS"} >/dev/null
 time cmake --build "$build" --target mlp_example -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
 "$build/examples/mlp/mlp_example" --csv "$out/mlp_gpt3.csv" "$@" 2>&1 | tee "$out/mlp_gpt3.log"
 if python3 -c "import matplotlib" 2>/dev/null; then

@@ -6,7 +6,9 @@
 //   Y   = XW1 * W2^T              W2: [H, 4H/8]   (GEMM 2, consumer: waits for the XW1 tiles it reads)
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                    [--variants a,b] [--streamk] [--baselines-only] [--verbose]
+//                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
+// --orders: tile orders to try for both GEMMs: row (row-major), gN (rows in groups of N, column by column inside a
+// group: grouped_order.h), col (column-major), or P:C for different producer and consumer orders (e.g. g8:row).
 // --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
 // baseline that misbehaves cannot stop the main comparison).
 #include <algorithm>
@@ -49,6 +51,7 @@ struct Options {
   bool baselinesOnly = false;
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
   std::vector<std::string> variants;  // variants to run (empty: all)
+  std::vector<std::string> orders{"row", "g8"};  // tile orders to try (see the usage comment)
 };
 
 std::vector<std::string> splitList(const std::string& text) {
@@ -90,6 +93,8 @@ Options parseOptions(int argc, char** argv) {
       options.checkOnly = true;
     } else if (arg == "--variants") {
       options.variants = splitList(value());
+    } else if (arg == "--orders") {
+      options.orders = splitList(value());
     } else if (arg == "--configs") {
       options.configs = splitList(value());
     } else {
@@ -191,6 +196,42 @@ __global__ void geluInPlace(__half* data, std::size_t count) {
   }
 }
 
+// The tile orders of both GEMMs: rows taken `groupRows` at a time, column by column inside a group (1 = row-major,
+// 0 = column-major, i.e. all rows in one group).
+struct TileOrders {
+  std::uint32_t producerGroupRows = 1, consumerGroupRows = 1;
+  std::string text = "row";  // as given on the command line
+
+  static std::uint32_t parseOne(const std::string& word) {
+    if (word == "row") return 1;
+    if (word == "col") return 0;
+    if (word.size() > 1 && word[0] == 'g') {
+      const int rows = std::atoi(word.c_str() + 1);
+      if (rows > 0) return std::uint32_t(rows);
+    }
+    std::fprintf(stderr, "mlp_example: unknown tile order '%s' (row, col, gN or P:C)\n", word.c_str());
+    std::exit(2);
+  }
+  static TileOrders parse(const std::string& text) {
+    const auto colon = text.find(':');
+    TileOrders orders;
+    orders.text = text;
+    orders.producerGroupRows = parseOne(text.substr(0, colon));
+    orders.consumerGroupRows = colon == std::string::npos ? orders.producerGroupRows : parseOne(text.substr(colon + 1));
+    return orders;
+  }
+  std::string label() const { return text == "row" ? std::string() : "_" + text; }
+
+  static void apply(Stage& stage, std::uint32_t groupRows) {
+    const GridShape g = stage.grid();
+    if (groupRows == 1) return;  // the stage's default order
+    std::vector<std::uint32_t> indexOfTile(g.tileCount());
+    for (std::uint32_t linear = 0; linear < g.tileCount(); ++linear)
+      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, g), g, groupRows == 0 ? g.y : groupRows);
+    stage.setTileOrder(indexOfTile);
+  }
+};
+
 // Split-K parts of both GEMMs (1 = none).
 struct SplitK {
   std::uint32_t producerParts = 1, consumerParts = 1;
@@ -211,7 +252,8 @@ std::uint32_t partsToFillWave(std::uint32_t tiles, int kBlocks, int slotsPerWave
 class MlpPair {
  public:
   MlpPair(const TileConfig& config, const VariantSpec& variant, int m, const MlpShape& shape, Buffers& buffers,
-          cudaStream_t sideStream, cudaEvent_t fork, cudaEvent_t join, int slotsPerWave, SplitK split)
+          cudaStream_t sideStream, cudaEvent_t fork, cudaEvent_t join, int slotsPerWave, SplitK split,
+          const TileOrders& orders)
       : variant_(variant), m_(m), shape_(shape), buffers_(buffers), side_(sideStream), fork_(fork), join_(join) {
     producerKernel_ = config.producer.at(variant.policy);
     consumerKernel_ = config.consumer.at(variant.policy);
@@ -219,6 +261,8 @@ class MlpPair {
     consumer_ = std::make_unique<Stage>("gemm2", consumerKernel_->tileGrid(m, shape.hidden));
     producerSplit_ = SplitBuffers(*producer_, *producerKernel_, split.producerParts);
     consumerSplit_ = SplitBuffers(*consumer_, *consumerKernel_, split.consumerParts);
+    TileOrders::apply(*producer_, orders.producerGroupRows);
+    TileOrders::apply(*consumer_, orders.consumerGroupRows);
     namespace generated = cusync::generated::gpt3_mlp;
     if (variant.policy == PolicyKind::TileSync) producer_->setOutputPolicy<generated::Dep_dep_g1_TileSync>();
     else producer_->setOutputPolicy<generated::Dep_dep_g1_RowSync>();
@@ -474,8 +518,10 @@ int main(int argc, char** argv) {
                     partsToFillWave(c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k, slotsC)};
         if (fill.producerParts > 1 || fill.consumerParts > 1) splits.push_back(fill);
       }
+      for (const std::string& orderText : options.orders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
+        const TileOrders orders = TileOrders::parse(orderText);
         if (!options.variants.empty() &&
             std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
           continue;
@@ -484,8 +530,8 @@ int main(int argc, char** argv) {
         const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
         const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
         MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
-                     slotsPerWave * std::min(occupancy, occupancyConsumer), split);
-        const std::string configLabel = config.name + split.label();
+                     slotsPerWave * std::min(occupancy, occupancyConsumer), split, orders);
+        const std::string configLabel = config.name + split.label() + orders.label();
         if (options.verbose)
           std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
                       variant.name().c_str(), pair.producerStage().grid().tileCount(),
@@ -512,7 +558,7 @@ int main(int argc, char** argv) {
         << r.correct << "," << r.wavesProducer << "," << r.wavesConsumer << "," << r.avoidedWaitKernel << "\n";
 
   // Summary: per M, the best of each family, with the floor.
-  std::printf("\n%6s %10s %9s %9s | %-44s %9s %7s %7s | %-44s %9s | %-44s %9s %7s %7s\n", "M", "floor_us", "cuBLAS",
+  std::printf("\n%6s %10s %9s %9s | %-52s %9s %7s %7s | %-52s %9s | %-52s %9s %7s %7s\n", "M", "floor_us", "cuBLAS",
               "StreamK",
               "best StreamSync (config)", "us", "waves1", "waves2", "best PDL-GridSync", "us", "best cusync", "us",
               "vsSS", "vsBLAS");
@@ -537,7 +583,7 @@ int main(int argc, char** argv) {
     });
     auto label = [](const Result* r) { return r ? r->variant + " (" + r->config + ")" : std::string("-"); };
     auto time = [](const Result* r) { return r ? r->microseconds : 0.0; };
-    std::printf("%6d %10.1f %9.1f %9.1f | %-44s %9.1f %7.2f %7.2f | %-44s %9.1f | %-44s %9.1f %7.3f %7.3f\n", m,
+    std::printf("%6d %10.1f %9.1f %9.1f | %-52s %9.1f %7.2f %7.2f | %-52s %9.1f | %-52s %9.1f %7.3f %7.3f\n", m,
                 floorUs, time(blas), time(streamK), label(stream).c_str(), time(stream), stream ? stream->wavesProducer : 0,
                 stream ? stream->wavesConsumer : 0, label(grid).c_str(), time(grid), label(cus).c_str(), time(cus),
                 stream && cus ? time(stream) / time(cus) : 0, blas && cus ? time(blas) / time(cus) : 0);

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "cusync/tile.h"
+#include "cusync/grouped_order.h"
 #include "cusync/semaphore.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/block_sync.cuh"
