@@ -242,9 +242,12 @@ struct SplitK {
   }
 };
 
-// The fewest parts that give one full wave of blocks, keeping at least 4 k-blocks per part.
-std::uint32_t partsToFillWave(std::uint32_t tiles, int kBlocks, int slotsPerWave) {
-  const std::uint32_t wanted = (std::uint32_t(slotsPerWave) + tiles - 1) / tiles;
+// Split-K parts for `tiles` tiles over `slotsPerWave` slots, keeping at least 4 k-blocks per part: the most parts
+// whose blocks still fit in one wave (`overfill` false), or the fewest that fill a wave (`overfill` true, a second
+// partial wave). Which wins depends on the per-block rate, so the search tries both.
+std::uint32_t splitParts(std::uint32_t tiles, int kBlocks, int slotsPerWave, bool overfill) {
+  const std::uint32_t slots = std::uint32_t(slotsPerWave);
+  const std::uint32_t wanted = overfill ? (slots + tiles - 1) / tiles : slots / tiles;
   return std::max(1u, std::min(wanted, std::uint32_t(kBlocks / 4)));
 }
 
@@ -508,15 +511,22 @@ int main(int argc, char** argv) {
     const int slotsPerWave = properties.multiProcessorCount;  // refined per kernel below
     for (const auto& config : configs) {
       if (options.baselinesOnly) break;
-      // Split-K settings tried: none, and enough parts for one full wave per GEMM (when that differs).
+      // Split-K settings tried: none, the most parts within one wave, the fewest that fill one (each when new).
       std::vector<SplitK> splits{SplitK{}};
       {
         const auto* p = config.producer.begin()->second;
         const auto* c = config.consumer.begin()->second;
         const int slotsP = slotsPerWave * p->maxActiveBlocksPerSm(), slotsC = slotsPerWave * c->maxActiveBlocksPerSm();
-        SplitK fill{partsToFillWave(p->tileGrid(m, shape.intermediate).tileCount(), shape.hidden / p->tile.k, slotsP),
-                    partsToFillWave(c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k, slotsC)};
-        if (fill.producerParts > 1 || fill.consumerParts > 1) splits.push_back(fill);
+        const std::uint32_t tilesP = p->tileGrid(m, shape.intermediate).tileCount();
+        const std::uint32_t tilesC = c->tileGrid(m, shape.hidden).tileCount();
+        for (bool overfill : {false, true}) {
+          const SplitK split{splitParts(tilesP, shape.hidden / p->tile.k, slotsP, overfill),
+                             splitParts(tilesC, shape.intermediate / c->tile.k, slotsC, overfill)};
+          const bool known = std::any_of(splits.begin(), splits.end(), [&](const SplitK& s) {
+            return s.producerParts == split.producerParts && s.consumerParts == split.consumerParts;
+          });
+          if (!known) splits.push_back(split);
+        }
       }
       for (const std::string& orderText : options.orders)
       for (const SplitK& split : splits)
