@@ -60,6 +60,9 @@ struct GemmKernelEntry {
   int (*maxActiveBlocksPerSm)();
   void (*launch)(const GemmLaunchArgs& args, cudaStream_t stream);
   bool loadsReorderedByRewriter = false;  // built from the mainloop cusync-tile-rewriter reordered ("+Rw")
+  // Persistent: launches stage.persistentBlocks blocks (Stage::setPersistentBlocks), each taking tiles until none
+  // is left; otherwise one block per work unit.
+  bool persistent = false;
 };
 
 std::vector<GemmKernelEntry>& gemmRegistry();

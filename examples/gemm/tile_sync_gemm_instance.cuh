@@ -12,6 +12,7 @@
 #include <cutlass/util/packed_stride.hpp>
 
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
+#include "cusync/cutlass/tile_sync_persistent_gemm_kernel.hpp"
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
@@ -44,8 +45,8 @@ struct ActivationFunction<Activation::Gelu> {
   using Fn = cutlass::epilogue::thread::GELU<T>;
 };
 
-template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, Activation Act,
-          PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind>
+template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
+          Activation Act, PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind>
 struct TileSyncGemmInstance {
   using ElementA = cutlass::half_t;
   using ElementB = cutlass::half_t;
@@ -76,8 +77,12 @@ struct TileSyncGemmInstance {
 
   using InputPolicy = PolicyType<InputPolicyKind>;
   using OutputPolicy = PolicyType<OutputPolicyKind>;
-  using Kernel = cusync::cutlass_sm90::TileSyncGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
-                                                          OutputPolicy, MinBlocksPerSm>;
+  using Kernel = std::conditional_t<
+      Persistent,
+      cusync::cutlass_sm90::TileSyncPersistentGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
+                                                         OutputPolicy, MinBlocksPerSm>,
+      cusync::cutlass_sm90::TileSyncGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy, OutputPolicy,
+                                               MinBlocksPerSm>>;
 
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
   static std::uint32_t semaphoreCount(GridShape g) { return OutputPolicy::semaphoreCount(g); }
@@ -137,8 +142,19 @@ struct TileSyncGemmInstance {
       throw cusync::Error("cusync GEMM: split-K needs partial and arrival buffers");
     if (int(parts) > args.k / TileK)
       throw cusync::Error("cusync GEMM: more split-K parts than k-blocks");
+    // A persistent kernel launches the blocks its stage counts its tickets with (Stage::setPersistentBlocks).
+    std::uint32_t blocks = grid.tileCount() * parts;
+    if constexpr (Persistent) {
+      if (args.stage.persistentBlocks == 0)
+        throw cusync::Error("cusync GEMM: a persistent GEMM's stage needs setPersistentBlocks (its grid size)");
+      if (args.stage.hardwareOrder)
+        throw cusync::Error("cusync GEMM: a persistent GEMM takes its tiles from the counter, not blockIdx");
+      blocks = args.stage.persistentBlocks;
+    } else if (args.stage.persistentBlocks != 0) {
+      throw cusync::Error("cusync GEMM: the stage counts persistent blocks, but this GEMM is not persistent");
+    }
     auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(grid.tileCount() * parts),
+    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(blocks),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
                          args.programmaticLaunch, params);
   }
@@ -146,7 +162,8 @@ struct TileSyncGemmInstance {
   static GemmKernelEntry entry() {
     std::string name = std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) + "_s" +
                        std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") + "_b" +
-                       std::to_string(MinBlocksPerSm) + (CUSYNC_GEMM_LOADS_REORDERED ? "_Rw" : "") +
+                       std::to_string(MinBlocksPerSm) + (Persistent ? "_p" : "") +
+                       (CUSYNC_GEMM_LOADS_REORDERED ? "_Rw" : "") +
                        (Act == Activation::Gelu ? "_gelu" : "_id") + "_in" +
                        policyName(InputPolicyKind) + "_out" + policyName(OutputPolicyKind);
     return GemmKernelEntry{name,     GemmTileShape{TileM, TileN, TileK},
@@ -155,7 +172,7 @@ struct TileSyncGemmInstance {
                            InputPolicyKind, OutputPolicyKind,
                            &tileGrid, &semaphoreCount,
                            &maxActiveBlocksPerSm, &launch,
-                           CUSYNC_GEMM_LOADS_REORDERED != 0};
+                           CUSYNC_GEMM_LOADS_REORDERED != 0, Persistent};
   }
 };
 

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <typeinfo>
@@ -45,6 +46,7 @@ class Stage {
     std::swap(outputPolicy_, other.outputPolicy_);
     std::swap(hardwareOrder_, other.hardwareOrder_);
     std::swap(blocksPerTile_, other.blocksPerTile_);
+    std::swap(persistentBlocks_, other.persistentBlocks_);
     return *this;
   }
   ~Stage() {
@@ -96,7 +98,19 @@ class Stage {
     blocksPerTile_ = blocks;
   }
   std::uint32_t blocksPerTile() const { return blocksPerTile_; }
-  std::uint32_t blocksPerLaunch() const { return grid_.tileCount() * blocksPerTile_; }
+
+  // A persistent kernel runs `blocks` blocks per launch, each taking work units until none is left (0: one block
+  // per work unit). Must match the launch's grid: the tickets of a launch are counted with it.
+  void setPersistentBlocks(std::uint32_t blocks) { persistentBlocks_ = blocks; }
+  std::uint32_t persistentBlocks() const { return persistentBlocks_; }
+
+  // Work units (tile parts) per launch, and the blocks a launch starts.
+  std::uint32_t workUnitsPerLaunch() const { return grid_.tileCount() * blocksPerTile_; }
+  std::uint32_t blocksPerLaunch() const {
+    return persistentBlocks_ == 0 ? workUnitsPerLaunch() : std::min(persistentBlocks_, workUnitsPerLaunch());
+  }
+  // Tickets drawn from the tile counter per launch (see StageView::persistentBlocks).
+  std::uint32_t ticketsPerLaunch() const { return workUnitsPerLaunch() + persistentBlocks_; }
 
   // Declares that this stage posts its tiles under `Policy` (allocates and zeroes its semaphores).
   template <class Policy>
@@ -125,6 +139,7 @@ class Stage {
     v.semaphores = semaphores_;
     v.hardwareOrder = hardwareOrder_;
     v.blocksPerTile = blocksPerTile_;
+    v.persistentBlocks = persistentBlocks_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
   }
@@ -157,6 +172,7 @@ class Stage {
   const std::type_info* outputPolicy_ = nullptr;
   bool hardwareOrder_ = false;
   std::uint32_t blocksPerTile_ = 1;
+  std::uint32_t persistentBlocks_ = 0;
 };
 
 }  // namespace cusync

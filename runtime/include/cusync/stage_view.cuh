@@ -20,9 +20,11 @@ struct TileTicket {
 };
 
 // A block's share of a tile when several blocks compute one tile (split-K): the tile, and which part.
+inline constexpr std::uint32_t kNoWorkLeft = 0xffffffffu;  // `part` of the unit that stops a persistent block
 struct WorkUnit {
   TileTicket ticket;
-  std::uint32_t part;  // in [0, blocksPerTile)
+  std::uint32_t part;  // in [0, blocksPerTile), or kNoWorkLeft (persistent kernels only)
+  __host__ __device__ bool hasWork() const { return part != kNoWorkLeft; }
 };
 
 // A stage's device state: its grid, its tile counter, its tile order and the semaphores it posts to.
@@ -35,16 +37,24 @@ struct StageView {
 
   bool hardwareOrder = false;                      // "avoid custom order": a block computes its own blockIdx
   std::uint32_t blocksPerTile = 1;                 // blocks sharing one tile (split-K); the counter counts blocks
+  // Persistent kernels: the number of blocks launched, each taking work units until the launch has none left.
+  // 0: one block per work unit. Every persistent block draws exactly one ticket past the launch's last unit (the
+  // one that tells it to stop), so a launch spans workUnits() + persistentBlocks tickets; counting those keeps
+  // the next launch's tickets its own.
+  std::uint32_t persistentBlocks = 0;
+
+  CUSYNC_HOST_DEVICE std::uint32_t workUnits() const { return grid.tileCount() * blocksPerTile; }
+  CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }
 
   // Takes the next work unit. Consecutive tickets are the parts of one tile, tiles follow the stage's order, and
-  // ticket / (tileCount * blocksPerTile) is the launch's iteration. With `hardwareOrder` the unit is the one the
+  // ticket / ticketsPerLaunch() is the launch's iteration. A persistent block calls it until !hasWork(). With `hardwareOrder` the unit is the one the
   // block's own index names (`hardwareTile`, `hardwarePart`).
   __device__ WorkUnit acquireWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) const {
-    const std::uint32_t blocks = grid.tileCount() * blocksPerTile;
     const std::uint32_t ticket = atomicAdd(tileCounter, 1u);
-    const std::uint32_t iteration = ticket / blocks;
+    const std::uint32_t iteration = ticket / ticketsPerLaunch();
     if (hardwareOrder) return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart};
-    const std::uint32_t index = ticket % blocks;
+    const std::uint32_t index = ticket % ticketsPerLaunch();
+    if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
     const std::uint32_t orderIndex = index / blocksPerTile;
     const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
     return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, index % blocksPerTile};

@@ -1,5 +1,5 @@
 // The cuSync paper's wait-kernel: a one-thread kernel launched on the consumer's stream just before the consumer.
-// It returns only when every block of the producer's current launch has started (drawn its tile ticket), so the
+// It returns only when every work unit of the producer's current launch is taken by a started block, so the
 // consumer's blocks, which the stream starts after it, never occupy slots that producer blocks they wait on still
 // need: every spin waits for a block that is running or finished (progress under in-order block dispatch).
 #pragma once
@@ -18,15 +18,17 @@ namespace detail {
 // A template so that every translation unit including this header may define it: a plain __global__ function
 // defined in a header is a duplicate symbol (its host stub) once two .cu files of one program include it.
 template <int = 0>
-__global__ void waitForProducerBlocks(const std::uint32_t* producerTileCounter, std::uint32_t producerTiles,
-                                      const std::uint32_t* consumerTileCounter, std::uint32_t consumerTiles,
-                                      WaitReport report) {
+__global__ void waitForProducerBlocks(const std::uint32_t* producerTileCounter, std::uint32_t producerTickets,
+                                      std::uint32_t producerWorkUnits, const std::uint32_t* consumerTileCounter,
+                                      std::uint32_t consumerTickets, WaitReport report) {
   // The iteration comes from the consumer's own tile counter: the consumer's previous launch precedes this kernel
   // on the consumer's stream, so the counter holds exactly iteration * consumerTiles here. A counter private to the
   // consumer's wait-kernels would advance once per producer and break a consumer with several producers (each has
   // its wait-kernel); this is right for any number of producers, in every launch and graph replay.
-  const std::uint32_t iteration = detail::loadAcquire(consumerTileCounter) / consumerTiles;
-  spinUntilReached(producerTileCounter, (iteration + 1u) * producerTiles, report);
+  // Persistent stages draw more tickets per launch than they have work units (StageView::persistentBlocks); the
+  // wait ends once every work unit of the launch is taken, i.e. owned by a running block.
+  const std::uint32_t iteration = detail::loadAcquire(consumerTileCounter) / consumerTickets;
+  spinUntilReached(producerTileCounter, iteration * producerTickets + producerWorkUnits, report);
 }
 }  // namespace detail
 
@@ -35,10 +37,10 @@ inline void launchWaitKernel(const Stage& producer, const Stage& consumer, cudaS
   WaitReport report{};
   report.stageName = nullptr;  // device printf of a host string is invalid; the watchdog prints "(null)"
   report.semaphore = UINT32_MAX;
-  // Counters count blocks (tileCount * blocksPerTile per launch), so the targets are in blocks too.
-  detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.blocksPerLaunch(),
-                                                              consumer.tileCounter(), consumer.blocksPerLaunch(),
-                                                              report);
+  // Counters count tickets (work units, plus one stop ticket per block for persistent stages).
+  detail::waitForProducerBlocks<><<<1, 1, 0, consumerStream>>>(producer.tileCounter(), producer.ticketsPerLaunch(),
+                                                              producer.workUnitsPerLaunch(), consumer.tileCounter(),
+                                                              consumer.ticketsPerLaunch(), report);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
 

@@ -62,6 +62,7 @@ class TileSyncGemmKernel {
   static_assert(cute::size(ClusterShape{}) == 1, "tiles come from a stage counter: clusters are not supported");
 
   static constexpr int MinBlocksPerSm = MinBlocksPerSm_;
+  static constexpr bool Persistent = false;  // one block per work unit
   static constexpr std::uint32_t NumLoadWarpGroups = 1;
   static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
   static constexpr std::uint32_t NumMmaWarpGroups = NumMmaThreads / cutlass::NumThreadsPerWarpGroup;

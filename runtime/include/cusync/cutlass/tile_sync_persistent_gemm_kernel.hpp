@@ -1,0 +1,229 @@
+// The persistent form of TileSyncGemmKernel: a fixed number of blocks (at most one wave), each taking tiles from the
+// stage's ticket counter until the launch has none left. Device code; needs CUTLASS.
+//
+// Why persistent: a block that keeps running overlaps one tile's epilogue (and the wait for its stores) with the
+// TMA loads of its next tile, and pays the pipeline set-up once, not per tile; CUTLASS's own sm90 kernels are
+// persistent for that reason. Why dynamic: CUTLASS's persistent scheduler gives each block a fixed list of tiles,
+// so a block that starts late (on an SM the other stage still holds) finishes late (GPU_NOTES.md). Here every
+// tile goes to whichever block asks next, in the stage's tile order, as in the non-persistent kernel.
+//
+// How the roles share a tile: the TMA producer warp draws the ticket (it is the first to need the tile) and hands
+// the work unit to the math warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync),
+// so it can run up to kWorkUnitStages units ahead, bounded anyway by the operand pipeline. The ticket past the
+// launch's last unit (StageView::persistentBlocks) is handed on too, and stops everyone.
+//
+// Everything else is the non-persistent kernel's: CUTLASS's collectives, the wait before each A k-block in the
+// producer warp, the post after the tile's bulk stores have completed, split-K by last arrival, the PDL trigger.
+// The mainloop and epilogue shared memory are separate (not a union), since the next tile's loads overlap the
+// current tile's epilogue.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
+
+namespace cusync::cutlass_sm90 {
+inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
+
+template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
+          int MinBlocksPerSm_ = 1>
+class TileSyncPersistentGemmKernel
+    : public TileSyncGemmKernel<CollectiveMainloop_, CollectiveEpilogue_, InputPolicy_, OutputPolicy_,
+                                MinBlocksPerSm_> {
+  using Base =
+      TileSyncGemmKernel<CollectiveMainloop_, CollectiveEpilogue_, InputPolicy_, OutputPolicy_, MinBlocksPerSm_>;
+
+ public:
+  using typename Base::CollectiveEpilogue;
+  using typename Base::CollectiveMainloop;
+  using typename Base::InputPolicy;
+  using typename Base::OutputPolicy;
+  using typename Base::Params;
+  using typename Base::TileShape;
+  using typename Base::TiledMma;
+  using typename Base::ClusterShape;
+  using Base::LoadRegisterRequirement;
+  using Base::MaxThreadsPerBlock;
+  using Base::MinBlocksPerSm;
+  using Base::MmaRegisterRequirement;
+  using Base::NumMmaThreads;
+  static constexpr bool Persistent = true;
+  // Only the TMA producer warp follows the tile sequence, so no epilogue warp may need to load C.
+  static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>, "the persistent cusync GEMM reads no C operand");
+
+  // Units the TMA producer may draw ahead of the math warp groups.
+  static constexpr int kWorkUnitStages = 2;
+  using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
+
+  struct SharedStorage {
+    struct TensorStorage : cute::aligned_struct<128, cute::_1> {
+      typename CollectiveEpilogue::TensorStorage epilogue;
+      typename CollectiveMainloop::TensorStorage mainloop;
+    } tensors;
+    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
+      alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
+      alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
+      alignas(16) typename WorkUnitPipeline::SharedStorage workUnits;
+    } pipelines;
+    WorkUnit units[kWorkUnitStages];
+    std::uint32_t lastArrival;
+  };
+  static constexpr int SharedStorageSize = sizeof(SharedStorage);
+
+  CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using namespace cute;
+    enum class WarpGroupRole { Producer = 0, Consumer0 = 1, Consumer1 = 2 };
+    enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1, Epilogue = 2, Warp3 = 3 };
+
+    SharedStorage& shared_storage = *reinterpret_cast<SharedStorage*>(smem_buf);
+    const int thread_idx = int(threadIdx.x);
+    const int warp_idx = cutlass::canonical_warp_idx_sync();
+    const int warp_group_thread_idx = thread_idx % cutlass::NumThreadsPerWarpGroup;
+    const int mma_thread_idx = thread_idx % NumMmaThreads;
+    const auto warp_group_role = WarpGroupRole(cutlass::canonical_warp_group_idx());
+    const auto producer_warp_role = ProducerWarpRole(warp_idx % cutlass::NumWarpsPerWarpGroup);
+    const GemmStageSync<InputPolicy>& sync = params.sync;
+    const bool isMainloopProducer =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Mainloop;
+
+    if (sync.triggerDependentsAtStart) triggerDependentLaunch();
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
+      CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
+    }
+
+    using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+    typename MainloopPipeline::Params mainloop_pipeline_params;
+    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
+    if (warp_group_role != WarpGroupRole::Producer)
+      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
+    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
+    mainloop_pipeline_params.num_consumers = NumMmaThreads;
+    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
+    MainloopPipeline mainloop_pipeline(shared_storage.pipelines.mainloop, mainloop_pipeline_params, ClusterShape{});
+
+    using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+    typename EpiLoadPipeline::Params epi_load_pipeline_params;
+    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue)
+      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
+    if (warp_group_role != WarpGroupRole::Producer)
+      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+    epi_load_pipeline_params.dst_blockid = 0;
+    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
+    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
+      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
+    EpiLoadPipeline epi_load_pipeline(shared_storage.pipelines.epi_load, epi_load_pipeline_params);
+
+    using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
+    typename EpiStorePipeline::Params epi_store_pipeline_params;
+    epi_store_pipeline_params.always_wait = true;
+    EpiStorePipeline epi_store_pipeline(epi_store_pipeline_params);
+
+    // One elected producer thread commits each unit; every math thread releases it after reading.
+    typename WorkUnitPipeline::Params unit_pipeline_params;
+    if (isMainloopProducer) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Producer;
+    if (warp_group_role != WarpGroupRole::Producer)
+      unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Consumer;
+    unit_pipeline_params.producer_arv_count = 1;
+    unit_pipeline_params.consumer_arv_count = NumMmaThreads;
+    unit_pipeline_params.dst_blockid = 0;
+    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+
+    // Makes the barrier initialization visible to every thread.
+    __syncthreads();
+
+    auto problem_shape_MNKL = params.problem_shape;
+    auto blk_shape = TileShape{};
+    TiledMma tiled_mma;
+    CollectiveMainloop collective_mainloop;
+    auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
+    const int k_tiles_total = size<3>(get<0>(load_inputs));
+    const std::uint32_t parts = sync.stage.blocksPerTile;
+    // A part's k-range: the same balanced split as the non-persistent kernel.
+    auto kBegin = [&](std::uint32_t part) { return int(part * k_tiles_total / parts); };
+    auto kCount = [&](std::uint32_t part) { return kBegin(part + 1) - kBegin(part); };
+    auto blockCoord = [](TileTicket const& t) {
+      return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z));
+    };
+
+    if (warp_group_role == WarpGroupRole::Producer) {
+      cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
+      auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+      auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
+      while (true) {
+        if (cute::elect_one_sync()) {
+          unit_pipeline.producer_acquire(unit_write);
+          shared_storage.units[unit_write.index()] = sync.stage.acquireWorkUnit(TileCoord{}, 0);
+          unit_pipeline.producer_commit(unit_write);
+        }
+        __syncwarp();
+        const WorkUnit unit = shared_storage.units[unit_write.index()];
+        ++unit_write;
+        if (!unit.hasWork()) break;
+        Tensor gA_mkl = get<0>(load_inputs);
+        auto k_tile_iter =
+            cute::make_coord_iterator(idx2crd(kBegin(unit.part), shape<3>(gA_mkl)), shape<3>(gA_mkl));
+        collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
+                                             load_inputs, blockCoord(unit.ticket), k_tile_iter, kCount(unit.part),
+                                             shared_storage.tensors.mainloop, sync.a, sync.loadOrder, unit.ticket,
+                                             sync.stage);
+        mainloop_pipe_producer_state.advance(kCount(unit.part));
+      }
+      collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      return;
+    }
+
+    cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
+    CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
+    typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
+    typename CollectiveEpilogue::LoadPipelineState epi_load_pipe_consumer_state;
+    auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+    typename WorkUnitPipeline::PipelineState unit_read;
+    bool storedAnyTile = false;
+    while (true) {
+      unit_pipeline.consumer_wait(unit_read);
+      const WorkUnit unit = shared_storage.units[unit_read.index()];
+      unit_pipeline.consumer_release(unit_read);
+      ++unit_read;
+      if (!unit.hasWork()) break;
+      const int k_tile_count = kCount(unit.part);
+      auto blk_coord = blockCoord(unit.ticket);
+      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+      collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
+                              mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
+      collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      mainloop_pipe_consumer_state.advance(k_tile_count);
+      if (parts > 1 && !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, parts, accumulators,
+                                                  mma_thread_idx, shared_storage.lastArrival))
+        continue;  // another part of this tile arrives later and finishes it
+      auto [epi_load_next, epi_store_next] = collective_epilogue.store(
+          epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
+          problem_shape_MNKL, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
+          shared_storage.tensors.epilogue);
+      epi_load_pipe_consumer_state = epi_load_next;
+      epi_store_pipe_producer_state = epi_store_next;
+      storedAnyTile = true;
+      if (sync.stage.semaphores != nullptr) {
+        // As in the non-persistent kernel: the storing threads complete their global writes, the math threads
+        // meet, one thread releases the tile. The next tile's operands keep streaming in meanwhile.
+        completeBulkStores();
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(unit.ticket.tile);
+      }
+    }
+    if (storedAnyTile)
+      collective_epilogue.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+                                     epi_store_pipe_producer_state);
+#else
+    printf("cusync TileSyncPersistentGemmKernel requires sm_90a\n");
+#endif
+  }
+};
+
+}  // namespace CUSYNC_LOAD_ORDER_NAMESPACE
+}  // namespace cusync::cutlass_sm90
