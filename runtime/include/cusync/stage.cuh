@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <algorithm>
 #include <cstring>
 #include <string>
 #include <typeinfo>
@@ -104,11 +103,10 @@ class Stage {
   void setPersistentBlocks(std::uint32_t blocks) { persistentBlocks_ = blocks; }
   std::uint32_t persistentBlocks() const { return persistentBlocks_; }
 
-  // Work units (tile parts) per launch, and the blocks a launch starts.
+  // Work units (tile parts) per launch, and the blocks a launch starts (more persistent blocks than units is
+  // legal, if wasteful: the extra blocks stop at their first ticket).
   std::uint32_t workUnitsPerLaunch() const { return grid_.tileCount() * blocksPerTile_; }
-  std::uint32_t blocksPerLaunch() const {
-    return persistentBlocks_ == 0 ? workUnitsPerLaunch() : std::min(persistentBlocks_, workUnitsPerLaunch());
-  }
+  std::uint32_t blocksPerLaunch() const { return persistentBlocks_ == 0 ? workUnitsPerLaunch() : persistentBlocks_; }
   // Tickets drawn from the tile counter per launch (see StageView::persistentBlocks).
   std::uint32_t ticketsPerLaunch() const { return workUnitsPerLaunch() + persistentBlocks_; }
 
