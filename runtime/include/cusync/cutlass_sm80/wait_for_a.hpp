@@ -12,13 +12,13 @@
 
 #include <cstdint>
 
+#include "cusync/cutlass_sm80/producer_tile_range.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm80 {
 
-// Where the A operand of a consumer GEMM comes from: the output of a producer stage with its own tile shape.
-// Consumer rows [r0, r1) and columns [c0, c1) of A are producer tiles y in [r0 / rows, (r1 - 1) / rows] and
-// x in [c0 / columns, (c1 - 1) / columns].
+// Where the A operand of a consumer GEMM comes from: the output of a producer stage with its own tile shape
+// (producer_tile_range.hpp maps rows and columns of A to producer tiles).
 template <class InputPolicy>
 struct ProducedOperandA {
   InputView<InputPolicy> input;           // producer semaphores; unsynchronized when null
@@ -52,15 +52,14 @@ class BlockWaitForA {
       waitForPriorGrids();  // every thread: each one's own loads are then ordered after the prior grid
       priorGridWaited_ = true;
     }
-    if (!produced_.input.synchronized() || columnEnd <= columnBegin || rowEnd_ <= rowBegin_) return;
+    if (!produced_.input.synchronized()) return;
     const GridShape grid = produced_.input.producerGrid;
-    const std::uint32_t yBegin = rowBegin_ / produced_.producerTileRows;
-    const std::uint32_t yEnd = min((rowEnd_ - 1) / produced_.producerTileRows + 1, grid.y);
-    const std::uint32_t xBegin = columnBegin / produced_.producerTileColumns;
-    const std::uint32_t xEnd = min((columnEnd - 1) / produced_.producerTileColumns + 1, grid.x);
+    const ProducerTileRange tiles =
+        producerTilesCovering(rowBegin_, rowEnd_, columnBegin, columnEnd, produced_.producerTileRows,
+                              produced_.producerTileColumns, grid);
     bool waited = false;
-    for (std::uint32_t y = yBegin; y < yEnd; ++y) {
-      for (std::uint32_t x = xBegin; x < xEnd; ++x) {
+    for (std::uint32_t y = tiles.yBegin; y < tiles.yEnd; ++y) {
+      for (std::uint32_t x = tiles.xBegin; x < tiles.xEnd; ++x) {
         const TileCoord producerTile{x, y, ticket_.tile.z};
         const std::uint32_t semaphore = InputPolicy::sem(producerTile, grid);
         if (seen_.contains(semaphore)) continue;

@@ -1,0 +1,38 @@
+// Which producer tiles a block of the consumer's A operand overlaps: the rectangle of producer tiles covering rows
+// [rowBegin, rowEnd) and columns [columnBegin, columnEnd) of A (= the producer's output D). Host and device (the
+// host side is unit-tested against a brute-force overlap in tests/runtime); free of CUTLASS and of CUDA runtime
+// headers.
+#pragma once
+
+#include <cstdint>
+
+#include "cusync/tile.h"
+
+namespace cusync::cutlass_sm80 {
+
+// Producer tiles x in [xBegin, xEnd), y in [yBegin, yEnd); empty when the block is empty.
+struct ProducerTileRange {
+  std::uint32_t xBegin = 0, xEnd = 0, yBegin = 0, yEnd = 0;
+  CUSYNC_HOST_DEVICE constexpr bool empty() const { return xBegin >= xEnd || yBegin >= yEnd; }
+};
+
+// Producer tiles are tileRows x tileColumns; those beyond the producer grid (rows or columns past the producer's
+// M or N) are clipped, since they do not exist.
+CUSYNC_HOST_DEVICE constexpr ProducerTileRange producerTilesCovering(std::uint32_t rowBegin, std::uint32_t rowEnd,
+                                                                     std::uint32_t columnBegin,
+                                                                     std::uint32_t columnEnd,
+                                                                     std::uint32_t tileRows,
+                                                                     std::uint32_t tileColumns,
+                                                                     GridShape producerGrid) {
+  if (rowEnd <= rowBegin || columnEnd <= columnBegin || tileRows == 0 || tileColumns == 0) return {};
+  ProducerTileRange range;
+  range.yBegin = rowBegin / tileRows;
+  range.yEnd = (rowEnd - 1) / tileRows + 1;
+  range.xBegin = columnBegin / tileColumns;
+  range.xEnd = (columnEnd - 1) / tileColumns + 1;
+  if (range.yEnd > producerGrid.y) range.yEnd = producerGrid.y;
+  if (range.xEnd > producerGrid.x) range.xEnd = producerGrid.x;
+  return range;
+}
+
+}  // namespace cusync::cutlass_sm80
