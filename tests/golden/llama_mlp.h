@@ -23,13 +23,13 @@ inline constexpr std::int64_t TileN = 64;
 
 // ---- Policies -------------------------------------------------------------------------------------
 
-// Dependency `dep` (examples/mlp/llama_mlp.dep:17:5): a g2 tile waits for the g1 tiles it reads. TileSync:
+// Dependency `swiglu` (examples/mlp/llama_mlp.dep:21:5): a gs tile waits for the g1 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all M with 128 <= M <= 2048: every g1 tile p has 0 <= sem(p) < semaphoreCount,
-// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
 // bijection from those tiles onto [0, value(p))).
-struct Dep_dep_g1_TileSync {
-  static constexpr const char* name = "Dep_dep_g1_TileSync";
+struct Dep_swiglu_g1_TileSync {
+  static constexpr const char* name = "Dep_swiglu_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return (grid.x * grid.y);
   }
@@ -45,13 +45,82 @@ struct Dep_dep_g1_TileSync {
   }
 };
 
-// Dependency `dep` (examples/mlp/llama_mlp.dep:17:5): a g2 tile waits for the g1 tiles it reads. RowSync:
-// - x: every consumer tile reads all g1.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all M with 128 <= M <= 2048: every g1 tile p has 0 <= sem(p) < semaphoreCount,
-// and every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// Dependency `swiglu` (examples/mlp/llama_mlp.dep:21:5): a gs tile waits for the g1 tiles it reads. StridedSync:
+// - x: a consumer tile reads 2 tiles at offsets {0, F/(8*TileN)}, stride 43 (F/(8*TileN))
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
 // bijection from those tiles onto [0, value(p))).
-struct Dep_dep_g1_RowSync {
-  static constexpr const char* name = "Dep_dep_g1_RowSync";
+struct Dep_swiglu_g1_StridedSync {
+  static constexpr const char* name = "Dep_swiglu_g1_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (43u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 43u) + (43u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 43u)) / 43u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 43u);
+  }
+};
+
+// Dependency `swiglu` (examples/mlp/llama_mlp.dep:21:5): a gs tile waits for the g1 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [M] -> { gs[x = 0, y = 0] ->
+// g1[x' = 85, y' = 0] : M = 4096 }.
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
+// and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
+struct Dep_swiglu_g1_RowSync {
+  static constexpr const char* name = "Dep_swiglu_g1_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `down` (examples/mlp/llama_mlp.dep:23:5): a g2 tile waits for the gs tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every gs tile p has 0 <= sem(p) < semaphoreCount,
+// and every gs tile p read by a g2 tile has value(p) == |{p' in gs : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
+struct Dep_down_gs_TileSync {
+  static constexpr const char* name = "Dep_down_gs_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `down` (examples/mlp/llama_mlp.dep:23:5): a g2 tile waits for the gs tiles it reads. RowSync:
+// - x: every consumer tile reads all gs.x tiles of the line it touches (checked with isl)
+// Proven with isl symbolically: for all M with 0 < M <= 4096: every gs tile p has 0 <= sem(p) < semaphoreCount,
+// and every gs tile p read by a g2 tile has value(p) == |{p' in gs : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))).
+struct Dep_down_gs_RowSync {
+  static constexpr const char* name = "Dep_down_gs_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return grid.y;
   }
@@ -70,7 +139,7 @@ struct Dep_dep_g1_RowSync {
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all M with 128 <= M <= 2048: index is a bijection from the g1 tiles onto [0,
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g1 tiles onto [0,
 // tileCount).
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
@@ -79,8 +148,30 @@ struct Order_g1_RowMajor {
   }
 };
 
+// Tile order of g1: the tiles of each Dep_swiglu_g1_StridedSync semaphore consecutively, semaphores in increasing
+// order (what one gs tile waits for is produced together).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g1 tiles onto [0,
+// tileCount).
+struct Order_g1_GroupedBy_StridedSync_swiglu {
+  static constexpr const char* name = "Order_g1_GroupedBy_StridedSync_swiglu";
+  using Policy = Dep_swiglu_g1_StridedSync;
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    return Policy::sem(tile, grid) * Policy::value(tile, grid) + Policy::rankInSemaphore(tile, grid);
+  }
+};
+
+// Tile order of gs: row-major: x fastest, then y, then z (the consumer order).
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the gs tiles onto [0,
+// tileCount).
+struct Order_gs_RowMajor {
+  static constexpr const char* name = "Order_gs_RowMajor";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+};
+
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all M with 128 <= M <= 2048: index is a bijection from the g2 tiles onto [0,
+// Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g2 tiles onto [0,
 // tileCount).
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
@@ -91,20 +182,39 @@ struct Order_g2_RowMajor {
 
 // ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------
 
-// Paper section IV-C for dependency `dep` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of g2 and
+// Paper section IV-C for dependency `swiglu` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of gs and
 // every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
-// custom tile order) needs g2 and the stages it reads directly to fit in two waves.
-// At the given parameter values: g2 1024, g1 688 tiles (W counts 1712, T counts 1712).
-// W holds for no value; T holds for 128 <= M <= 255.
-struct Optimizations_dep {
+// custom tile order) needs gs and the stages it reads directly to fit in two waves.
+// At the given parameter values: gs 344, g1 688 tiles (W counts 1032, T counts 1032).
+// W holds for 0 < M <= 128; T holds for 0 < M <= 256.
+struct Optimizations_swiglu {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint32_t slots = smCount * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape g2, GridShape g1) {
-    return g2.tileCount() + g1.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape gs, GridShape g1) {
+    return gs.tileCount() + g1.tileCount() <= slots;
   }
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape g1) {
-    return g2.tileCount() + g1.tileCount() <= 2 * slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gs, GridShape g1) {
+    return gs.tileCount() + g1.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `down` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of g2 and
+// every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at once; T (no
+// custom tile order) needs g2 and the stages it reads directly to fit in two waves.
+// At the given parameter values: g2 1024, g1 688, gs 344 tiles (W counts 2056, T counts 1368).
+// W holds for no value; T holds for 0 < M <= 128.
+struct Optimizations_down {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint32_t slots = smCount * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape g2, GridShape g1, GridShape gs) {
+    return g2.tileCount() + g1.tileCount() + gs.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape gs) {
+    return g2.tileCount() + gs.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -115,12 +225,19 @@ struct Optimizations_dep {
 // Every policy above as X(type, dependency, producer grid, consumer grid), and every tile order as
 // X(type, grid): for host-side checks and for benchmarks that try each policy.
 #define CUSYNC_LLAMA_MLP_POLICIES(X) \
-  X(cusync::generated::llama_mlp::Dep_dep_g1_TileSync, "dep", "g1", "g2") \
-  X(cusync::generated::llama_mlp::Dep_dep_g1_RowSync, "dep", "g1", "g2")
+  X(cusync::generated::llama_mlp::Dep_swiglu_g1_TileSync, "swiglu", "g1", "gs") \
+  X(cusync::generated::llama_mlp::Dep_swiglu_g1_StridedSync, "swiglu", "g1", "gs") \
+  X(cusync::generated::llama_mlp::Dep_swiglu_g1_RowSync, "swiglu", "g1", "gs") \
+  X(cusync::generated::llama_mlp::Dep_down_gs_TileSync, "down", "gs", "g2") \
+  X(cusync::generated::llama_mlp::Dep_down_gs_RowSync, "down", "gs", "g2")
 #define CUSYNC_LLAMA_MLP_TILE_ORDERS(X) \
   X(cusync::generated::llama_mlp::Order_g1_RowMajor, "g1") \
+  X(cusync::generated::llama_mlp::Order_g1_GroupedBy_StridedSync_swiglu, "g1") \
+  X(cusync::generated::llama_mlp::Order_gs_RowMajor, "gs") \
   X(cusync::generated::llama_mlp::Order_g2_RowMajor, "g2")
 
 // Not emitted:
-// - Order_g1_GroupedBy_TileSync_dep: equal to Order_g1_RowMajor on every tile (not repeated)
-// - Order_g1_GroupedBy_RowSync_dep: equal to Order_g1_RowMajor on every tile (not repeated)
+// - Order_g1_GroupedBy_TileSync_swiglu: equal to Order_g1_RowMajor on every tile (not repeated)
+// - Order_g1_GroupedBy_RowSync_swiglu: equal to Order_g1_RowMajor on every tile (not repeated)
+// - Order_gs_GroupedBy_TileSync_down: equal to Order_gs_RowMajor on every tile (not repeated)
+// - Order_gs_GroupedBy_RowSync_down: equal to Order_gs_RowMajor on every tile (not repeated)

@@ -1,0 +1,475 @@
+// LLaMA 65B MLP (8-way tensor-parallel slice, SwiGLU) as three tile-synchronized stages, against everything a user
+// would pick instead. One binary, one run: every variant side by side at every M, each checked against a cuBLAS +
+// exact-SwiGLU reference on fresh random inputs, then timed with CUDA graphs.
+//
+//   [gate | up] = X[M,H] * [W1 | V]^T     [W1 | V]: [2F, H]   (GEMM 1, grid g1; posts its tiles)
+//   S           = silu(gate) * up         [M, F]              (SwiGLU stage, grid gs: waits for g1, posts)
+//   Y           = S * W2^T                W2: [H, F]          (GEMM 2, grid g2: waits for gs)
+// with H = 8192 and F = 22016 / 8 = 2752 (llama_mlp.dep). cuBLASLt has no SwiGLU epilogue, so its baseline runs
+// the same SwiGLU kernel between its GEMMs, stream-ordered.
+//
+// Usage: mlp_llama_example [the options of mlp_example: mlp_options.h] [--swiglu-columns 64,128]
+// --swiglu-columns: widths of S's tiles to try (multiples of 8; S's tile rows are the GEMMs' tile rows). Widths
+// other than 64 are labelled _swN after the configuration.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "ceilings.h"
+#include "check_then_time.h"
+#include "common/cublas_gemm.cuh"
+#include "common/device_buffers.cuh"
+#include "cusync/cusync.cuh"
+#include "gemm_registry.h"
+#include "gpt3_mlp.h"  // the policies compiled into the GEMM instances
+#include "llama_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/llama_mlp.dep
+#include "llama_policy_check.h"
+#include "mlp_options.h"
+#include "mlp_results.h"
+#include "mlp_variants.h"
+#include "split_k.h"
+#include "streamk_gemm.h"
+#include "swiglu_reference.cuh"
+#include "swiglu_stage.cuh"
+#include "tile_orders.h"
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+
+namespace gpt3 = cusync::generated::gpt3_mlp;
+namespace llama = cusync::generated::llama_mlp;
+
+// LLaMA 65B, H = 8192, F = 22016, 8-way tensor parallel.
+struct LlamaShape {
+  int hidden = int(llama::parameters::H);
+  int intermediate = int(llama::parameters::F / 8);  // 2752: gate and up columns of GEMM 1 each, S's columns
+};
+
+// The policy the SwiGLU stage waits for GEMM 1 with (GEMM 1's consumer instances post TileSync).
+using GateUpPolicy = llama::Dep_swiglu_g1_TileSync;
+
+struct LlamaBuffers {
+  DeviceBuffer<__half> x, w1v, w2, gateUp, s, y, gateUpReference, sReference, yReference;
+  LlamaBuffers(int m, const LlamaShape& shape)
+      : x(std::size_t(m) * shape.hidden),
+        w1v(std::size_t(2 * shape.intermediate) * shape.hidden),
+        w2(std::size_t(shape.hidden) * shape.intermediate),
+        gateUp(std::size_t(m) * 2 * shape.intermediate),
+        s(std::size_t(m) * shape.intermediate),
+        y(std::size_t(m) * shape.hidden),
+        gateUpReference(gateUp.size()),
+        sReference(s.size()),
+        yReference(y.size()) {}
+};
+
+// Streams and events of one chain: GEMM 1 on `main`; with the wait-kernel the SwiGLU stage and GEMM 2 each on
+// their own stream, so that neither waits for the previous stage to finish.
+struct ChainStreams {
+  cudaStream_t main, swiglu, gemm2;
+  cudaEvent_t fork, swigluDone, gemm2Done;
+};
+
+// GEMM 1 is a consumer instance (identity epilogue, posts TileSync) without a producer: its input policy is
+// irrelevant, so every variant runs the same kernel.
+const GemmKernelEntry& gemm1Kernel(const TileConfig& config) { return *config.consumer.at(PolicyKind::TileSync); }
+
+// S's tiles: the GEMMs' tile rows (so gs.y == g1.y == g2.y as in llama_mlp.dep) by `columns`.
+SwiGluGeometry swiGluGeometry(const GemmKernelEntry& gemm1, int m, const LlamaShape& shape, std::uint32_t columns) {
+  SwiGluGeometry g;
+  g.m = std::uint32_t(m);
+  g.intermediate = std::uint32_t(shape.intermediate);
+  g.tileRows = std::uint32_t(gemm1.tile.m);
+  g.tileColumns = columns;
+  g.producerTileRows = std::uint32_t(gemm1.tile.m);
+  g.producerTileColumns = std::uint32_t(gemm1.tile.n);
+  return g;
+}
+
+// Launches the SwiGLU stage posting under the LLaMA spec's policy for `down` of the given kind.
+using SwiGluLauncher = void (*)(const SwiGluStageArgs<GateUpPolicy>&, cudaStream_t, bool);
+SwiGluLauncher swiGluLauncher(PolicyKind down) {
+  return down == PolicyKind::TileSync ? &launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_TileSync>
+                                      : &launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_RowSync>;
+}
+int swiGluOccupancy(PolicyKind down) {
+  return down == PolicyKind::TileSync ? swiGluMaxActiveBlocksPerSm<GateUpPolicy, llama::Dep_down_gs_TileSync>()
+                                      : swiGluMaxActiveBlocksPerSm<GateUpPolicy, llama::Dep_down_gs_RowSync>();
+}
+
+// One LLaMA MLP (GEMM 1 -> SwiGLU -> GEMM 2) of a given variant and configuration, with its three stages.
+class LlamaChain {
+ public:
+  LlamaChain(const TileConfig& config, const VariantSpec& variant, int m, const LlamaShape& shape,
+             LlamaBuffers& buffers, const ChainStreams& streams, int smCount, SplitK split, const TileOrders& orders,
+             std::uint32_t swiGluColumns)
+      : variant_(variant), m_(m), shape_(shape), buffers_(buffers), streams_(streams) {
+    gemm1_ = &gemm1Kernel(config);
+    gemm2_ = config.consumer.at(variant.policy);
+    geometry_ = swiGluGeometry(*gemm1_, m, shape, swiGluColumns);
+    g1_ = std::make_unique<Stage>("gemm1", gemm1_->tileGrid(m, 2 * shape.intermediate));
+    gs_ = std::make_unique<Stage>("swiglu", geometry_.grid());
+    g2_ = std::make_unique<Stage>("gemm2", gemm2_->tileGrid(m, shape.hidden));
+    split1_ = SplitBuffers(*g1_, *gemm1_, split.producerParts);
+    split2_ = SplitBuffers(*g2_, *gemm2_, split.consumerParts);
+    TileOrders::apply(*g1_, orders.producerGroupRows);
+    TileOrders::apply(*g2_, orders.consumerGroupRows);
+    // GEMM 1 posts with gpt3's Dep_dep_g1_TileSync and GEMM 2 waits with gpt3's Dep_dep_g1_<policy>; main() checked
+    // on these grids that they compute what these LLaMA policies compute (llama_policy_check.h).
+    g1_->setOutputPolicy<GateUpPolicy>();
+    if (variant.policy == PolicyKind::TileSync) gs_->setOutputPolicy<llama::Dep_down_gs_TileSync>();
+    else gs_->setOutputPolicy<llama::Dep_down_gs_RowSync>();
+    launchSwiGlu_ = swiGluLauncher(variant.policy);
+    occupancy1_ = gemm1_->maxActiveBlocksPerSm();
+    occupancyS_ = swiGluOccupancy(variant.policy);
+    occupancy2_ = gemm2_->maxActiveBlocksPerSm();
+    smCount_ = smCount;
+    // "Avoid wait-kernel" (paper IV-C), per stage: when the stage and every stage it waits on, directly or through
+    // another, fit in the slots of one wave, all their blocks are resident together and none can take a slot a
+    // block it waits for needs. Slots are counted at the smallest occupancy of the three kernels.
+    const std::uint32_t slots = std::uint32_t(smCount * std::min({occupancy1_, occupancyS_, occupancy2_}));
+    avoidWaitKernelS_ = g1_->blocksPerLaunch() + gs_->blocksPerLaunch() <= slots;
+    avoidWaitKernel2_ = g1_->blocksPerLaunch() + gs_->blocksPerLaunch() + g2_->blocksPerLaunch() <= slots;
+  }
+
+  const Stage& gemm1Stage() const { return *g1_; }
+  const Stage& swiGluStage() const { return *gs_; }
+  const Stage& gemm2Stage() const { return *g2_; }
+  double waves1() const { return double(g1_->blocksPerLaunch()) / (smCount_ * occupancy1_); }
+  double wavesS() const { return double(gs_->blocksPerLaunch()) / (smCount_ * occupancyS_); }
+  double waves2() const { return double(g2_->blocksPerLaunch()) / (smCount_ * occupancy2_); }
+  int avoidedWaitKernels() const {
+    return variant_.ordering == Ordering::WaitKernel ? int(avoidWaitKernelS_) + int(avoidWaitKernel2_) : 0;
+  }
+  std::string occupancies() const {
+    return std::to_string(occupancy1_) + "/" + std::to_string(occupancyS_) + "/" + std::to_string(occupancy2_);
+  }
+
+  void enqueue(cudaStream_t stream) const {
+    const bool synchronized = variant_.synchronized();
+    GemmLaunchArgs first;
+    first.m = m_;
+    first.n = 2 * shape_.intermediate;
+    first.k = shape_.hidden;
+    first.a = buffers_.x.get();
+    first.b = buffers_.w1v.get();
+    first.d = buffers_.gateUp.get();
+    first.stage = g1_->view();
+    if (!synchronized) first.stage.semaphores = nullptr;
+    first.triggerDependentsAtStart = variant_.programmatic();
+    split1_.applyTo(first);
+
+    SwiGluStageArgs<GateUpPolicy> middle;
+    middle.stage = gs_->view();
+    if (!synchronized) middle.stage.semaphores = nullptr;
+    if (synchronized) middle.gateUpInput = g1_->inputFor<GateUpPolicy>(*gs_);
+    middle.geometry = geometry_;
+    middle.gateUp = buffers_.gateUp.get();
+    middle.s = buffers_.s.get();
+    middle.triggerDependentsAtStart = variant_.programmatic();
+    middle.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
+
+    GemmLaunchArgs second;
+    second.m = m_;
+    second.n = shape_.hidden;
+    second.k = shape_.intermediate;
+    second.a = buffers_.s.get();
+    second.b = buffers_.w2.get();
+    second.d = buffers_.y.get();
+    second.stage = g2_->view();
+    second.stage.semaphores = nullptr;
+    second.loadOrder = variant_.loadOrder;
+    if (synchronized) {
+      second.producerSemaphores = gs_->view().semaphores;
+      second.producerGrid = gs_->grid();
+      second.producerTileRows = geometry_.tileRows;
+      second.producerTileColumns = geometry_.tileColumns;
+    }
+    second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
+    second.programmaticLaunch = variant_.programmatic();
+    split2_.applyTo(second);
+
+    if (variant_.ordering == Ordering::WaitKernel) {
+      // GEMM 1 on `stream`, the SwiGLU stage and GEMM 2 each on a side stream, all joined before the next chain
+      // (which overwrites [gate | up] and S).
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork, stream));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.swiglu, streams_.fork));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.gemm2, streams_.fork));
+      gemm1_->launch(first, stream);
+      if (!avoidWaitKernelS_) launchWaitKernel(*g1_, *gs_, streams_.swiglu);
+      launchSwiGlu_(middle, streams_.swiglu, false);
+      if (!avoidWaitKernel2_) launchWaitKernel(*gs_, *g2_, streams_.gemm2);
+      gemm2_->launch(second, streams_.gemm2);
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.swigluDone, streams_.swiglu));
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.gemm2Done, streams_.gemm2));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.swigluDone));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.gemm2Done));
+    } else {
+      gemm1_->launch(first, stream);
+      launchSwiGlu_(middle, stream, variant_.programmatic());
+      gemm2_->launch(second, stream);
+    }
+  }
+
+ private:
+  VariantSpec variant_;
+  int m_;
+  LlamaShape shape_;
+  LlamaBuffers& buffers_;
+  ChainStreams streams_;
+  const GemmKernelEntry* gemm1_ = nullptr;
+  const GemmKernelEntry* gemm2_ = nullptr;
+  SwiGluGeometry geometry_;
+  std::unique_ptr<Stage> g1_, gs_, g2_;
+  SplitBuffers split1_, split2_;
+  SwiGluLauncher launchSwiGlu_ = nullptr;
+  int occupancy1_ = 1, occupancyS_ = 1, occupancy2_ = 1, smCount_ = 1;
+  bool avoidWaitKernelS_ = false, avoidWaitKernel2_ = false;
+};
+
+// The SwiGLU stage between two baseline GEMMs: stream-ordered, no semaphores.
+class BaselineSwiGlu {
+ public:
+  BaselineSwiGlu(int m, const LlamaShape& shape, std::uint32_t columns, LlamaBuffers& buffers) {
+    args_.geometry.m = std::uint32_t(m);
+    args_.geometry.intermediate = std::uint32_t(shape.intermediate);
+    args_.geometry.tileRows = 128;
+    args_.geometry.tileColumns = columns;
+    args_.geometry.producerTileRows = 128;  // unused: nothing is waited for
+    args_.geometry.producerTileColumns = 128;
+    stage_ = std::make_unique<Stage>("swiglu", args_.geometry.grid());
+    args_.stage = stage_->view();
+    args_.gateUp = buffers.gateUp.get();
+    args_.s = buffers.s.get();
+  }
+  void enqueue(cudaStream_t stream) const {
+    launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_TileSync>(args_, stream, false);
+  }
+
+ private:
+  std::unique_ptr<Stage> stage_;
+  SwiGluStageArgs<GateUpPolicy> args_;
+};
+
+// Checks, on every grid the run will use, the policies of llama_policy_check.h; prints what fails.
+bool policiesHold(const MlpOptions& options, const std::vector<TileConfig>& configs, const LlamaShape& shape,
+                  const std::vector<std::uint32_t>& swiGluColumns) {
+  std::size_t checked = 0, failed = 0;
+  for (int m : options.ms)
+    for (const auto& config : configs)
+      for (std::uint32_t columns : swiGluColumns) {
+        const GemmKernelEntry& gemm1 = gemm1Kernel(config);
+        const SwiGluGeometry geometry = swiGluGeometry(gemm1, m, shape, columns);
+        const GridShape g1 = gemm1.tileGrid(m, 2 * shape.intermediate);
+        for (PolicyKind policy : {PolicyKind::TileSync, PolicyKind::RowSync}) {
+          const auto problems =
+              policy == PolicyKind::TileSync
+                  ? checkLlamaPolicies<gpt3::Dep_dep_g1_TileSync, llama::Dep_down_gs_TileSync>(geometry, g1)
+                  : checkLlamaPolicies<gpt3::Dep_dep_g1_RowSync, llama::Dep_down_gs_RowSync>(geometry, g1);
+          ++checked;
+          for (const auto& problem : problems) {
+            ++failed;
+            std::fprintf(stderr, "%s: policy check failed (M=%d, %s, S tile %ux%u, %s): %s\n",
+                         options.program.c_str(), m, config.name.c_str(), geometry.tileRows, columns,
+                         policyName(policy), problem.c_str());
+          }
+        }
+      }
+  std::printf("policies: the compiled GEMM policies equal llama_mlp.dep's proven ones and hold, tile by tile, on %zu "
+              "chains of grids%s\n",
+              checked, failed == 0 ? "" : " -- NOT: see the errors above");
+  return failed == 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
+  const std::string program = "mlp_llama_example";
+  std::vector<std::uint32_t> swiGluColumns{64};
+  const MlpOptions options = parseMlpOptions(
+      argc, argv, program, "mlp_llama.csv", [&](const std::string& arg, const ArgumentValue& value) {
+        if (arg != "--swiglu-columns") return false;
+        swiGluColumns.clear();
+        for (const auto& word : splitList(value())) {
+          const int columns = std::atoi(word.c_str());
+          if (columns <= 0 || columns % kSwiGluVector != 0) {
+            std::fprintf(stderr, "%s: --swiglu-columns: '%s' is not a positive multiple of %d\n", program.c_str(),
+                         word.c_str(), kSwiGluVector);
+            std::exit(2);
+          }
+          swiGluColumns.push_back(std::uint32_t(columns));
+        }
+        return true;
+      });
+  if (swiGluColumns.empty()) {
+    std::fprintf(stderr, "%s: --swiglu-columns needs at least one width\n", program.c_str());
+    return 2;
+  }
+  const LlamaShape shape;
+  const auto configs = collectConfigs(options, /*needsProducer=*/false);
+  if (configs.empty()) {
+    std::fprintf(stderr, "%s: no complete tile configuration registered/selected\n", program.c_str());
+    return 1;
+  }
+  // Before any GPU work: refuse to run kernels whose compiled policies are not the LLaMA spec's on these grids.
+  if (!policiesHold(options, configs, shape, swiGluColumns)) return 1;
+
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+
+  // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
+  ChainStreams streams{};
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.main));
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.swiglu));
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.gemm2));
+  for (cudaEvent_t* event : {&streams.fork, &streams.swigluDone, &streams.gemm2Done})
+    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
+  const cudaStream_t stream = streams.main;
+  cublasLtHandle_t lt;
+  checkCublas(cublasLtCreate(&lt), "create");
+  const std::size_t workspaceBytes = 64ull << 20;
+  DeviceBuffer<char> workspace(workspaceBytes);
+
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::printf("device: %s, %d SMs; seed %llu; tile configs:", properties.name, properties.multiProcessorCount,
+              static_cast<unsigned long long>(seed));
+  for (auto& c : configs) std::printf(" %s", c.name.c_str());
+  std::printf("; SwiGLU tile columns:");
+  for (std::uint32_t c : swiGluColumns) std::printf(" %u", c);
+  std::printf("\n");
+
+  Ceilings ceilings{0, 0};
+  if (!options.checkOnly) {
+    ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
+    std::printf("measured ceilings: %.0f TFLOP/s fp16 GEMM (cuBLAS 8192^3), %.0f GB/s copy\n", ceilings.tflops,
+                ceilings.bandwidthGBs);
+  }
+
+  std::vector<Result> results;
+  bool allCorrect = true;
+  const int smCount = properties.multiProcessorCount;
+  for (int m : options.ms) {
+    LlamaBuffers buffers(m, shape);
+    fillRandom(buffers.x, seed + 3 * m, 1.0f);
+    fillRandom(buffers.w1v, seed + 3 * m + 1, 1.0f / std::sqrt(float(shape.hidden)));
+    fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(shape.intermediate)));
+    const std::vector<DeviceBuffer<__half>*> intermediates{&buffers.gateUp, &buffers.s};
+
+    // Reference: cuBLAS GEMM, exact SwiGLU (its own simple kernel), cuBLAS GEMM.
+    {
+      CublasLtGemm reference1(lt, m, 2 * shape.intermediate, shape.hidden, false, workspace.get(), workspaceBytes);
+      CublasLtGemm reference2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
+      reference1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUpReference.get(), stream);
+      swiGluReference<><<<1024, 256, 0, stream>>>(buffers.gateUpReference.get(), buffers.sReference.get(),
+                                                  std::size_t(m), std::size_t(shape.intermediate));
+      CUSYNC_CUDA_CHECK(cudaGetLastError());
+      reference2.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
+      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    }
+
+    // Baseline: cuBLASLt GEMM, the SwiGLU stage kernel stream-ordered, cuBLASLt GEMM.
+    {
+      CublasLtGemm gemm1(lt, m, 2 * shape.intermediate, shape.hidden, false, workspace.get(), workspaceBytes);
+      CublasLtGemm gemm2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
+      BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
+      auto enqueue = [&](cudaStream_t s) {
+        gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+        swiglu.enqueue(s);
+        gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+      };
+      const auto [us, check] = checkThenTime(enqueue, intermediates, buffers.y, buffers.yReference, stream, options);
+      const bool correct = check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, correct, 0, 0, 0});
+      if (!correct)
+        std::printf("FAILED: M=%d cuBLAS baseline: relative error %.3g, %llu non-finite\n", m, check.relativeError,
+                    check.nonFinite);
+    }
+
+    // Baseline: CUTLASS's stock Stream-K GEMMs with the SwiGLU stage between them (workspace re-initialized in
+    // every run).
+    if (options.streamK) {
+      StreamKGemm gemm1(m, 2 * shape.intermediate, shape.hidden, Activation::Identity);
+      StreamKGemm gemm2(m, shape.hidden, shape.intermediate, Activation::Identity);
+      BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
+      auto enqueue = [&](cudaStream_t s) {
+        gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+        swiglu.enqueue(s);
+        gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+      };
+      const auto [us, check] = checkThenTime(enqueue, intermediates, buffers.y, buffers.yReference, stream, options);
+      const bool correct = check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      results.push_back({m, "CUTLASS-StreamK-128x128", "StreamK", us, check.relativeError, correct, 0, 0, 0});
+      std::printf("M=%d CUTLASS Stream-K: %.1f us, relative error %.2g%s\n", m, us, check.relativeError,
+                  correct ? "" : " FAILED");
+    }
+
+    for (const auto& config : configs) {
+      if (options.baselinesOnly) break;
+      const GemmKernelEntry& gemm1 = gemm1Kernel(config);
+      const GemmKernelEntry& gemm2 = *config.consumer.begin()->second;
+      const std::vector<SplitK> splits = splitKCandidates(
+          SplitKGemm{gemm1.tileGrid(m, 2 * shape.intermediate).tileCount(), shape.hidden / gemm1.tile.k,
+                     smCount * gemm1.maxActiveBlocksPerSm()},
+          SplitKGemm{gemm2.tileGrid(m, shape.hidden).tileCount(), shape.intermediate / gemm2.tile.k,
+                     smCount * gemm2.maxActiveBlocksPerSm()});
+      for (std::uint32_t columns : swiGluColumns)
+      for (const std::string& orderText : options.orders)
+      for (const SplitK& split : splits)
+      for (const auto& variant : allVariants()) {
+        const TileOrders orders = TileOrders::parse(orderText, options.program);
+        if (!variantSelected(options, variant)) continue;
+        // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
+        if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;
+        LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, columns);
+        const std::string configLabel = config.name + split.label() + orders.label() +
+                                        (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
+        if (options.verbose)
+          std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s\n", m, configLabel.c_str(),
+                      variant.name().c_str(), chain.gemm1Stage().grid().tileCount(),
+                      chain.swiGluStage().grid().tileCount(), chain.gemm2Stage().grid().tileCount(),
+                      chain.occupancies().c_str());
+        const auto [us, check] = checkThenTime([&](cudaStream_t s) { chain.enqueue(s); }, intermediates, buffers.y,
+                                               buffers.yReference, stream, options);
+        const bool correct = check.passes(kRelativeErrorBound);
+        allCorrect = allCorrect && correct;
+        Result result{m, configLabel, variant.name(), us, check.relativeError, correct, chain.waves1(),
+                      chain.waves2(), chain.avoidedWaitKernels()};
+        result.wavesMiddle = chain.wavesS();
+        results.push_back(result);
+        if (!correct)
+          std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
+                      variant.name().c_str(), check.relativeError, check.nonFinite);
+      }
+    }
+    std::fflush(stdout);
+  }
+
+  writeResultsCsv(options.csvPath, results, "waves_swiglu");
+  // Summary: per M, the best of each family, with the floor.
+  printSummary(results, options.ms, [&](int m) {
+    const double weights = 3.0 * shape.hidden * shape.intermediate;  // [W1 | V] and W2
+    const double flops = 2.0 * m * weights;
+    // fp16: weights, X and Y, [gate | up] written and read, S written and read.
+    const double bytes = 2.0 * (weights + 2.0 * m * shape.hidden + 6.0 * m * shape.intermediate);
+    return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
+  });
+  std::printf("\nall results checked against the reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,
+              allCorrect ? "all correct" : "FAILURES", options.csvPath.c_str());
+  return allCorrect ? 0 : 1;
+}

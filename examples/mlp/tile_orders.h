@@ -1,0 +1,53 @@
+// The tile orders the MLP examples try for their GEMM stages (--orders): rows taken `groupRows` at a time, column by
+// column inside a group (grouped_order.h; 1 = row-major, 0 = column-major, i.e. all rows in one group).
+// Words: row, col, gN (groups of N rows), or P:C for different producer (first GEMM) and consumer (second GEMM)
+// orders, e.g. g8:row. Host header.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "cusync/grouped_order.h"
+#include "cusync/stage.cuh"
+
+namespace cusync::examples {
+
+struct TileOrders {
+  std::uint32_t producerGroupRows = 1, consumerGroupRows = 1;
+  std::string text = "row";  // as given on the command line
+
+  static std::uint32_t parseOne(const std::string& word, const std::string& program) {
+    if (word == "row") return 1;
+    if (word == "col") return 0;
+    if (word.size() > 1 && word[0] == 'g') {
+      const int rows = std::atoi(word.c_str() + 1);
+      if (rows > 0) return std::uint32_t(rows);
+    }
+    std::fprintf(stderr, "%s: unknown tile order '%s' (row, col, gN or P:C)\n", program.c_str(), word.c_str());
+    std::exit(2);
+  }
+  static TileOrders parse(const std::string& text, const std::string& program) {
+    const auto colon = text.find(':');
+    TileOrders orders;
+    orders.text = text;
+    orders.producerGroupRows = parseOne(text.substr(0, colon), program);
+    orders.consumerGroupRows =
+        colon == std::string::npos ? orders.producerGroupRows : parseOne(text.substr(colon + 1), program);
+    return orders;
+  }
+  std::string label() const { return text == "row" ? std::string() : "_" + text; }
+
+  static void apply(Stage& stage, std::uint32_t groupRows) {
+    const GridShape g = stage.grid();
+    if (groupRows == 1) return;  // the stage's default order
+    std::vector<std::uint32_t> indexOfTile(g.tileCount());
+    for (std::uint32_t linear = 0; linear < g.tileCount(); ++linear)
+      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, g), g, groupRows == 0 ? g.y : groupRows);
+    stage.setTileOrder(indexOfTile);
+  }
+};
+
+}  // namespace cusync::examples
