@@ -3,23 +3,30 @@
 # hooked GEMMs and the MLP example with all cores and runs the full benchmark. Writes CSV and the log under $OUT.
 # CUTLASS headers: .cutlass/include (a copy of the nvidia-cutlass package's headers; the GPU machine has no
 # package registry). Extra arguments go to mlp_example. CUSYNC_GEMM_CONFIGS (env) limits the tile configurations
-# built (examples/gemm/CMakeLists.txt), to save build time on the device.
+# built (examples/gemm/CMakeLists.txt), to save build time on the device. MODEL=llama (env) builds and runs the
+# LLaMA example (mlp_llama_example, CSV/log/plot mlp_llama.*) instead of GPT-3 (MODEL=gpt3, the default).
 set -euo pipefail
+model=${MODEL:-gpt3}
+case "$model" in
+  gpt3) target=mlp_example title="GPT-3 MLP" ;;
+  llama) target=mlp_llama_example title="LLaMA MLP" ;;
+  *) echo "device_mlp.sh: MODEL must be gpt3 or llama, not '$model'" >&2; exit 2 ;;
+esac
 out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
 # The GPU machine has neither isl nor Clang, so what they make is prepared on the CPU machine and carried:
-#   build-gen/        policies: build/tools/cusyncgen examples/mlp/gpt3_mlp.dep -o build-gen
+#   build-gen/        policies: build/tools/cusyncgen examples/mlp/gpt3_mlp.dep -o build-gen (and llama_mlp.dep)
 #   build-rewritten/  the "+Rw" mainloop: copy build/examples/gemm/tile_rewrite/cusync_example_gemms_reordered/
 #                     (cusync/cutlass/tile_sync_mainloop.hpp, rewritten by cusync-tile-rewriter during the build)
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
   -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
   -DCUSYNC_PREGENERATED_DIR="$root/build-gen" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" \
   ${CUSYNC_GEMM_CONFIGS:+"-DCUSYNC_GEMM_CONFIGS=$CUSYNC_GEMM_CONFIGS"} >/dev/null
-time cmake --build "$build" --target mlp_example -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
-"$build/examples/mlp/mlp_example" --csv "$out/mlp_gpt3.csv" "$@" 2>&1 | tee "$out/mlp_gpt3.log"
+time cmake --build "$build" --target "$target" -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
+"$build/examples/mlp/$target" --csv "$out/mlp_$model.csv" "$@" 2>&1 | tee "$out/mlp_$model.log"
 if python3 -c "import matplotlib" 2>/dev/null; then
-  python3 "$root/bench/mlp/plot_mlp.py" "$out/mlp_gpt3.csv" "$out/mlp_gpt3.png" "GPT-3 MLP, $(head -c 40 "$out/device.txt")"
+  python3 "$root/bench/mlp/plot_mlp.py" "$out/mlp_$model.csv" "$out/mlp_$model.png" "$title, $(head -c 40 "$out/device.txt")"
 fi
