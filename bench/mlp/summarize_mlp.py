@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Markdown tables from an mlp_example CSV: best time per family and M (with the floor from the run's log), and
 the effect of R (TileSync+PDL as written, with hand-written WeightsFirst "+R", and with the rewriter's "+Rw").
-Usage: summarize_mlp.py CSV [CSV...] (e.g. the main run and a --baselines-only run with Stream-K)"""
+Usage: summarize_mlp.py CSV [CSV...] (e.g. the main run and a --baselines-only run with Stream-K). A LLaMA CSV
+(mlp_llama_example: a waves_swiglu column) shows the waves of its three kernels, g1/gs/g2."""
 import csv
 import sys
 from collections import defaultdict
@@ -24,8 +25,11 @@ def main() -> None:
     for r in good:
         m, f, us = int(r["M"]), family(r["variant"]), float(r["us"])
         if f not in best[m] or us < best[m][f][0]:
-            best[m][f] = (us, r["variant"], r["config"], float(r["waves_gemm1"]), float(r["waves_gemm2"]))
-    print("| M | cuBLAS us | CUTLASS Stream-K us | StreamSync us (config, waves g1/g2) | TileSync us (variant, config) | "
+            best[m][f] = (us, r["variant"], r["config"], float(r["waves_gemm1"]), float(r["waves_gemm2"]),
+                          float(r["waves_swiglu"]) if r.get("waves_swiglu") else None)
+    three_stages = any(r.get("waves_swiglu") for r in good)
+    waves_header = "g1/gs/g2" if three_stages else "g1/g2"
+    print(f"| M | cuBLAS us | CUTLASS Stream-K us | StreamSync us (config, waves {waves_header}) | TileSync us (variant, config) | "
           "RowSync us (variant, config) | PDL grid sync us | best cusync / StreamSync | best cusync / cuBLAS | "
           "best cusync / Stream-K |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -34,7 +38,8 @@ def main() -> None:
         ss, ts, rs = b["StreamSync"], b["TileSync"], b["RowSync"]
         cusync = min(ts[0], rs[0])
         streamk = b.get("StreamK", (0,))[0]
-        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {streamk:.1f} | {ss[0]:.1f} ({ss[2]}, {ss[3]:.2f}/{ss[4]:.2f}) | "
+        waves = f"{ss[3]:.2f}/{ss[5]:.2f}/{ss[4]:.2f}" if ss[5] is not None else f"{ss[3]:.2f}/{ss[4]:.2f}"
+        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {streamk:.1f} | {ss[0]:.1f} ({ss[2]}, {waves}) | "
               f"{ts[0]:.1f} ({ts[1]}, {ts[2]}) | {rs[0]:.1f} ({rs[1]}, {rs[2]}) | {b['PDL'][0]:.1f} | "
               f"{ss[0] / cusync:.3f} | {b['cuBLAS'][0] / cusync:.3f} | "
               f"{(streamk / cusync if streamk else 0):.3f} |")
