@@ -8,6 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 extra=()
 if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); then
   extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1")
+  extra+=("-DCUSYNC_GEMM_SM80_CONFIGS=128,128,32,4")  # the sm_80 portable path: one configuration
 fi
 "$root/scripts/build.sh" "${extra[@]}"
 cd "${CUSYNC_BUILD_DIR:-$root/build}"
