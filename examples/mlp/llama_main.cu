@@ -34,6 +34,7 @@
 #include "mlp_options.h"
 #include "mlp_results.h"
 #include "mlp_variants.h"
+#include "persistent_grid.h"
 #include "split_k.h"
 #include "streamk_gemm.h"
 #include "swiglu_reference.cuh"
@@ -120,6 +121,8 @@ class LlamaChain {
     g2_ = std::make_unique<Stage>("gemm2", gemm2_->tileGrid(m, shape.hidden));
     split1_ = SplitBuffers(*g1_, *gemm1_, split.producerParts);
     split2_ = SplitBuffers(*g2_, *gemm2_, split.consumerParts);
+    setPersistentGrid(*g1_, *gemm1_);  // after the split: a persistent grid is sized by work units
+    setPersistentGrid(*g2_, *gemm2_);
     TileOrders::apply(*g1_, orders.producerGroupRows);
     TileOrders::apply(*g2_, orders.consumerGroupRows);
     // GEMM 1 posts with gpt3's Dep_dep_g1_TileSync and GEMM 2 waits with gpt3's Dep_dep_g1_<policy>; main() checked
@@ -143,9 +146,10 @@ class LlamaChain {
   const Stage& gemm1Stage() const { return *g1_; }
   const Stage& swiGluStage() const { return *gs_; }
   const Stage& gemm2Stage() const { return *g2_; }
-  double waves1() const { return double(g1_->blocksPerLaunch()) / (smCount_ * occupancy1_); }
-  double wavesS() const { return double(gs_->blocksPerLaunch()) / (smCount_ * occupancyS_); }
-  double waves2() const { return double(g2_->blocksPerLaunch()) / (smCount_ * occupancy2_); }
+  // Waves of work: work units (tiles x split-K parts) over slots, also for persistent kernels (as mlp_example).
+  double waves1() const { return double(g1_->workUnitsPerLaunch()) / (smCount_ * occupancy1_); }
+  double wavesS() const { return double(gs_->workUnitsPerLaunch()) / (smCount_ * occupancyS_); }
+  double waves2() const { return double(g2_->workUnitsPerLaunch()) / (smCount_ * occupancy2_); }
   int avoidedWaitKernels() const {
     return variant_.ordering == Ordering::WaitKernel ? int(avoidWaitKernelS_) + int(avoidWaitKernel2_) : 0;
   }
@@ -314,15 +318,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: --swiglu-columns needs at least one width\n", program.c_str());
     return 2;
   }
-  const LlamaShape shape;
-  const auto configs = collectConfigs(options, /*needsProducer=*/false);
-  if (configs.empty()) {
-    std::fprintf(stderr, "%s: no complete tile configuration registered/selected\n", program.c_str());
-    return 1;
-  }
-  // Before any GPU work: refuse to run kernels whose compiled policies are not the LLaMA spec's on these grids.
-  if (!policiesHold(options, configs, shape, swiGluColumns)) return 1;
-
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
@@ -330,6 +325,14 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const LlamaShape shape;
+  const auto configs = collectConfigs(options, /*needsProducer=*/false);
+  if (configs.empty()) {
+    std::fprintf(stderr, "%s: no complete tile configuration registered/selected\n", program.c_str());
+    return 1;
+  }
+  // Before any kernel runs: refuse kernels whose compiled policies are not the LLaMA spec's on these grids.
+  if (!policiesHold(options, configs, shape, swiGluColumns)) return 1;
 
   // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
   ChainStreams streams{};

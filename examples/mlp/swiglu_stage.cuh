@@ -84,6 +84,9 @@ __global__ void __launch_bounds__(kSwiGluThreads) swiGluStage(const SwiGluStageA
     }
     *reinterpret_cast<uint4*>(args.s + row * g.intermediate + column) = outBits;
   }
+  // GEMM 2 reads S through TMA (the async proxy); it fences after its acquire, and this orders each thread's
+  // generic stores for the async proxy on the writing side too, as the GEMM epilogue does before it posts.
+  fenceProxyAsyncGlobal();
   blockPost<OutputPolicy>(args.stage, ticket.tile);  // barrier: every thread's stores before thread 0's release
 }
 

@@ -206,14 +206,21 @@ TEST_CASE("GPT-3 MLP header matches the isl model on every tile, for M = 128, 10
   }
 }
 
-TEST_CASE("LLaMA MLP header matches the isl model on every tile", "[bundled]") {
-  for (std::int64_t m : {128, 2048}) {
+TEST_CASE("LLaMA MLP header matches the isl model on every tile, for M = 1, 128, 2048", "[bundled]") {
+  for (std::int64_t m : {1, 128, 2048}) {
     BundledCase c = bundledCase("examples/mlp/llama_mlp.dep", {{"M", m}});
     bool simulate = m == 128;
     CUSYNC_LLAMA_MLP_POLICIES(CUSYNC_CHECK_POLICY)
     CUSYNC_LLAMA_MLP_TILE_ORDERS(CUSYNC_CHECK_ORDER)
-    CHECK(c.policiesChecked == 2);
+    // swiglu (g1 -> gs: the gate tile and the up tile F/(8*TileN) to its right): TileSync, StridedSync, RowSync;
+    // down (gs -> g2: a whole row of S): TileSync, RowSync.
+    CHECK(c.policiesChecked == 5);
+    CHECK(c.ordersChecked == 4);
   }
+  using namespace cusync::generated::llama_mlp;
+  CHECK(std::string(Dep_swiglu_g1_TileSync::name) == "Dep_swiglu_g1_TileSync");
+  CHECK(std::string(Dep_down_gs_TileSync::name) == "Dep_down_gs_TileSync");
+  CHECK(std::string(Dep_down_gs_RowSync::name) == "Dep_down_gs_RowSync");
 }
 
 TEST_CASE("Attention header matches the isl model on every tile, for B = 1, 2, 8", "[bundled]") {
