@@ -255,16 +255,13 @@ int main(int argc, char** argv) {
     for (const auto& config : configs) {
       if (options.baselinesOnly) break;
       // Split-K settings tried: none, the most parts within one wave, the fewest that fill one (each when new).
-      std::vector<SplitK> splits;
-      {
-        const auto* p = config.producer.begin()->second;
-        const auto* c = config.consumer.begin()->second;
-        splits = splitKCandidates(
-            SplitKGemm{p->tileGrid(m, shape.intermediate).tileCount(), shape.hidden / p->tile.k,
-                       slotsPerWave * p->maxActiveBlocksPerSm()},
-            SplitKGemm{c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k,
-                       slotsPerWave * c->maxActiveBlocksPerSm()});
-      }
+      const auto* p = config.producer.begin()->second;
+      const auto* c = config.consumer.begin()->second;
+      const std::vector<SplitK> splits = splitKCandidates(
+          SplitKGemm{p->tileGrid(m, shape.intermediate).tileCount(), shape.hidden / p->tile.k,
+                     slotsPerWave * p->maxActiveBlocksPerSm()},
+          SplitKGemm{c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k,
+                     slotsPerWave * c->maxActiveBlocksPerSm()});
       for (const std::string& orderText : options.orders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
