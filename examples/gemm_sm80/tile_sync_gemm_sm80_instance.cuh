@@ -92,6 +92,9 @@ struct TileSyncGemmSm80Instance {
       throw cusync::Error("cusync sm80 GEMM: A and B must be 16-byte aligned (cp.async)");
     if (args.stage.blocksPerTile != 1)
       throw cusync::Error("cusync sm80 GEMM: split-K (blocksPerTile > 1) is not implemented by the sm80 kernel");
+    if (args.stage.persistentBlocks != 0)
+      throw cusync::Error("cusync sm80 GEMM: the sm80 kernel is not persistent (one block per tile); the stage has "
+                          "persistentBlocks = " + std::to_string(args.stage.persistentBlocks));
     if (args.producerSemaphores != nullptr && (args.producerTileRows == 0 || args.producerTileColumns == 0))
       throw cusync::Error("cusync sm80 GEMM: a synchronized A needs the producer's tile shape");
     const GridShape grid = tileGrid(args.m, args.n);
