@@ -9,8 +9,11 @@
 // the same SwiGLU kernel between its GEMMs, stream-ordered.
 //
 // Usage: mlp_llama_example [the options of mlp_example: mlp_options.h] [--swiglu-columns 64,128]
+//                          [--gate-up-order plain,paired]
 // --swiglu-columns: widths of S's tiles to try (multiples of 8; S's tile rows are the GEMMs' tile rows). Widths
 // other than 64 are labelled _swN after the configuration.
+// --gate-up-order: GEMM 1's column order to try under each --orders entry: plain (as mlp_example), or paired
+// (gate_up_order.h: gate and up tiles of the same S columns together; labelled _paired). Default: plain.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -27,6 +30,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "cusync/cusync.cuh"
+#include "gate_up_order.h"
 #include "gemm_registry.h"
 #include "gpt3_mlp.h"  // the policies compiled into the GEMM instances
 #include "llama_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/llama_mlp.dep
@@ -111,7 +115,7 @@ class LlamaChain {
  public:
   LlamaChain(const TileConfig& config, const VariantSpec& variant, int m, const LlamaShape& shape,
              LlamaBuffers& buffers, const ChainStreams& streams, int smCount, SplitK split, const TileOrders& orders,
-             std::uint32_t swiGluColumns)
+             bool pairGateUp, std::uint32_t swiGluColumns)
       : variant_(variant), m_(m), shape_(shape), buffers_(buffers), streams_(streams) {
     gemm1_ = &gemm1Kernel(config);
     gemm2_ = config.consumer.at(variant.policy);
@@ -123,7 +127,12 @@ class LlamaChain {
     split2_ = SplitBuffers(*g2_, *gemm2_, split.consumerParts);
     setPersistentGrid(*g1_, *gemm1_);  // after the split: a persistent grid is sized by work units
     setPersistentGrid(*g2_, *gemm2_);
-    TileOrders::apply(*g1_, orders.producerGroupRows);
+    if (pairGateUp)
+      g1_->setTileOrder(pairedGateUpOrder(
+          g1_->grid(), orders.producerGroupRows,
+          pairedGateUpRanks(g1_->grid().x, std::uint32_t(gemm1_->tile.n), std::uint32_t(shape.intermediate))));
+    else
+      TileOrders::apply(*g1_, orders.producerGroupRows);
     TileOrders::apply(*g2_, orders.consumerGroupRows);
     // GEMM 1 posts with gpt3's Dep_dep_g1_TileSync and GEMM 2 waits with gpt3's Dep_dep_g1_<policy>; main() checked
     // on these grids that they compute what these LLaMA policies compute (llama_policy_check.h).
@@ -299,8 +308,21 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   const std::string program = "mlp_llama_example";
   std::vector<std::uint32_t> swiGluColumns{64};
+  std::vector<bool> gateUpOrders{false};  // paired or not
   const MlpOptions options = parseMlpOptions(
       argc, argv, program, "mlp_llama.csv", [&](const std::string& arg, const ArgumentValue& value) {
+        if (arg == "--gate-up-order") {
+          gateUpOrders.clear();
+          for (const auto& word : splitList(value())) {
+            if (word != "plain" && word != "paired") {
+              std::fprintf(stderr, "%s: --gate-up-order: '%s' is neither plain nor paired\n", program.c_str(),
+                           word.c_str());
+              std::exit(2);
+            }
+            gateUpOrders.push_back(word == "paired");
+          }
+          return true;
+        }
         if (arg != "--swiglu-columns") return false;
         swiGluColumns.clear();
         for (const auto& word : splitList(value())) {
@@ -314,8 +336,8 @@ int main(int argc, char** argv) {
         }
         return true;
       });
-  if (swiGluColumns.empty()) {
-    std::fprintf(stderr, "%s: --swiglu-columns needs at least one width\n", program.c_str());
+  if (swiGluColumns.empty() || gateUpOrders.empty()) {
+    std::fprintf(stderr, "%s: --swiglu-columns and --gate-up-order need at least one value\n", program.c_str());
     return 2;
   }
   int devices = 0;
@@ -433,14 +455,15 @@ int main(int argc, char** argv) {
                      smCount * gemm2.maxActiveBlocksPerSm()});
       for (std::uint32_t columns : swiGluColumns)
       for (const std::string& orderText : options.orders)
+      for (bool pairGateUp : gateUpOrders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
         const TileOrders orders = TileOrders::parse(orderText, options.program);
         if (!variantSelected(options, variant)) continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
         if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;
-        LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, columns);
-        const std::string configLabel = config.name + split.label() + orders.label() +
+        LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, pairGateUp, columns);
+        const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
                                         (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
         if (options.verbose)
           std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s\n", m, configLabel.c_str(),
