@@ -4,6 +4,7 @@ the effect of R (TileSync+PDL as written, with hand-written WeightsFirst "+R", a
 Usage: summarize_mlp.py CSV [CSV...] (e.g. the main run and a --baselines-only run with Stream-K). A LLaMA CSV
 (mlp_llama_example: a waves_swiglu column) shows the waves of its three kernels, g1/gs/g2."""
 import csv
+import re
 import sys
 from collections import defaultdict
 
@@ -35,13 +36,16 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|")
     for m in sorted(best):
         b = best[m]
-        ss, ts, rs = b["StreamSync"], b["TileSync"], b["RowSync"]
+        if "StreamSync" not in b or not ("TileSync" in b or "RowSync" in b):
+            continue  # a run without the families this table compares
+        missing = (float("inf"), "-", "-")
+        ss, ts, rs = b["StreamSync"], b.get("TileSync", missing), b.get("RowSync", missing)
         cusync = min(ts[0], rs[0])
         streamk = b.get("StreamK", (0,))[0]
         waves = f"{ss[3]:.2f}/{ss[5]:.2f}/{ss[4]:.2f}" if ss[5] is not None else f"{ss[3]:.2f}/{ss[4]:.2f}"
-        print(f"| {m} | {b['cuBLAS'][0]:.1f} | {streamk:.1f} | {ss[0]:.1f} ({ss[2]}, {waves}) | "
-              f"{ts[0]:.1f} ({ts[1]}, {ts[2]}) | {rs[0]:.1f} ({rs[1]}, {rs[2]}) | {b['PDL'][0]:.1f} | "
-              f"{ss[0] / cusync:.3f} | {b['cuBLAS'][0] / cusync:.3f} | "
+        print(f"| {m} | {b.get('cuBLAS', (0,))[0]:.1f} | {streamk:.1f} | {ss[0]:.1f} ({ss[2]}, {waves}) | "
+              f"{ts[0]:.1f} ({ts[1]}, {ts[2]}) | {rs[0]:.1f} ({rs[1]}, {rs[2]}) | {b.get('PDL', (0,))[0]:.1f} | "
+              f"{ss[0] / cusync:.3f} | {b.get('cuBLAS', (0,))[0] / cusync:.3f} | "
               f"{(streamk / cusync if streamk else 0):.3f} |")
     times = {(int(r["M"]), r["config"], r["variant"]): float(r["us"]) for r in good}
     print("\n| M | config (fastest TileSync+PDL) | TileSync+PDL us | +R hand-written us (speedup) | "
@@ -53,8 +57,9 @@ def main() -> None:
             if mm != m or variant != "TileSync+PDL" or "_Rw" in config:
                 continue
             hand = times.get((m, config, "TileSync+PDL+R"))
-            parts = config.split("_sk")
-            rewritten_config = parts[0] + "_Rw" + ("_sk" + parts[1] if len(parts) > 1 else "")
+            # "+Rw" kernels are named with _Rw right after the kernel's own name (..._b1[_p]), before the split-K,
+            # order and other labels.
+            rewritten_config = re.sub(r"(_b\d+(?:_p)?)", r"\1_Rw", config, count=1)
             rewritten = times.get((m, rewritten_config, "TileSync+PDL"))
             if hand and rewritten:
                 candidates.append((us, config, hand, rewritten))
