@@ -2,7 +2,7 @@
 # On the lent GPU machine (run through the device tool from the repo root, with .cutlass carried): builds the
 # hooked GEMMs and the MLP example with all cores and runs the full benchmark. Writes CSV and the log under $OUT.
 # CUTLASS headers: .cutlass/include (a copy of the nvidia-cutlass package's headers; the GPU machine has no
-# package registry). Extra arguments go to mlp_example. CUSYNC_GEMM_CONFIGS (env) limits the tile configurations
+# package registry). Extra arguments go to the example. CUSYNC_GEMM_CONFIGS (env) limits the tile configurations
 # built (examples/gemm/CMakeLists.txt), to save build time on the device. MODEL=llama (env) builds and runs the
 # LLaMA example (mlp_llama_example, CSV/log/plot mlp_llama.*) instead of GPT-3 (MODEL=gpt3, the default).
 set -euo pipefail
