@@ -291,6 +291,9 @@ int main(int argc, char** argv) {
                       variant.name().c_str(), check.relativeError, check.nonFinite);
       }
     }
+    // The CSV so far and a progress line after every M: a run stopped by a time limit keeps what it measured.
+    writeResultsCsv(options.csvPath, results);
+    std::printf("M=%d done: %zu results so far\n", m, results.size());
     std::fflush(stdout);
   }
 
