@@ -232,7 +232,7 @@ class TileSyncGemmKernel {
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
       if (parts > 1 && !reduceSplitPartials(sync, ticket.tile, part, parts, accumulators, mma_thread_idx,
-                                            shared_storage.lastArrival))
+                                            shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
         return;  // another part of this tile arrives later and finishes it
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
@@ -255,19 +255,28 @@ class TileSyncGemmKernel {
   }
 
   // Split-K: publishes this part's accumulators; returns true in the block that arrives last, after adding every
-  // other part's accumulators into its own. Called by all math threads.
+  // other part's accumulators into its own. Called by all math threads. Accumulators of rows at or past the
+  // problem's M are neither written nor read: the epilogue never stores them, and at small M (the case split-K is
+  // for) they are nearly all of the tile, e.g. 63 of 64 rows at M = 1.
   template <class Accumulators>
   CUTLASS_DEVICE static bool reduceSplitPartials(GemmStageSync<InputPolicy> const& sync, TileCoord tile,
                                                  std::uint32_t part, std::uint32_t parts, Accumulators& accumulators,
-                                                 int mma_thread_idx, std::uint32_t& lastArrival) {
+                                                 int mma_thread_idx, std::uint32_t& lastArrival, int problemM) {
     constexpr int kFragment = decltype(cute::size(accumulators))::value;
+    // The tile row of each of this thread's accumulators, from the MMA's own partitioning of the tile.
+    auto rowsOfFragment = TiledMma{}.get_thread_slice(mma_thread_idx).partition_C(
+        cute::make_identity_tensor(cute::take<0, 2>(TileShape{})));
+    static_assert(decltype(cute::size(rowsOfFragment))::value == kFragment, "one coordinate per accumulator");
+    const int rowsInTile = problemM - int(tile.y) * int(cute::size<0>(TileShape{}));
+    auto rowIsInProblem = [&](int i) { return cute::get<0>(rowsOfFragment(i)) < rowsInTile; };
     const std::uint32_t tileIndex = linearIndex(tile, sync.stage.grid);
     auto partials = [&](std::uint32_t p) {
       return sync.splitPartials + (std::size_t(tileIndex) * parts + p) * kFragment * NumMmaThreads;
     };
     float* mine = partials(part);
     CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < kFragment; ++i) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
+    for (int i = 0; i < kFragment; ++i)
+      if (rowIsInProblem(i)) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
     // Release: every thread's partial stores, then one thread's counted arrival. Acquire in the last block: the
     // arrival read-modify-write sees every earlier part's release; the barrier extends it to all math threads.
     cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
@@ -285,7 +294,8 @@ class TileSyncGemmKernel {
       if (p == part) continue;
       const float* other = partials(p);
       CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < kFragment; ++i) accumulators(i) += __ldcg(other + i * NumMmaThreads + mma_thread_idx);
+      for (int i = 0; i < kFragment; ++i)
+        if (rowIsInProblem(i)) accumulators(i) += __ldcg(other + i * NumMmaThreads + mma_thread_idx);
     }
     return true;
   }

@@ -198,7 +198,8 @@ class TileSyncPersistentGemmKernel
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
       mainloop_pipe_consumer_state.advance(k_tile_count);
       if (parts > 1 && !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, parts, accumulators,
-                                                  mma_thread_idx, shared_storage.lastArrival))
+                                                  mma_thread_idx, shared_storage.lastArrival,
+                                                  get<0>(problem_shape_MNKL)))
         continue;  // another part of this tile arrives later and finishes it
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
