@@ -1,4 +1,4 @@
-// The sm_80 hooked GEMM waits, before each A k-tile, for the producer tiles returned by producerTilesCovering.
+// The hooked GEMMs (sm_90 and sm_80) wait, before each A k-tile, for the producer tiles returned by producerTilesCovering.
 // Too few tiles is a race (the consumer reads unposted data), too many is a needless wait or, past the producer
 // grid, a wait for a tile that never exists (a hang). Checked against a brute-force overlap of every producer
 // tile with the block, over tile shapes that do and do not divide each other and over ragged edges.
@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "cusync/cutlass_sm80/producer_tile_range.hpp"
+#include "cusync/producer_tile_range.hpp"
 
 using cusync::GridShape;
-using cusync::cutlass_sm80::producerTilesCovering;
+using cusync::producerTilesCovering;
 
 namespace {
 

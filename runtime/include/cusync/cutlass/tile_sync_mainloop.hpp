@@ -11,6 +11,7 @@
 
 #include "cusync/cutlass/load_order.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
+#include "cusync/producer_tile_range.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm90 {
@@ -82,13 +83,12 @@ struct TileSyncMainloop : BaseMainloop {
       if (!produced.input.synchronized()) return;
       const std::uint32_t firstRow = static_cast<std::uint32_t>(m_coord) * kTileM;
       const std::uint32_t firstColumn = static_cast<std::uint32_t>(k) * kTileK;
-      const std::uint32_t yBegin = firstRow / produced.producerTileRows;
-      const std::uint32_t yEnd = min((firstRow + kTileM - 1) / produced.producerTileRows + 1,
-                                     produced.input.producerGrid.y);
-      const std::uint32_t xBegin = firstColumn / produced.producerTileColumns;
-      const std::uint32_t xEnd = (firstColumn + kTileK - 1) / produced.producerTileColumns + 1;
-      for (std::uint32_t y = yBegin; y < yEnd; ++y)
-        for (std::uint32_t x = xBegin; x < xEnd; ++x)
+      // Clipped to the producer grid: rows past M, and columns past K in a last, partial k-block, have no tile.
+      const ProducerTileRange tiles =
+          producerTilesCovering(firstRow, firstRow + kTileM, firstColumn, firstColumn + kTileK,
+                                produced.producerTileRows, produced.producerTileColumns, produced.input.producerGrid);
+      for (std::uint32_t y = tiles.yBegin; y < tiles.yEnd; ++y)
+        for (std::uint32_t x = tiles.xBegin; x < tiles.xEnd; ++x)
           waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
                            ticket.tile);
       fenceProxyAsyncGlobal();

@@ -12,7 +12,7 @@
 
 #include <cstdint>
 
-#include "cusync/cutlass_sm80/producer_tile_range.hpp"
+#include "cusync/producer_tile_range.hpp"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm80 {

@@ -1,14 +1,14 @@
 // Which producer tiles a block of the consumer's A operand overlaps: the rectangle of producer tiles covering rows
-// [rowBegin, rowEnd) and columns [columnBegin, columnEnd) of A (= the producer's output D). Host and device (the
-// host side is unit-tested against a brute-force overlap in tests/runtime); free of CUTLASS and of CUDA runtime
-// headers.
+// [rowBegin, rowEnd) and columns [columnBegin, columnEnd) of A (= the producer's output D). Used by the hooked
+// GEMMs' waits (sm_90 and sm_80). Host and device (the host side is unit-tested against a brute-force overlap in
+// tests/runtime); free of CUTLASS and of CUDA runtime headers.
 #pragma once
 
 #include <cstdint>
 
 #include "cusync/tile.h"
 
-namespace cusync::cutlass_sm80 {
+namespace cusync {
 
 // Producer tiles x in [xBegin, xEnd), y in [yBegin, yEnd); empty when the block is empty.
 struct ProducerTileRange {
@@ -17,7 +17,8 @@ struct ProducerTileRange {
 };
 
 // Producer tiles are tileRows x tileColumns; those beyond the producer grid (rows or columns past the producer's
-// M or N) are clipped, since they do not exist.
+// M or N) are clipped, since they do not exist. Columns past the producer's N occur when the consumer's K is not a
+// multiple of its k-block (LLaMA: K = 2752 with 128-wide k-blocks): the last k-block reads zero-filled columns.
 CUSYNC_HOST_DEVICE constexpr ProducerTileRange producerTilesCovering(std::uint32_t rowBegin, std::uint32_t rowEnd,
                                                                      std::uint32_t columnBegin,
                                                                      std::uint32_t columnEnd,
@@ -35,4 +36,4 @@ CUSYNC_HOST_DEVICE constexpr ProducerTileRange producerTilesCovering(std::uint32
   return range;
 }
 
-}  // namespace cusync::cutlass_sm80
+}  // namespace cusync
