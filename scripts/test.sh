@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, runs the whole suite. GPU tests run only where a GPU is
-# present; elsewhere ctest reports them as skipped. Without a GPU only the first hooked-GEMM tile configuration is
-# compiled (it still instantiates every kernel family), which keeps a 2-core CI run short.
+# present; elsewhere ctest reports them as skipped. Without a GPU only two hooked-GEMM tile configurations are
+# compiled (one per kernel family: one tile per block, persistent), which keeps a 2-core CI run short.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 extra=()
 if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); then
-  extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1")
+  # Two configurations: the non-persistent and the persistent kernel families (each with both policies and roles).
+  extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1;64,128,64,4,false,2,true")
   extra+=("-DCUSYNC_GEMM_SM80_CONFIGS=128,128,32,4")  # the sm_80 portable path: one configuration
 fi
 "$root/scripts/build.sh" "${extra[@]}"
