@@ -88,6 +88,17 @@ struct InputView {
   __device__ void waitThread(TileCoord producerTile, std::uint32_t iteration, const StageView& consumer,
                              TileCoord consumerTile) const {
     if (producerSemaphores == nullptr) return;
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+    // Debug builds: a tile outside the producer grid has a semaphore that is never posted (or none at all), so the
+    // wait would spin until the watchdog; say what is wrong at once instead.
+    if (!producerGrid.contains(producerTile)) {
+      printf("cusync: stage '%s' tile (%u,%u,%u) waits for producer tile (%u,%u,%u) outside the producer grid "
+             "(%u,%u,%u)\n",
+             consumer.name, consumerTile.x, consumerTile.y, consumerTile.z, producerTile.x, producerTile.y,
+             producerTile.z, producerGrid.x, producerGrid.y, producerGrid.z);
+      __trap();
+    }
+#endif
     const std::uint32_t semaphore = Policy::sem(producerTile, producerGrid);
     const std::uint32_t target = Policy::value(producerTile, producerGrid) * (iteration + 1u);
     spinUntilReached(producerSemaphores + semaphore, target,
