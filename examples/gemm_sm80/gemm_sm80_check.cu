@@ -29,6 +29,7 @@
 
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/gelu_mlp_reference.cuh"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
 #include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
@@ -135,25 +136,7 @@ std::vector<Variant> allVariants() {
   return variants;
 }
 
-struct Buffers {
-  DeviceBuffer<__half> x, w1, w2, xw1, y, xw1Reference, yReference;
-  Buffers(int m, const Options& o)
-      : x(std::size_t(m) * o.hidden),
-        w1(std::size_t(o.intermediate) * o.hidden),
-        w2(std::size_t(o.hidden) * o.intermediate),
-        xw1(std::size_t(m) * o.intermediate),
-        y(std::size_t(m) * o.hidden),
-        xw1Reference(std::size_t(m) * o.intermediate),
-        yReference(std::size_t(m) * o.hidden) {}
-};
-
-__global__ void geluInPlace(__half* data, std::size_t count) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const float v = __half2float(data[i]);
-    data[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678118654752f)));  // exact GELU, as CUTLASS's
-  }
-}
+using Buffers = GeluMlpBuffers;
 
 // One producer/consumer pair with its two stages; enqueue() may be called repeatedly (iterations 0, 1, ...).
 class Pair {
@@ -261,17 +244,9 @@ int main(int argc, char** argv) {
 
     int runs = 0, failures = 0;
     for (int m : options.ms) {
-      Buffers buffers(m, options);
-      fillRandom(buffers.x, seed + 3 * m, 1.0f);
-      fillRandom(buffers.w1, seed + 3 * m + 1, 1.0f / std::sqrt(float(options.hidden)));
-      fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(options.intermediate)));
-      CublasLtGemm reference1(lt, m, options.intermediate, options.hidden, false, workspace.get(), workspaceBytes);
-      CublasLtGemm reference2(lt, m, options.hidden, options.intermediate, false, workspace.get(), workspaceBytes);
-      reference1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1Reference.get(), stream);
-      geluInPlace<<<1024, 256, 0, stream>>>(buffers.xw1Reference.get(), buffers.xw1Reference.size());
-      CUSYNC_CUDA_CHECK(cudaGetLastError());
-      reference2.run(buffers.xw1Reference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
-      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      Buffers buffers(m, options.hidden, options.intermediate);
+      prepareGeluMlpReference(buffers, m, options.hidden, options.intermediate, seed, lt, workspace.get(),
+                              workspaceBytes, stream);
 
       for (const auto& producerConfig : configs) {
         for (const auto& consumerConfig : configs) {

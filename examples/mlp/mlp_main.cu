@@ -27,6 +27,7 @@
 #include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/gelu_mlp_reference.cuh"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
 #include "persistent_grid.h"
@@ -49,25 +50,7 @@ struct MlpShape {
   int intermediate = 4 * 12288 / 8;  // 6144
 };
 
-struct Buffers {
-  DeviceBuffer<__half> x, w1, w2, xw1, y, xw1Reference, yReference;
-  Buffers(int m, const MlpShape& s)
-      : x(std::size_t(m) * s.hidden),
-        w1(std::size_t(s.intermediate) * s.hidden),
-        w2(std::size_t(s.hidden) * s.intermediate),
-        xw1(std::size_t(m) * s.intermediate),
-        y(std::size_t(m) * s.hidden),
-        xw1Reference(std::size_t(m) * s.intermediate),
-        yReference(std::size_t(m) * s.hidden) {}
-};
-
-__global__ void geluInPlace(__half* data, std::size_t count) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const float v = __half2float(data[i]);
-    data[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678118654752f)));  // exact GELU, as CUTLASS's
-  }
-}
+using Buffers = GeluMlpBuffers;
 
 // One MLP pair of a given variant and tile configuration, with the stages it synchronizes through.
 class MlpPair {
@@ -208,18 +191,10 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   bool allCorrect = true;
   for (int m : options.ms) {
-    Buffers buffers(m, shape);
-    fillRandom(buffers.x, seed + 3 * m, 1.0f);
-    fillRandom(buffers.w1, seed + 3 * m + 1, 1.0f / std::sqrt(float(shape.hidden)));
-    fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(shape.intermediate)));
-
-    // Reference: cuBLAS GEMM, exact GELU, cuBLAS GEMM.
-    CublasLtGemm reference1(lt, m, shape.intermediate, shape.hidden, false, workspace.get(), workspaceBytes);
-    CublasLtGemm reference2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
-    reference1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1Reference.get(), stream);
-    geluInPlace<<<1024, 256, 0, stream>>>(buffers.xw1Reference.get(), buffers.xw1Reference.size());
-    reference2.run(buffers.xw1Reference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
-    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    Buffers buffers(m, shape.hidden, shape.intermediate);
+    // Fresh inputs; reference: cuBLAS GEMM, exact GELU, cuBLAS GEMM.
+    prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes,
+                            stream);
 
     // Baseline: cuBLAS back to back (GELU fused by cuBLASLt's epilogue).
     {
