@@ -123,6 +123,45 @@ class TileSyncGemmKernel {
                      static_cast<std::uint32_t>(cute::get<3>(problem))};
   }
 
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+  using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
+
+  // The pipelines CUTLASS's collectives run on, for this kernel's warp roles: the TMA producer warp loads the
+  // operands, the epilogue producer warp would load C, the math warp groups consume both. Every thread constructs
+  // them (the persistent kernel too); a block barrier must follow before first use.
+  struct Pipelines {
+    MainloopPipeline mainloop;
+    EpiLoadPipeline epiLoad;
+    EpiStorePipeline epiStore;
+  };
+  template <class PipelineStorage>
+  CUTLASS_DEVICE static Pipelines makePipelines(PipelineStorage& storage, Params const& params,
+                                                bool isMainloopProducer, bool isEpilogueProducer, bool isMath,
+                                                int warp_group_thread_idx) {
+    typename MainloopPipeline::Params mainloop_pipeline_params;
+    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
+    if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
+    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
+    mainloop_pipeline_params.num_consumers = NumMmaThreads;
+    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
+
+    typename EpiLoadPipeline::Params epi_load_pipeline_params;
+    if (isEpilogueProducer) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
+    if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+    epi_load_pipeline_params.dst_blockid = 0;
+    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
+    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
+      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
+
+    typename EpiStorePipeline::Params epi_store_pipeline_params;
+    epi_store_pipeline_params.always_wait = true;
+    return Pipelines{MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
+                     EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params),
+                     EpiStorePipeline(epi_store_pipeline_params)};
+  }
+
   CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using namespace cute;
@@ -151,34 +190,13 @@ class TileSyncGemmKernel {
       CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
     }
 
-    using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
-    typename MainloopPipeline::Params mainloop_pipeline_params;
-    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Mainloop)
-      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
-    if (warp_group_role != WarpGroupRole::Producer)
-      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
-    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
-    mainloop_pipeline_params.num_consumers = NumMmaThreads;
-    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
-    MainloopPipeline mainloop_pipeline(shared_storage.pipelines.mainloop, mainloop_pipeline_params, ClusterShape{});
-
-    using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
-    typename EpiLoadPipeline::Params epi_load_pipeline_params;
-    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue)
-      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
-    if (warp_group_role != WarpGroupRole::Producer)
-      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    epi_load_pipeline_params.dst_blockid = 0;
-    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
-    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
-    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
-      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
-    EpiLoadPipeline epi_load_pipeline(shared_storage.pipelines.epi_load, epi_load_pipeline_params);
-
-    using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
-    typename EpiStorePipeline::Params epi_store_pipeline_params;
-    epi_store_pipeline_params.always_wait = true;
-    EpiStorePipeline epi_store_pipeline(epi_store_pipeline_params);
+    const bool isMainloopProducer =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Mainloop;
+    const bool isEpilogueProducer =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue;
+    auto [mainloop_pipeline, epi_load_pipeline, epi_store_pipeline] =
+        makePipelines(shared_storage.pipelines, params, isMainloopProducer, isEpilogueProducer,
+                      warp_group_role != WarpGroupRole::Producer, warp_group_thread_idx);
 
     typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
     typename CollectiveEpilogue::LoadPipelineState epi_load_pipe_consumer_state;

@@ -43,6 +43,8 @@ class TileSyncPersistentGemmKernel
   using typename Base::TileShape;
   using typename Base::TiledMma;
   using typename Base::ClusterShape;
+  using typename Base::MainloopPipeline;
+  using typename Base::EpiStorePipeline;
   using Base::LoadRegisterRequirement;
   using Base::MaxThreadsPerBlock;
   using Base::MinBlocksPerSm;
@@ -94,33 +96,10 @@ class TileSyncPersistentGemmKernel
       CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
     }
 
-    using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
-    typename MainloopPipeline::Params mainloop_pipeline_params;
-    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
-    if (warp_group_role != WarpGroupRole::Producer)
-      mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
-    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
-    mainloop_pipeline_params.num_consumers = NumMmaThreads;
-    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
-    MainloopPipeline mainloop_pipeline(shared_storage.pipelines.mainloop, mainloop_pipeline_params, ClusterShape{});
-
-    using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
-    typename EpiLoadPipeline::Params epi_load_pipeline_params;
-    if (warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue)
-      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
-    if (warp_group_role != WarpGroupRole::Producer)
-      epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    epi_load_pipeline_params.dst_blockid = 0;
-    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
-    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
-    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
-      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
-    EpiLoadPipeline epi_load_pipeline(shared_storage.pipelines.epi_load, epi_load_pipeline_params);
-
-    using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
-    typename EpiStorePipeline::Params epi_store_pipeline_params;
-    epi_store_pipeline_params.always_wait = true;
-    EpiStorePipeline epi_store_pipeline(epi_store_pipeline_params);
+    auto [mainloop_pipeline, epi_load_pipeline, epi_store_pipeline] = Base::makePipelines(
+        shared_storage.pipelines, params, isMainloopProducer,
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue,
+        warp_group_role != WarpGroupRole::Producer, warp_group_thread_idx);
 
     // One elected producer thread commits each unit; every math thread releases it after reading.
     typename WorkUnitPipeline::Params unit_pipeline_params;
