@@ -105,10 +105,11 @@ class Stage {
 
   // Work units (tile parts) per launch, and the blocks a launch starts (more persistent blocks than units is
   // legal, if wasteful: the extra blocks stop at their first ticket).
-  std::uint32_t workUnitsPerLaunch() const { return grid_.tileCount() * blocksPerTile_; }
+  std::uint32_t workUnitsPerLaunch() const { return view().workUnits(); }  // as the device counts them
   std::uint32_t blocksPerLaunch() const { return persistentBlocks_ == 0 ? workUnitsPerLaunch() : persistentBlocks_; }
-  // Tickets drawn from the tile counter per launch (see StageView::persistentBlocks).
-  std::uint32_t ticketsPerLaunch() const { return workUnitsPerLaunch() + persistentBlocks_; }
+  // Tickets drawn from the tile counter per launch (see StageView::persistentBlocks): StageView's count, the one
+  // acquireWorkUnit divides by, so the host (wait-kernel targets) and the device agree.
+  std::uint32_t ticketsPerLaunch() const { return view().ticketsPerLaunch(); }
 
   // Declares that this stage posts its tiles under `Policy` (allocates and zeroes its semaphores).
   template <class Policy>
