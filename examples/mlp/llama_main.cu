@@ -340,6 +340,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: --swiglu-columns and --gate-up-order need at least one value\n", program.c_str());
     return 2;
   }
+  const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
@@ -454,11 +455,10 @@ int main(int argc, char** argv) {
           SplitKGemm{gemm2.tileGrid(m, shape.hidden).tileCount(), shape.intermediate / gemm2.tile.k,
                      smCount * gemm2.maxActiveBlocksPerSm()});
       for (std::uint32_t columns : swiGluColumns)
-      for (const std::string& orderText : options.orders)
+      for (const TileOrders& orders : tileOrders)
       for (bool pairGateUp : gateUpOrders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
-        const TileOrders orders = TileOrders::parse(orderText, options.program);
         if (!variantSelected(options, variant)) continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
         if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;

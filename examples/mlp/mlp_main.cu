@@ -149,6 +149,7 @@ class MlpPair {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   const MlpOptions options = parseMlpOptions(argc, argv, "mlp_example", "mlp_gpt3.csv");
+  const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "mlp_example: no CUDA device\n");
@@ -237,10 +238,9 @@ int main(int argc, char** argv) {
                      slotsPerWave * p->maxActiveBlocksPerSm()},
           SplitKGemm{c->tileGrid(m, shape.hidden).tileCount(), shape.intermediate / c->tile.k,
                      slotsPerWave * c->maxActiveBlocksPerSm()});
-      for (const std::string& orderText : options.orders)
+      for (const TileOrders& orders : tileOrders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
-        const TileOrders orders = TileOrders::parse(orderText, options.program);
         if (!variantSelected(options, variant)) continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
         if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;

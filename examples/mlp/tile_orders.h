@@ -38,6 +38,12 @@ struct TileOrders {
         colon == std::string::npos ? orders.producerGroupRows : parseOne(text.substr(colon + 1), program);
     return orders;
   }
+  // Every --orders entry, parsed once before any GPU work: a bad word stops the program up front.
+  static std::vector<TileOrders> parseList(const std::vector<std::string>& texts, const std::string& program) {
+    std::vector<TileOrders> list;
+    for (const std::string& text : texts) list.push_back(parse(text, program));
+    return list;
+  }
   std::string label() const { return text == "row" ? std::string() : "_" + text; }
 
   static void apply(Stage& stage, std::uint32_t groupRows) {
