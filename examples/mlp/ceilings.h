@@ -1,5 +1,7 @@
 // The device's measured ceilings and the floor they put under a workload: max(flops / measured GEMM rate, bytes /
-// measured copy bandwidth). Host header.
+// measured one-pass read bandwidth). A copy's rate is reported too, but it is not the floor: an MLP reads its
+// weights once and writes little, and the copy (2.4 TB/s counted as read + write) put the floor above cuBLAS at
+// small M. Host header.
 #pragma once
 
 #include <algorithm>
@@ -12,12 +14,14 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
+#include "common/read_bandwidth.cuh"
 
 namespace cusync::examples {
 
 struct Ceilings {
-  double tflops;      // measured dense fp16 GEMM rate
-  double bandwidthGBs;  // measured device-to-device copy (read + write)
+  double tflops;        // measured dense fp16 GEMM rate
+  double copyGBs;       // measured device-to-device copy (read + write), for reference
+  double readGBs;       // measured one-pass read (common/read_bandwidth.cuh): the floor's bandwidth
 };
 
 inline Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::size_t workspaceBytes,
@@ -37,12 +41,13 @@ inline Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::s
       },
       stream, 5, 2, 7);
   return Ceilings{2.0 * n * double(n) * n / (gemmTime.medianMicroseconds * 1e-6) / 1e12,
-                  2.0 * copyBytes / (copyTime.medianMicroseconds * 1e-6) / 1e9};
+                  2.0 * copyBytes / (copyTime.medianMicroseconds * 1e-6) / 1e9, measureReadBandwidthGBs(stream)};
 }
 
-// The time below which no implementation can go: compute at the measured rate or traffic at the measured bandwidth.
+// The time below which no implementation can go: compute at the measured rate or traffic at the measured read
+// bandwidth.
 inline double floorMicroseconds(double flops, double bytes, const Ceilings& ceilings) {
-  return std::max(flops / (ceilings.tflops * 1e12), bytes / (ceilings.bandwidthGBs * 1e9)) * 1e6;
+  return std::max(flops / (ceilings.tflops * 1e12), bytes / (ceilings.readGBs * 1e9)) * 1e6;
 }
 
 }  // namespace cusync::examples

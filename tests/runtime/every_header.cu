@@ -16,6 +16,12 @@ __global__ void consumer(cusync::StageView stage, cusync::InputView<cusync::RowS
   cusync::fenceProxyAsyncGlobal();
   out[threadIdx.x] = in[threadIdx.x];
 }
+__global__ void chainBlock(cusync::ChainQueueView queue, cusync::StageView first, cusync::StageView second,
+                           unsigned* out) {
+  const cusync::StageView stages[2] = {first, second};
+  const cusync::ChainUnit unit = cusync::acquireChainUnit(queue, stages);
+  if (unit.hasWork()) out[unit.stage] = unit.unit.part;
+}
 }  // namespace
 
 void launchPair(cusync::Stage& p, cusync::Stage& c, float* a, float* b, cudaStream_t stream) {

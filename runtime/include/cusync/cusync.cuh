@@ -10,3 +10,5 @@
 #include "cusync/stage.cuh"
 #include "cusync/wait_kernel.cuh"
 #include "cusync/launch.cuh"
+#include "cusync/chain_queue.cuh"
+#include "cusync/fused_chain.cuh"

@@ -11,12 +11,9 @@
 //    CUTLASS uses, which only frees shared memory), synchronize, and one thread posts the tile (release).
 //  * Optionally every block triggers programmatic dependent launch at its start, so a PDL-launched consumer starts
 //    only once all of this stage's blocks are resident (progress), and never earlier than that.
-//  * Split-K without waiting: with stage.blocksPerTile = P > 1, P blocks share a tile, each over its own k-range.
-//    Each writes its fp32 partial accumulators in the MMA fragment's own order (the reader is the same thread index
-//    of another block with the same fragment layout, so no layout mapping is needed) and counts itself in the
-//    tile's arrival counter (release). The block that arrives last (acquire) adds the other partials, runs the
-//    epilogue and posts the tile. No block ever waits for another part, so split-K adds no deadlock hazard; and a
-//    consumer part waits only for the A k-blocks of its own k-range.
+//  * Split-K without waiting (split_k_reduction.hpp): with stage.blocksPerTile = P > 1, P blocks share a tile,
+//    each over its own k-range; the last to arrive adds the others' partials and posts. A consumer part waits only
+//    for the A k-blocks of its own k-range.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -28,6 +25,7 @@
 #include <cutlass/pipeline/pipeline.hpp>
 
 #include "cusync/cutlass/load_order_namespace.hpp"
+#include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
 #include "cusync/stage_view.cuh"
 
@@ -272,50 +270,15 @@ class TileSyncGemmKernel {
 #endif
   }
 
-  // Split-K: publishes this part's accumulators; returns true in the block that arrives last, after adding every
-  // other part's accumulators into its own. Called by all math threads. Accumulators of rows at or past the
-  // problem's M are neither written nor read: the epilogue never stores them, and at small M (the case split-K is
-  // for) they are nearly all of the tile, e.g. 63 of 64 rows at M = 1.
+  // Split-K by last arrival (split_k_reduction.hpp), shared with the persistent and the fused-chain kernels.
   template <class Accumulators>
   CUTLASS_DEVICE static bool reduceSplitPartials(GemmStageSync<InputPolicy> const& sync, TileCoord tile,
                                                  std::uint32_t part, std::uint32_t parts, Accumulators& accumulators,
                                                  int mma_thread_idx, std::uint32_t& lastArrival, int problemM) {
-    constexpr int kFragment = decltype(cute::size(accumulators))::value;
-    // The tile row of each of this thread's accumulators, from the MMA's own partitioning of the tile.
-    auto rowsOfFragment = TiledMma{}.get_thread_slice(mma_thread_idx).partition_C(
-        cute::make_identity_tensor(cute::take<0, 2>(TileShape{})));
-    static_assert(decltype(cute::size(rowsOfFragment))::value == kFragment, "one coordinate per accumulator");
     const int rowsInTile = problemM - int(tile.y) * int(cute::size<0>(TileShape{}));
-    auto rowIsInProblem = [&](int i) { return cute::get<0>(rowsOfFragment(i)) < rowsInTile; };
-    const std::uint32_t tileIndex = linearIndex(tile, sync.stage.grid);
-    auto partials = [&](std::uint32_t p) {
-      return sync.splitPartials + (std::size_t(tileIndex) * parts + p) * kFragment * NumMmaThreads;
-    };
-    float* mine = partials(part);
-    CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < kFragment; ++i)
-      if (rowIsInProblem(i)) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
-    // Release: every thread's partial stores, then one thread's counted arrival. Acquire in the last block: the
-    // arrival read-modify-write sees every earlier part's release; the barrier extends it to all math threads.
-    cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-    if (mma_thread_idx == 0) {
-      std::uint32_t previous;
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                   : "=r"(previous)
-                   : "l"(sync.splitArrivals + tileIndex)
-                   : "memory");
-      lastArrival = (previous + 1) % parts == 0;
-    }
-    cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-    if (!lastArrival) return false;
-    for (std::uint32_t p = 0; p < parts; ++p) {
-      if (p == part) continue;
-      const float* other = partials(p);
-      CUTLASS_PRAGMA_UNROLL
-      for (int i = 0; i < kFragment; ++i)
-        if (rowIsInProblem(i)) accumulators(i) += __ldcg(other + i * NumMmaThreads + mma_thread_idx);
-    }
-    return true;
+    return cutlass_sm90::reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
+        SplitKBuffers{sync.splitPartials, sync.splitArrivals}, linearIndex(tile, sync.stage.grid), part, parts,
+        accumulators, mma_thread_idx, lastArrival, rowsInTile);
   }
 };
 

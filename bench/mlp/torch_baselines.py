@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""What a PyTorch user already has for the GPT-3 MLP slice (fp16): eager, the cuBLASLt GELU epilogue through
+torch._addmm_activation, torch.compile (default and max-autotune). Each variant is checked against a float32
+reference on fresh random inputs (NaN fails) and timed as CUDA-graph replays (10 calls per graph, warm-up, median
+of several replays), so the numbers compare with mlp_fused_example's, taken in the same device call.
+
+Usage: torch_baselines.py --csv OUT.csv [--m 1,8,...] [--autotune-m 1,256,...] [--budget-s SECONDS]
+max-autotune compiles and benchmarks many Triton GEMMs per shape (about a minute each on the lent machine), so it
+runs at --autotune-m only (default: every M) and stops starting new shapes once --budget-s is spent; the CSV is
+rewritten after every result, so a run cut short keeps what it measured.
+"""
+import argparse
+import csv
+import sys
+import time
+
+import torch
+import torch.nn.functional as F
+
+HIDDEN, INTERMEDIATE = 12288, 4 * 12288 // 8
+BOUND = 2e-2  # the bound mlp_fused_example checks with (fp16 operands and intermediate, K up to 12288)
+
+
+def mlp_eager(x, w1, w2):
+    return F.linear(F.gelu(F.linear(x, w1)), w2)
+
+
+def time_graph(fn, calls=10, warmups=3, samples=9):
+    """Median microseconds per call of `fn` captured `calls` times into one CUDA graph."""
+    stream = torch.cuda.Stream()
+    stream.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(stream):
+        for _ in range(3):
+            fn()  # warm-up outside the graph (allocator, lazy init)
+    torch.cuda.current_stream().wait_stream(stream)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(calls):
+            out = fn()
+    for _ in range(warmups):
+        graph.replay()
+    times = []
+    for _ in range(samples):
+        start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        start.record()
+        graph.replay()
+        stop.record()
+        stop.synchronize()
+        times.append(start.elapsed_time(stop) * 1000.0 / calls)
+    times.sort()
+    return times[len(times) // 2], out
+
+
+def relative_error(out, ref):
+    if not torch.isfinite(out).all():
+        return float("inf")
+    return ((out.float() - ref).norm() / ref.norm()).item()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--csv", required=True)
+    parser.add_argument("--m", default="1,8,64,128,256,512,1024,2048,4096")
+    parser.add_argument("--autotune-m", default=None)
+    parser.add_argument("--budget-s", type=float, default=480.0)
+    args = parser.parse_args()
+    ms = [int(v) for v in args.m.split(",")]
+    autotune_ms = set(ms if args.autotune_m is None else [int(v) for v in args.autotune_m.split(",")])
+    torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
+    torch.manual_seed(int(time.time()))
+    began = time.time()
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
+
+    compiled_default = torch.compile(mlp_eager)
+    compiled_autotune = torch.compile(mlp_eager, mode="max-autotune-no-cudagraphs")
+    rows = []
+
+    def record(m, variant, us, err):
+        correct = err <= BOUND
+        rows.append({"M": m, "variant": variant, "us": f"{us:.2f}", "relative_error": f"{err:.3g}",
+                     "correct": int(correct)})
+        with open(args.csv, "w", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+            writer.writeheader()
+            writer.writerows(rows)
+        print(f"M={m:5d} {variant:28s} {us:9.1f} us  rel.err {err:.2e}{'' if correct else '  FAILED'}", flush=True)
+
+    for m in ms:
+        x = torch.randn(m, HIDDEN, device="cuda", dtype=torch.float16)
+        w1 = (torch.randn(INTERMEDIATE, HIDDEN, device="cuda") / HIDDEN ** 0.5).half()
+        w2 = (torch.randn(HIDDEN, INTERMEDIATE, device="cuda") / INTERMEDIATE ** 0.5).half()
+        zero_bias = torch.zeros(INTERMEDIATE, device="cuda", dtype=torch.float16)
+        ref = F.linear(F.gelu(F.linear(x.float(), w1.float())), w2.float())
+        variants = {
+            "torch-eager": lambda: mlp_eager(x, w1, w2),
+            "torch-addmm-gelu": lambda: F.linear(torch._addmm_activation(zero_bias, x, w1.t(), use_gelu=True), w2),
+            "torch-compile": lambda: compiled_default(x, w1, w2),
+        }
+        if m in autotune_ms and time.time() - began < args.budget_s:
+            variants["torch-compile-max-autotune"] = lambda: compiled_autotune(x, w1, w2)
+        for name, fn in variants.items():
+            try:
+                us, out = time_graph(fn)
+                record(m, name, us, relative_error(out, ref))
+            except Exception as error:  # a baseline that fails must not stop the others
+                print(f"M={m} {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+        del x, w1, w2, ref
+        torch.cuda.empty_cache()
+    print(f"torch baselines done in {time.time() - began:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+// Type-erased access to the fused-chain GEMM instantiations (fused_chain_gemm_kernel.hpp): two dependent GEMMs in
+// one persistent launch, D0 = GELU(A0 * B0^T), D1 = D0 * B1^T. Each instantiation lives in its own translation unit
+// and registers itself here, so host programs neither include CUTLASS nor recompile kernels. Host header.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "cusync/chain_queue.cuh"
+#include "cusync/cutlass/load_order.hpp"
+#include "gemm_registry.h"
+
+namespace cusync::examples {
+
+// One launch of the chain. GEMM 0: [m, k0] x [k0, n0] -> d0 (GELU); GEMM 1: [m, n0] x [n0, n1] -> d1. Weights are
+// stored N x K (a Linear layer's weight).
+struct FusedChainLaunchArgs {
+  int m = 0, k0 = 0, n0 = 0, n1 = 0;
+  const __half* a0 = nullptr;
+  const __half* b0 = nullptr;
+  __half* d0 = nullptr;
+  const __half* b1 = nullptr;
+  __half* d1 = nullptr;
+  StageView stages[2];       // GEMM 0 (posts to its semaphores when synchronized), GEMM 1
+  ChainQueueView queue;      // the units this launch draws (FusedChain::queue())
+  bool synchronized = true;  // GEMM 1 waits on GEMM 0's semaphores (false: stream order between two launches)
+  LoadOrder loadOrder = LoadOrder::WeightsFirst;
+  // Split-K buffers per GEMM (stages[s].blocksPerTile > 1): partials (tiles * parts * tileM * tileN floats) and
+  // one zeroed arrival counter per tile.
+  float* splitPartials[2] = {nullptr, nullptr};
+  std::uint32_t* splitArrivals[2] = {nullptr, nullptr};
+};
+
+struct FusedChainEntry {
+  std::string name;  // e.g. fused_64x128x128_s4_ws
+  GemmTileShape tile;
+  int stages;
+  bool cooperative;
+  GridShape (*tileGrid)(int m, int n);
+  int (*maxActiveBlocksPerSm)();
+  // Empty when the launch is valid, else why not (the kernel's own checks).
+  std::string (*whyNotImplementable)(const FusedChainLaunchArgs& args);
+  void (*launch)(const FusedChainLaunchArgs& args, cudaStream_t stream);
+};
+
+std::vector<FusedChainEntry>& fusedChainRegistry();
+
+struct FusedChainRegistration {
+  explicit FusedChainRegistration(FusedChainEntry entry) { fusedChainRegistry().push_back(std::move(entry)); }
+};
+
+}  // namespace cusync::examples

@@ -1,0 +1,274 @@
+// GPT-3 MLP (tensor-parallel slice) as ONE persistent launch: both GEMMs' work units drawn from one chain queue
+// (fused_chain_gemm_kernel.hpp), GEMM 2's units waiting tile by tile and k-block by k-block for the GELU(X W1^T)
+// tiles they read. Side by side in one run, every variant checked against a cuBLAS + exact-GELU reference on fresh
+// random inputs (outputs and intermediate poisoned with NaN), then timed with CUDA graphs:
+//   cuBLASLt            GEMM (GELU epilogue) then GEMM, back to back
+//   Fused               the chain in one launch, tile-synchronized
+//   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
+// Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
+// bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
+//
+// Usage: mlp_fused_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
+//                          [--orders g8,row,...] [--verbose]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "ceilings.h"
+#include "check_then_time.h"
+#include "common/cublas_gemm.cuh"
+#include "common/device_buffers.cuh"
+#include "common/gelu_mlp_reference.cuh"
+#include "cusync/cusync.cuh"
+#include "cusync/fused_chain.cuh"
+#include "fused_chain_registry.h"
+#include "fused_split.h"
+#include "mlp_options.h"
+#include "mlp_results.h"
+#include "tile_orders.h"
+#include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+
+struct MlpShape {
+  int hidden = 12288;
+  int intermediate = 4 * 12288 / 8;  // 6144
+};
+
+// Split-K state of one GEMM of the chain.
+struct SplitState {
+  std::unique_ptr<DeviceBuffer<float>> partials;
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
+  SplitState(Stage& stage, const GemmTileShape& tile, std::uint32_t parts) {
+    stage.setBlocksPerTile(parts);
+    if (parts <= 1) return;
+    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
+    arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
+    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+  }
+  float* partialsPointer() const { return partials ? partials->get() : nullptr; }
+  std::uint32_t* arrivalsPointer() const { return arrivals ? arrivals->get() : nullptr; }
+};
+
+// The MLP as a fused chain of one configuration, split and tile order: one launch (synchronized) or two
+// stream-ordered launches of the same kernel.
+class FusedMlp {
+ public:
+  FusedMlp(const FusedChainEntry& kernel, int m, const MlpShape& shape, GeluMlpBuffers& buffers, FusedSplit split,
+           const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
+      : kernel_(kernel), m_(m), shape_(shape), buffers_(buffers), streamOrdered_(streamOrdered),
+        first_("gemm1", kernel.tileGrid(m, shape.intermediate)),
+        second_("gemm2", kernel.tileGrid(m, shape.hidden)),
+        firstSplit_(first_, kernel.tile, split.firstParts),
+        secondSplit_(second_, kernel.tile, split.secondParts) {
+    TileOrders::apply(first_, orders.producerGroupRows);
+    TileOrders::apply(second_, orders.consumerGroupRows);
+    // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.
+    if (!streamOrdered) first_.setOutputPolicy<cusync::generated::gpt3_mlp::Dep_dep_g1_TileSync>();
+    const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
+    // GEMM 1 finishes a tile's parts together (its consumer needs whole tiles); GEMM 2 runs k-range by k-range, so
+    // its first units read only the GEMM-1 columns that finish first.
+    const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether};
+    const ChainStage secondStage{&second_, PartOrder::KRangesInTurn};
+    if (!streamOrdered) {
+      chains_.push_back(std::make_unique<FusedChain>(std::vector<ChainStage>{firstStage, secondStage},
+                                                     std::min(slots, units)));
+    } else {
+      // Two launches of the same kernel, each queueing one GEMM (the other listed, with no units).
+      chains_.push_back(std::make_unique<FusedChain>(
+          std::vector<ChainStage>{firstStage, {&second_, PartOrder::KRangesInTurn, false}},
+          std::min(slots, first_.workUnitsPerLaunch())));
+      chains_.push_back(std::make_unique<FusedChain>(
+          std::vector<ChainStage>{{&first_, PartOrder::PartsOfATileTogether, false}, secondStage},
+          std::min(slots, second_.workUnitsPerLaunch())));
+    }
+    for (const auto& chain : chains_) {
+      const std::string why = kernel_.whyNotImplementable(arguments(*chain));
+      if (!why.empty()) throw Error("fused MLP: " + why);
+    }
+  }
+
+  const Stage& first() const { return first_; }
+  const Stage& second() const { return second_; }
+
+  FusedChainLaunchArgs arguments(const FusedChain& chain) const {
+    FusedChainLaunchArgs args;
+    args.m = m_;
+    args.k0 = shape_.hidden;
+    args.n0 = shape_.intermediate;
+    args.n1 = shape_.hidden;
+    args.a0 = buffers_.x.get();
+    args.b0 = buffers_.w1.get();
+    args.d0 = buffers_.xw1.get();
+    args.b1 = buffers_.w2.get();
+    args.d1 = buffers_.y.get();
+    args.stages[0] = first_.view();
+    args.stages[1] = second_.view();
+    args.queue = chain.queue();
+    args.synchronized = !streamOrdered_;
+    args.splitPartials[0] = firstSplit_.partialsPointer();
+    args.splitArrivals[0] = firstSplit_.arrivalsPointer();
+    args.splitPartials[1] = secondSplit_.partialsPointer();
+    args.splitArrivals[1] = secondSplit_.arrivalsPointer();
+    return args;
+  }
+
+  void enqueue(cudaStream_t stream) const {
+    for (const auto& chain : chains_) kernel_.launch(arguments(*chain), stream);
+  }
+
+ private:
+  const FusedChainEntry& kernel_;
+  int m_;
+  MlpShape shape_;
+  GeluMlpBuffers& buffers_;
+  bool streamOrdered_;
+  Stage first_, second_;
+  SplitState firstSplit_, secondSplit_;
+  std::vector<std::unique_ptr<FusedChain>> chains_;
+};
+
+std::vector<const FusedChainEntry*> selectedKernels(const MlpOptions& options) {
+  std::vector<const FusedChainEntry*> kernels;
+  for (const auto& entry : fusedChainRegistry())
+    if (options.configs.empty() ||
+        std::find(options.configs.begin(), options.configs.end(), entry.name) != options.configs.end())
+      kernels.push_back(&entry);
+  return kernels;
+}
+
+// Per M: the floor, cuBLASLt, the best fused chain and the best stream-ordered launch of the same kernels.
+void printFusedSummary(const std::vector<Result>& results, const std::vector<int>& ms,
+                       const std::function<double(int)>& floorUs) {
+  std::printf("\n%6s %9s %9s | %-34s %9s %6s %6s | %-34s %9s | %7s %7s %7s\n", "M", "floor_us", "cuBLAS",
+              "best Fused (config)", "us", "waves1", "waves2", "best Fused-StreamSync (config)", "us", "vsSS",
+              "vsBLAS", "/floor");
+  for (int m : ms) {
+    auto best = [&](const std::string& variant) {
+      const Result* b = nullptr;
+      for (const auto& r : results)
+        if (r.m == m && r.correct && r.variant == variant && (!b || r.microseconds < b->microseconds)) b = &r;
+      return b;
+    };
+    const Result* blas = best("cuBLAS");
+    const Result* fused = best("Fused");
+    const Result* stream = best("Fused-StreamSync");
+    auto time = [](const Result* r) { return r ? r->microseconds : 0.0; };
+    auto label = [](const Result* r) { return r ? r->config : std::string("-"); };
+    const double floor = floorUs(m);
+    std::printf("%6d %9.1f %9.1f | %-34s %9.1f %6.2f %6.2f | %-34s %9.1f | %7.3f %7.3f %7.3f\n", m, floor,
+                time(blas), label(fused).c_str(), time(fused), fused ? fused->wavesProducer : 0,
+                fused ? fused->wavesConsumer : 0, label(stream).c_str(), time(stream),
+                fused && stream ? time(stream) / time(fused) : 0, fused && blas ? time(blas) / time(fused) : 0,
+                fused && floor > 0 ? time(fused) / floor : 0);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
+  MlpOptions options = parseMlpOptions(argc, argv, "mlp_fused_example", "mlp_fused.csv");
+  if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8"};  // this program's default
+  const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "mlp_fused_example: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const MlpShape shape;
+  const auto kernels = selectedKernels(options);
+  if (kernels.empty()) {
+    std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected\n");
+    return 1;
+  }
+  cudaStream_t stream;
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasLtHandle_t lt;
+  checkCublas(cublasLtCreate(&lt), "create");
+  const std::size_t workspaceBytes = 64ull << 20;
+  DeviceBuffer<char> workspace(workspaceBytes);
+
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  std::printf("device: %s, %d SMs; seed %llu; fused configs:", properties.name, properties.multiProcessorCount,
+              static_cast<unsigned long long>(seed));
+  for (const auto* k : kernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
+  std::printf("\n");
+
+  Ceilings ceilings{0, 0, 0};
+  if (!options.checkOnly) {
+    ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
+    std::printf("measured ceilings: %.0f TFLOP/s fp16 GEMM (cuBLAS 8192^3), %.0f GB/s one-pass read (floor), "
+                "%.0f GB/s copy\n", ceilings.tflops, ceilings.readGBs, ceilings.copyGBs);
+  }
+
+  std::vector<Result> results;
+  bool allCorrect = true;
+  for (int m : options.ms) {
+    GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
+    prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes,
+                            stream);
+    {
+      CublasLtGemm gemm1(lt, m, shape.intermediate, shape.hidden, true, workspace.get(), workspaceBytes);
+      CublasLtGemm gemm2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
+      auto enqueue = [&](cudaStream_t s) {
+        gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+        gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+      };
+      const auto [us, check] = checkThenTime(enqueue, {&buffers.xw1}, buffers.y, buffers.yReference, stream, options);
+      results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, check.passes(kRelativeErrorBound), 0, 0,
+                         0});
+    }
+    for (const FusedChainEntry* kernel : kernels) {
+      const int occupancy = kernel->maxActiveBlocksPerSm();
+      if (occupancy == 0) continue;  // does not fit on this device (shared memory)
+      const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * occupancy);
+      const std::uint32_t tiles1 = kernel->tileGrid(m, shape.intermediate).tileCount();
+      const std::uint32_t tiles2 = kernel->tileGrid(m, shape.hidden).tileCount();
+      const auto splits = fusedSplitCandidates(tiles1, std::uint32_t(shape.hidden / kernel->tile.k), tiles2,
+                                               std::uint32_t(shape.intermediate / kernel->tile.k), slots);
+      for (const TileOrders& orders : tileOrders)
+        for (const FusedSplit& split : splits)
+          for (bool streamOrdered : {false, true}) {
+            FusedMlp mlp(*kernel, m, shape, buffers, split, orders, slots, streamOrdered);
+            const std::string config = kernel->name + split.label() + orders.label();
+            const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
+            const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, {&buffers.xw1},
+                                                   buffers.y, buffers.yReference, stream, options);
+            const bool correct = check.passes(kRelativeErrorBound);
+            allCorrect = allCorrect && correct;
+            results.push_back({m, config, variant, us, check.relativeError, correct,
+                               double(mlp.first().workUnitsPerLaunch()) / slots,
+                               double(mlp.second().workUnitsPerLaunch()) / slots, 0});
+            if (options.verbose || !correct)
+              std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ",
+                          m, config.c_str(), variant.c_str(), us, check.relativeError, check.nonFinite);
+          }
+    }
+    writeResultsCsv(options.csvPath, results);
+    std::printf("M=%d done: %zu results so far\n", m, results.size());
+  }
+  // The floor per M, in the CSV too (variant "floor"), so that the summary beside the torch baselines has it.
+  auto floorUs = [&](int m) {
+    const double flops = 2.0 * m * (double(shape.hidden) * shape.intermediate * 2);
+    const double bytes = 2.0 * (2.0 * shape.hidden * shape.intermediate + double(m) * shape.hidden * 2 +
+                                2.0 * m * shape.intermediate);
+    return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
+  };
+  for (int m : options.ms) results.push_back({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});
+  writeResultsCsv(options.csvPath, results);
+  printFusedSummary(results, options.ms, floorUs);
+  std::printf("\nall results checked against the reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,
+              allCorrect ? "all correct" : "FAILURES", options.csvPath.c_str());
+  return allCorrect ? 0 : 1;
+}

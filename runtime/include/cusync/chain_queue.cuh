@@ -1,0 +1,33 @@
+// The device draw from a fused chain's queue (chain_queue.h). Device code.
+#pragma once
+
+#include <cstdint>
+
+#include "cusync/chain_queue.h"
+#include "cusync/stage_view.cuh"
+
+namespace cusync {
+
+// A work unit of the chain: which stage, and the unit within it.
+struct ChainUnit {
+  std::uint32_t stage;  // index into the chain; meaningless when !unit.hasWork()
+  WorkUnit unit;
+  __host__ __device__ bool hasWork() const { return unit.hasWork(); }
+};
+
+// Takes the next unit of the chain (one thread). ticket / ticketsPerLaunch() is the launch's iteration, which every
+// stage's semaphore targets count with, so neither the counter nor the semaphores are ever reset. `stages[s]` is
+// stage s's view (its own tile counter is not used: the queue's is).
+template <int StageCount>
+__device__ ChainUnit acquireChainUnit(const ChainQueueView& queue, const StageView (&stages)[StageCount]) {
+  static_assert(StageCount <= kMaxChainStages, "a chain has at most kMaxChainStages stages");
+  ChainStageUnits units[StageCount];
+  for (int s = 0; s < StageCount; ++s)
+    units[s] = ChainStageUnits{stages[s].grid, stages[s].tileOfOrderIndex, stages[s].blocksPerTile};
+  const std::uint32_t ticket = atomicAdd(queue.ticketCounter, 1u);
+  const std::uint32_t iteration = ticket / queue.ticketsPerLaunch();
+  const QueuedUnit q = queue.unitAt(ticket % queue.ticketsPerLaunch(), units);
+  return ChainUnit{q.stage, WorkUnit{TileTicket{q.tile, iteration}, q.stop ? kNoWorkLeft : q.part}};
+}
+
+}  // namespace cusync

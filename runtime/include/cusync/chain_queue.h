@@ -1,0 +1,81 @@
+// One work queue for a whole chain of stages, drawn from by the blocks of a single persistent launch (the fused
+// chain). The queue's layout; serves host and device (includes only tile.h, so host tests check it). The device
+// draw is in chain_queue.cuh, the host side in fused_chain.cuh.
+//
+// The queue hands out tickets from one counter, stage by stage in the chain's (topological) order: every work unit
+// of stage 0 in its tile order, then every unit of stage 1, and so on; past the last unit, each persistent block
+// draws one stop ticket. Within a stage the units of a tile are its split-K parts, either consecutive (a tile is
+// finished as early as possible: what a producer wants) or k-range by k-range (every tile's first k-range before
+// any tile's second: what a consumer whose k-ranges read different producer columns wants, so that its first
+// units need only the producer columns that finish first).
+//
+// Progress (why no block can wait forever, without assuming anything about block dispatch or residency):
+//  * A unit of stage s waits only for tiles of stages before s (the host refuses any other chain), and every unit
+//    of an earlier stage has a smaller ticket than every unit of s.
+//  * A ticket is drawn only by a running block, and a persistent block never gives a drawn unit back. Its load
+//    warp issues all loads of one unit before it draws the next ticket, and its math warps finish a unit (MMA,
+//    split-K reduction by last arrival, epilogue, post) without waiting for anything drawn later.
+//  * So the unfinished unit with the smallest ticket waits only for finished units, and finishes; by induction
+//    every unit does. Blocks still to be dispatched hold no ticket, so nobody waits for them.
+#pragma once
+
+#include <cstdint>
+
+#include "cusync/tile.h"
+
+namespace cusync {
+
+inline constexpr int kMaxChainStages = 4;
+
+// How the split-K parts of a stage's tiles follow each other in the queue.
+enum class PartOrder : std::uint32_t {
+  PartsOfATileTogether,  // (tile 0, part 0), (tile 0, part 1), ..., (tile 1, part 0), ...
+  KRangesInTurn,         // (tile 0, part 0), (tile 1, part 0), ..., (tile 0, part 1), ...
+};
+
+// What the queue needs of a stage: its grid, its tile order and its parts per tile.
+struct ChainStageUnits {
+  GridShape grid;
+  const std::uint32_t* tileOfOrderIndex = nullptr;  // inverse tile order (linear tile ids); null = row-major
+  std::uint32_t blocksPerTile = 1;
+};
+
+// A queue entry: the stage, the tile and its part; or the stop ticket of a persistent block.
+struct QueuedUnit {
+  std::uint32_t stage = 0;
+  TileCoord tile;
+  std::uint32_t part = 0;
+  bool stop = true;
+};
+
+struct ChainQueueView {
+  std::uint32_t* ticketCounter = nullptr;  // tickets taken, over all launches of the chain
+  std::uint32_t stageCount = 0;
+  std::uint32_t firstTicket[kMaxChainStages + 1] = {};  // ticket index of each stage's first unit; [stageCount]: total
+  PartOrder partOrder[kMaxChainStages] = {};
+  std::uint32_t persistentBlocks = 0;  // blocks per launch; each draws exactly one stop ticket
+
+  CUSYNC_HOST_DEVICE std::uint32_t workUnits() const { return firstTicket[stageCount]; }
+  CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }
+
+  // The unit at queue index `index` (in [0, ticketsPerLaunch())) of a launch.
+  CUSYNC_HOST_DEVICE QueuedUnit unitAt(std::uint32_t index, const ChainStageUnits* stages) const {
+    QueuedUnit u;
+    if (index >= workUnits()) return u;
+    std::uint32_t s = 0;
+    while (index >= firstTicket[s + 1]) ++s;
+    const ChainStageUnits& stage = stages[s];
+    const std::uint32_t local = index - firstTicket[s];
+    const std::uint32_t tiles = stage.grid.tileCount();
+    const bool together = partOrder[s] == PartOrder::PartsOfATileTogether;
+    const std::uint32_t orderIndex = together ? local / stage.blocksPerTile : local % tiles;
+    const std::uint32_t linear = stage.tileOfOrderIndex ? stage.tileOfOrderIndex[orderIndex] : orderIndex;
+    u.stage = s;
+    u.tile = tileAtLinear(linear, stage.grid);
+    u.part = together ? local % stage.blocksPerTile : local / tiles;
+    u.stop = false;
+    return u;
+  }
+};
+
+}  // namespace cusync

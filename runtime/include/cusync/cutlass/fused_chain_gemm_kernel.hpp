@@ -1,0 +1,425 @@
+// Two dependent GEMMs in one persistent launch: D0 = epilogue0(A0 * B0), then D1 = epilogue1(D0 * B1), their work
+// units drawn by every block from one chain queue (chain_queue.cuh). Device code; needs CUTLASS.
+//
+// Why: two launches each pay a partial last wave, a ramp-up and a ramp-down, and the second cannot use the SMs the
+// first leaves idle at its end. Here a block that finishes its last unit of GEMM 0 takes a unit of GEMM 1 at once;
+// GEMM 1's units wait, tile by tile and k-block by k-block, only for the GEMM-0 tiles they read (the chain's
+// policy, proven by cusyncgen). With GEMM 1 split along K and its units queued k-range by k-range, its first units
+// need only the GEMM-0 columns that finish first, so the two GEMMs pipeline even when GEMM 0 has a single row of
+// tiles (small M).
+//
+// The body is the persistent kernel's (tile_sync_persistent_gemm_kernel.hpp): the TMA producer warp draws a unit,
+// waits for the A k-blocks it reads (after issuing the weights first, LoadOrder::WeightsFirst) and hands the unit to
+// the math warp groups through a shared-memory pipeline of units; the math warp groups run CUTLASS's MMA, reduce
+// split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. Both GEMMs
+// use one mainloop collective (one tile shape, one shared-memory layout); only their TMA descriptors and problem
+// shapes differ. The two epilogues share shared memory: a block's units come in ticket order, so it switches from
+// GEMM 0 to GEMM 1 once, after completing all its GEMM-0 stores.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+#include <cutlass/cutlass.h>
+#include <cutlass/gemm/gemm.h>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "cusync/chain_queue.cuh"
+#include "cusync/cutlass/load_order_namespace.hpp"
+#include "cusync/cutlass/split_k_reduction.hpp"
+#include "cusync/cutlass/tile_sync_mainloop.hpp"
+#include "cusync/stage_view.cuh"
+
+// Stress testing: a compile-time hook that delays each unit by a pseudo-random time, in the load warp before its
+// first wait (a slow consumer, or a producer unit whose tiles arrive late) and in the math warps before the post (a
+// slow producer). Off unless the including translation unit defines CUSYNC_CHAIN_DELAY_NS (the longest delay).
+#if defined(CUSYNC_CHAIN_DELAY_NS)
+#define CUSYNC_CHAIN_DELAY(seed) ::cusync::cutlass_sm90::detail::chainDelay(seed)
+#else
+#define CUSYNC_CHAIN_DELAY(seed) ((void)0)
+#endif
+
+namespace cusync::cutlass_sm90 {
+
+namespace detail {
+#if defined(CUSYNC_CHAIN_DELAY_NS)
+CUTLASS_DEVICE void chainDelay(std::uint32_t seed) {
+  std::uint32_t h = seed * 0x9E3779B9u ^ std::uint32_t(clock64());
+  h ^= h >> 16;
+  h *= 0x7feb352du;
+  h ^= h >> 15;
+  const std::uint32_t ns = h % std::uint32_t(CUSYNC_CHAIN_DELAY_NS);
+  for (std::uint32_t waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
+}
+#endif
+}  // namespace detail
+
+inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
+
+template <class CollectiveMainloop_, class EpilogueFirst_, class EpilogueSecond_, class Policy_>
+class FusedChainGemmKernel {
+ public:
+  using CollectiveMainloop = TileSyncMainloop<CollectiveMainloop_>;
+  using EpilogueFirst = EpilogueFirst_;    // GEMM 0's epilogue (e.g. GELU)
+  using EpilogueSecond = EpilogueSecond_;  // GEMM 1's epilogue
+  using Policy = Policy_;                  // GEMM 0 posts and GEMM 1 waits under it
+  using TileShape = typename CollectiveMainloop::TileShape;
+  using TiledMma = typename CollectiveMainloop::TiledMma;
+  using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
+  using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
+  static_assert(cute::size(ClusterShape{}) == 1, "units come from the chain queue: clusters are not supported");
+  // The math warps run either epilogue with one set of pipeline states, and no warp loads C.
+  static_assert(cute::is_same_v<typename EpilogueFirst::StorePipeline, typename EpilogueSecond::StorePipeline>);
+  static_assert(cute::is_same_v<typename EpilogueFirst::LoadPipeline, typename EpilogueSecond::LoadPipeline>);
+  static_assert(cute::is_void_v<typename EpilogueFirst::ElementC> && cute::is_void_v<typename EpilogueSecond::ElementC>,
+                "the fused chain reads no C operand");
+
+  static constexpr int MinBlocksPerSm = 1;
+  static constexpr std::uint32_t NumLoadWarpGroups = 1;
+  static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
+  static constexpr std::uint32_t MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup;
+  static constexpr std::uint32_t LoadRegisterRequirement = 40;
+  static constexpr std::uint32_t MmaRegisterRequirement = 232;
+  static constexpr int kStages = 2;  // GEMM 0 and GEMM 1
+
+  static constexpr int kWorkUnitStages = 2;  // units the load warp may draw ahead of the math warps
+  using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  using EpiLoadPipeline = typename EpilogueFirst::LoadPipeline;
+  using EpiStorePipeline = typename EpilogueFirst::StorePipeline;
+
+  struct SharedStorage {
+    struct TensorStorage : cute::aligned_struct<128, cute::_1> {
+      union EpilogueStorage {
+        typename EpilogueFirst::TensorStorage first;
+        typename EpilogueSecond::TensorStorage second;
+      } epilogue;
+      typename CollectiveMainloop::TensorStorage mainloop;
+    } tensors;
+    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
+      alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
+      alignas(16) typename EpilogueFirst::PipelineStorage epi_load;
+      alignas(16) typename WorkUnitPipeline::SharedStorage workUnits;
+    } pipelines;
+    ChainUnit units[kWorkUnitStages];
+    std::uint32_t lastArrival;
+  };
+  static constexpr int SharedStorageSize = sizeof(SharedStorage);
+
+  // What one GEMM of the chain computes and how it synchronizes.
+  template <class Epilogue>
+  struct GemmArguments {
+    ProblemShape problem_shape;
+    typename CollectiveMainloop::Arguments mainloop;
+    typename Epilogue::Arguments epilogue;
+    SplitKBuffers split;  // when the stage's blocksPerTile > 1
+  };
+  template <class Epilogue>
+  struct GemmParams {
+    ProblemShape problem_shape;
+    typename CollectiveMainloop::Params mainloop;
+    typename Epilogue::Params epilogue;
+    SplitKBuffers split;
+  };
+
+  struct Arguments {
+    GemmArguments<EpilogueFirst> first;
+    GemmArguments<EpilogueSecond> second;
+    // stages[0] posts GEMM 0's tiles (its semaphores; null when nobody waits); stages[1] is GEMM 1's. Their grids,
+    // tile orders and parts per tile define the units; their own tile counters are not used (the queue's is).
+    StageView stages[kStages];
+    ChainQueueView queue;
+    // Where GEMM 1's A (= D0) comes from: GEMM 0's semaphores and tile shape; unsynchronized when the input is
+    // null (a launch whose queue holds GEMM 1 only, after a stream-ordered launch of GEMM 0).
+    ProducedOperandA<Policy> firstOutput;
+    LoadOrder loadOrder = LoadOrder::WeightsFirst;
+  };
+
+  struct Params {
+    GemmParams<EpilogueFirst> first;
+    GemmParams<EpilogueSecond> second;
+    StageView stages[kStages];
+    ChainQueueView queue;
+    ProducedOperandA<Policy> firstOutput;
+    LoadOrder loadOrder;
+  };
+
+  template <class Epilogue>
+  static GemmParams<Epilogue> toParams(GemmArguments<Epilogue> const& g) {
+    return GemmParams<Epilogue>{g.problem_shape,
+                                CollectiveMainloop::to_underlying_arguments(g.problem_shape, g.mainloop, nullptr),
+                                Epilogue::to_underlying_arguments(g.problem_shape, g.epilogue, nullptr), g.split};
+  }
+
+  static Params to_underlying_arguments(Arguments const& args) {
+    return Params{toParams(args.first),
+                  toParams(args.second),
+                  {args.stages[0], args.stages[1]},
+                  args.queue,
+                  args.firstOutput,
+                  args.loadOrder};
+  }
+
+  // The stage grid of a GEMM: x = N tiles, y = M tiles, z = L, as the specs' Grid(x, y).
+  static GridShape tileGrid(ProblemShape const& problem) {
+    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(problem), cute::size<1>(TileShape{}))),
+                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(problem), cute::size<0>(TileShape{}))),
+                     static_cast<std::uint32_t>(cute::get<3>(problem))};
+  }
+
+  // What makes a launch invalid is refused here, not by the caller: CUTLASS's own limits, grids that do not match
+  // the problems, a queue that is not a chain of these two stages, split-K without buffers or with more parts than
+  // k-blocks, and GEMM 1 reading GEMM 0's output with a different shape than GEMM 0 writes.
+  static const char* why_not_implementable(Arguments const& args) {
+    if (!CollectiveMainloop::can_implement(args.first.problem_shape, args.first.mainloop) ||
+        !CollectiveMainloop::can_implement(args.second.problem_shape, args.second.mainloop) ||
+        !EpilogueFirst::can_implement(args.first.problem_shape, args.first.epilogue) ||
+        !EpilogueSecond::can_implement(args.second.problem_shape, args.second.epilogue))
+      return "CUTLASS cannot implement one of the two problems";
+    if (!(tileGrid(args.first.problem_shape) == args.stages[0].grid) ||
+        !(tileGrid(args.second.problem_shape) == args.stages[1].grid))
+      return "a stage grid does not match its GEMM's tile grid";
+    if (cute::get<0>(args.first.problem_shape) != cute::get<0>(args.second.problem_shape) ||
+        cute::get<1>(args.first.problem_shape) != cute::get<2>(args.second.problem_shape))
+      return "GEMM 1's A is not GEMM 0's output (M must match, and GEMM 1's K must be GEMM 0's N)";
+    if (args.queue.ticketCounter == nullptr || args.queue.persistentBlocks == 0)
+      return "the chain queue needs a ticket counter and its persistent block count";
+    if (args.queue.stageCount != kStages) return "the chain queue must list both GEMMs (a GEMM may have no units)";
+    const std::uint32_t unitsFirst = args.queue.firstTicket[1] - args.queue.firstTicket[0];
+    const std::uint32_t unitsSecond = args.queue.firstTicket[2] - args.queue.firstTicket[1];
+    if (args.queue.firstTicket[0] != 0 ||
+        (unitsFirst != 0 && unitsFirst != args.stages[0].workUnits()) ||
+        (unitsSecond != 0 && unitsSecond != args.stages[1].workUnits()))
+      return "the chain queue's units do not match the stages' work units";
+    if (args.firstOutput.input.producerSemaphores != nullptr &&
+        (args.firstOutput.producerTileRows != cute::size<0>(TileShape{}) ||
+         args.firstOutput.producerTileColumns != cute::size<1>(TileShape{}) ||
+         !(args.firstOutput.input.producerGrid == args.stages[0].grid)))
+      return "GEMM 1 waits on GEMM 0 with another tile shape or grid than GEMM 0 has";
+    if (args.firstOutput.input.producerSemaphores != nullptr && unitsFirst != 0 && unitsSecond != 0 &&
+        args.stages[0].semaphores != args.firstOutput.input.producerSemaphores)
+      return "GEMM 1 waits on other semaphores than GEMM 0 posts to";
+    if (args.stages[1].semaphores != nullptr)
+      return "GEMM 1 posts nothing here (it is the last stage of the chain): its stage must have no semaphores";
+    const int kBlocks[kStages] = {int(cute::ceil_div(cute::get<2>(args.first.problem_shape), cute::size<2>(TileShape{}))),
+                                  int(cute::ceil_div(cute::get<2>(args.second.problem_shape), cute::size<2>(TileShape{})))};
+    const SplitKBuffers splits[kStages] = {args.first.split, args.second.split};
+    for (int s = 0; s < kStages; ++s) {
+      if (args.stages[s].blocksPerTile > 1 && (splits[s].partials == nullptr || splits[s].arrivals == nullptr))
+        return "split-K needs partial and arrival buffers";
+      if (int(args.stages[s].blocksPerTile) > kBlocks[s]) return "more split-K parts than k-blocks";
+    }
+    return nullptr;
+  }
+  static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
+
+  struct Pipelines {
+    MainloopPipeline mainloop;
+    EpiLoadPipeline epiLoad;
+    EpiStorePipeline epiStore;
+  };
+  template <class PipelineStorage>
+  CUTLASS_DEVICE static Pipelines makePipelines(PipelineStorage& storage, Params const& params,
+                                                bool isMainloopProducer, bool isMath, int warp_group_thread_idx) {
+    typename MainloopPipeline::Params mainloop_pipeline_params;
+    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
+    if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
+    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
+    mainloop_pipeline_params.num_consumers = NumMmaThreads;
+    // One tile shape and element type for both GEMMs: the same bytes per k-block.
+    mainloop_pipeline_params.transaction_bytes = params.first.mainloop.tma_transaction_bytes;
+
+    typename EpiLoadPipeline::Params epi_load_pipeline_params;
+    if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+    epi_load_pipeline_params.dst_blockid = 0;
+    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
+    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+    if constexpr (EpilogueFirst::RequiresTransactionBytes)
+      epi_load_pipeline_params.transaction_bytes = params.first.epilogue.tma_transaction_bytes;
+
+    typename EpiStorePipeline::Params epi_store_pipeline_params;
+    epi_store_pipeline_params.always_wait = true;
+    return Pipelines{MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
+                     EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params),
+                     EpiStorePipeline(epi_store_pipeline_params)};
+  }
+
+  // A unit's k-range: the balanced split of the other hooked kernels.
+  CUTLASS_DEVICE static int kBegin(std::uint32_t part, std::uint32_t parts, int kTiles) {
+    return int(part * std::uint32_t(kTiles) / parts);
+  }
+
+  CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using namespace cute;
+    enum class WarpGroupRole { Producer = 0, Consumer0 = 1, Consumer1 = 2 };
+
+    SharedStorage& shared_storage = *reinterpret_cast<SharedStorage*>(smem_buf);
+    const int thread_idx = int(threadIdx.x);
+    const int warp_idx = cutlass::canonical_warp_idx_sync();
+    const int warp_group_thread_idx = thread_idx % cutlass::NumThreadsPerWarpGroup;
+    const int mma_thread_idx = thread_idx % NumMmaThreads;
+    const auto warp_group_role = WarpGroupRole(cutlass::canonical_warp_group_idx());
+    const bool isMainloopProducer = warp_group_role == WarpGroupRole::Producer && warp_idx % 4 == 0;
+    const bool isMath = warp_group_role != WarpGroupRole::Producer;
+
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      CollectiveMainloop::prefetch_tma_descriptors(params.first.mainloop);
+      CollectiveMainloop::prefetch_tma_descriptors(params.second.mainloop);
+      EpilogueFirst::prefetch_tma_descriptors(params.first.epilogue);
+      EpilogueSecond::prefetch_tma_descriptors(params.second.epilogue);
+    }
+    auto [mainloop_pipeline, epi_load_pipeline, epi_store_pipeline] =
+        makePipelines(shared_storage.pipelines, params, isMainloopProducer, isMath, warp_group_thread_idx);
+
+    typename WorkUnitPipeline::Params unit_pipeline_params;
+    if (isMainloopProducer) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Producer;
+    if (isMath) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Consumer;
+    unit_pipeline_params.producer_arv_count = 1;
+    unit_pipeline_params.consumer_arv_count = NumMmaThreads;
+    unit_pipeline_params.dst_blockid = 0;
+    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+
+    // Makes the barrier initialization visible to every thread.
+    __syncthreads();
+
+    CollectiveMainloop collective_mainloop;
+    auto blockCoord = [](TileTicket const& t) { return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z)); };
+
+    if (warp_group_role == WarpGroupRole::Producer) {
+      cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (!isMainloopProducer) return;  // no C to load
+      auto load_inputs_first = collective_mainloop.load_init(params.first.problem_shape, params.first.mainloop);
+      auto load_inputs_second = collective_mainloop.load_init(params.second.problem_shape, params.second.mainloop);
+      const int kTiles[kStages] = {int(size<3>(get<0>(load_inputs_first))), int(size<3>(get<0>(load_inputs_second)))};
+      const ProducedOperandA<Policy> unsynchronized{};
+      auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+      auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
+      while (true) {
+        if (cute::elect_one_sync()) {
+          unit_pipeline.producer_acquire(unit_write);
+          shared_storage.units[unit_write.index()] = acquireChainUnit(params.queue, params.stages);
+          unit_pipeline.producer_commit(unit_write);
+        }
+        __syncwarp();
+        const ChainUnit unit = shared_storage.units[unit_write.index()];
+        ++unit_write;
+        if (!unit.hasWork()) break;
+        const StageView& stage = params.stages[unit.stage];
+        const int kTilesOfStage = kTiles[unit.stage];
+        const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
+        const int kCount = kBegin(unit.unit.part + 1, stage.blocksPerTile, kTilesOfStage) - k0;
+        CUSYNC_CHAIN_DELAY(unit.unit.ticket.tile.x * 7919u + unit.unit.ticket.tile.y * 104729u + unit.stage);
+        if (unit.stage == 0) {
+          Tensor gA_mkl = get<0>(load_inputs_first);
+          auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
+          collective_mainloop.loadSynchronized(params.first.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
+                                               load_inputs_first, blockCoord(unit.unit.ticket), k_tile_iter, kCount,
+                                               shared_storage.tensors.mainloop, unsynchronized, params.loadOrder,
+                                               unit.unit.ticket, stage);
+        } else {
+          Tensor gA_mkl = get<0>(load_inputs_second);
+          auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
+          collective_mainloop.loadSynchronized(params.second.mainloop, mainloop_pipeline,
+                                               mainloop_pipe_producer_state, load_inputs_second,
+                                               blockCoord(unit.unit.ticket), k_tile_iter, kCount,
+                                               shared_storage.tensors.mainloop, params.firstOutput, params.loadOrder,
+                                               unit.unit.ticket, stage);
+        }
+        mainloop_pipe_producer_state.advance(kCount);
+      }
+      collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      return;
+    }
+
+    cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
+    TiledMma tiled_mma;
+    auto blk_shape = TileShape{};
+    EpilogueFirst epilogue_first(params.first.epilogue, shared_storage.tensors.epilogue.first);
+    EpilogueSecond epilogue_second(params.second.epilogue, shared_storage.tensors.epilogue.second);
+    // k-blocks per GEMM, as the load warp counts them (ceil(K / TileK)).
+    const int kTiles[kStages] = {
+        int(cute::ceil_div(cute::get<2>(params.first.problem_shape), cute::size<2>(TileShape{}))),
+        int(cute::ceil_div(cute::get<2>(params.second.problem_shape), cute::size<2>(TileShape{})))};
+    typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
+    typename EpilogueFirst::LoadPipelineState epi_load_pipe_consumer_state;
+    auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+    typename WorkUnitPipeline::PipelineState unit_read;
+    int lastEpilogueStage = -1;  // the stage whose epilogue ran last in this block (-1: none yet)
+    while (true) {
+      unit_pipeline.consumer_wait(unit_read);
+      const ChainUnit unit = shared_storage.units[unit_read.index()];
+      unit_pipeline.consumer_release(unit_read);
+      ++unit_read;
+      if (!unit.hasWork()) break;
+      const StageView& stage = params.stages[unit.stage];
+      const std::uint32_t parts = stage.blocksPerTile;
+      const int k0 = kBegin(unit.unit.part, parts, kTiles[unit.stage]);
+      const int kCount = kBegin(unit.unit.part + 1, parts, kTiles[unit.stage]) - k0;
+      const TileCoord tile = unit.unit.ticket.tile;
+      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+      if (unit.stage == 0)
+        collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount,
+                                mma_thread_idx, shared_storage.tensors.mainloop, params.first.mainloop);
+      else
+        collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount,
+                                mma_thread_idx, shared_storage.tensors.mainloop, params.second.mainloop);
+      collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
+      mainloop_pipe_consumer_state.advance(kCount);
+
+      const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
+      if (parts > 1) {
+        const SplitKBuffers split = unit.stage == 0 ? params.first.split : params.second.split;
+        const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(TileShape{}));
+        if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
+                split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
+                shared_storage.lastArrival, rowsInTile))
+          continue;  // another part of this tile arrives later and finishes it
+      }
+      // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
+      // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
+      if (lastEpilogueStage != -1 && lastEpilogueStage != int(unit.stage)) {
+        completeBulkStores();
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+      }
+      lastEpilogueStage = int(unit.stage);
+      auto blk_coord = blockCoord(unit.unit.ticket);
+      if (unit.stage == 0) {
+        auto [load_next, store_next] = epilogue_first.store(
+            epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
+            problem, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
+            shared_storage.tensors.epilogue.first);
+        epi_load_pipe_consumer_state = load_next;
+        epi_store_pipe_producer_state = store_next;
+      } else {
+        auto [load_next, store_next] = epilogue_second.store(
+            epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
+            problem, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
+            shared_storage.tensors.epilogue.second);
+        epi_load_pipe_consumer_state = load_next;
+        epi_store_pipe_producer_state = store_next;
+      }
+      if (stage.semaphores != nullptr) {
+        // Post: the storing threads complete their global writes (not only the shared-memory reads), the math
+        // threads meet, one thread releases the tile. The next unit's operands keep streaming in meanwhile.
+        completeBulkStores();
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+        if (mma_thread_idx == 0) stage.template postThread<Policy>(tile);
+      }
+    }
+    if (lastEpilogueStage == 0)
+      epilogue_first.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+                                epi_store_pipe_producer_state);
+    else if (lastEpilogueStage == 1)
+      epilogue_second.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+                                 epi_store_pipe_producer_state);
+#else
+    printf("cusync FusedChainGemmKernel requires sm_90a\n");
+#endif
+  }
+};
+
+}  // namespace CUSYNC_LOAD_ORDER_NAMESPACE
+}  // namespace cusync::cutlass_sm90

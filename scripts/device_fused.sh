@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# On the lent GPU machine (through the device tool, from the repo root, carrying .cutlass/ and build-gen/): builds
+# the fused-chain MLP example with all cores while the torch baselines run (they use the GPU, the build only the
+# CPU), then runs the example once the baselines are done (never both on the GPU at once), and prints one table.
+# Writes CSVs, logs and the plot under $OUT.
+#   TORCH_AUTOTUNE_M  sizes for torch.compile max-autotune (default: all; each costs about a minute of autotuning)
+#   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
+#   SKIP_TORCH=1      no torch baselines
+#   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt)
+# Extra arguments go to mlp_fused_example.
+set -uo pipefail
+out=${OUT:-/tmp/cusync-out}
+mkdir -p "$out"
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+ms=1,8,64,128,256,512,1024,2048,4096
+torch_pid=
+if [ "${SKIP_TORCH:-0}" != 1 ]; then
+  PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --csv "$out/torch.csv" --m "$ms" \
+    ${TORCH_AUTOTUNE_M:+--autotune-m "$TORCH_AUTOTUNE_M"} --budget-s "${TORCH_BUDGET_S:-240}" \
+    >"$out/torch.log" 2>&1 &
+  torch_pid=$!
+fi
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
+  -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
+  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
+  ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} >/dev/null || exit 1
+start=$(date +%s)
+cmake --build "$build" --target mlp_fused_example -j "$(nproc)" >"$out/build.log" 2>&1
+build_rc=$?
+grep -E "error|C7510|warning" "$out/build.log" | head -30
+echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
+[ -n "$torch_pid" ] && { wait "$torch_pid"; tail -3 "$out/torch.log"; }
+[ $build_rc -eq 0 ] || exit 1
+"$build/examples/mlp/mlp_fused_example" --m "$ms" --csv "$out/mlp_fused.csv" "$@" 2>&1 | tee "$out/mlp_fused.log"
+rc=${PIPESTATUS[0]}
+if [ -f "$out/torch.csv" ] && [ -f "$out/mlp_fused.csv" ]; then
+  plot=""
+  python3 -c "import matplotlib" 2>/dev/null && plot="$out/mlp_fused.png"
+  python3 "$root/bench/mlp/summarize_fused.py" "$out/mlp_fused.csv" "$out/torch.csv" $plot | tee "$out/summary.txt"
+fi
+exit $rc
