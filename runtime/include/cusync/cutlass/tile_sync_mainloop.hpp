@@ -11,6 +11,7 @@
 
 #include "cusync/cutlass/load_order.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
+#include "cusync/producer_range_wait.cuh"
 #include "cusync/producer_tile_range.hpp"
 #include "cusync/stage_view.cuh"
 
@@ -70,9 +71,20 @@ struct TileSyncMainloop : BaseMainloop {
 
     constexpr std::uint32_t kTileM = size<0>(TileShape{});
     constexpr std::uint32_t kTileK = size<2>(TileShape{});
-    SatisfiedSemaphoreCache<4> seen;
+    const std::uint32_t firstRow = static_cast<std::uint32_t>(m_coord) * kTileM;
+    // The producer tiles of A's k-block `k`, clipped to the producer grid: rows past M, and columns past K in a
+    // last, partial k-block, have no tile.
+    auto producerTilesOf = [&](int kBegin, int kEnd) {
+      return producerTilesCovering(firstRow, firstRow + kTileM, static_cast<std::uint32_t>(kBegin) * kTileK,
+                                   static_cast<std::uint32_t>(kEnd) * kTileK, produced.producerTileRows,
+                                   produced.producerTileColumns, produced.input.producerGrid);
+    };
+    // Looks ahead over the whole k-range of this unit (producer_range_wait.cuh): one round trip per unit, not one
+    // per producer tile, when the producer is ahead.
+    ProducerRangeWait<InputPolicy> rangeWait(produced.input, producerTilesOf(*k_tile_iter, *k_tile_iter + k_tile_count),
+                                             ticket.tile.z, ticket.iteration);
 
-    // Waits until every producer tile that A's k-block `k` overlaps has been posted, then orders the TMA loads
+    // Waits until every producer tile that A's k-block `k` overlaps has been posted, and orders the TMA loads
     // (async proxy) after the acquire (generic proxy).
     bool priorGridWaited = false;
     auto waitForA = [&](int k) {
@@ -80,18 +92,7 @@ struct TileSyncMainloop : BaseMainloop {
         asm volatile("griddepcontrol.wait;" ::: "memory");
         priorGridWaited = true;
       }
-      if (!produced.input.synchronized()) return;
-      const std::uint32_t firstRow = static_cast<std::uint32_t>(m_coord) * kTileM;
-      const std::uint32_t firstColumn = static_cast<std::uint32_t>(k) * kTileK;
-      // Clipped to the producer grid: rows past M, and columns past K in a last, partial k-block, have no tile.
-      const ProducerTileRange tiles =
-          producerTilesCovering(firstRow, firstRow + kTileM, firstColumn, firstColumn + kTileK,
-                                produced.producerTileRows, produced.producerTileColumns, produced.input.producerGrid);
-      for (std::uint32_t y = tiles.yBegin; y < tiles.yEnd; ++y)
-        for (std::uint32_t x = tiles.xBegin; x < tiles.xEnd; ++x)
-          waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
-                           ticket.tile);
-      fenceProxyAsyncGlobal();
+      rangeWait.waitFor(producerTilesOf(k, k + 1), consumer, ticket.tile);
     };
 
     using BarrierType = typename MainloopPipeline::ProducerBarrierType;
