@@ -27,13 +27,31 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_
   -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
   ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} >/dev/null || exit 1
 start=$(date +%s)
-cmake --build "$build" --target mlp_fused_example -j "$(nproc)" >"$out/build.log" 2>&1
+cmake --build "$build" --target mlp_fused_example mlp_fused_stress -j "$(nproc)" >/tmp/build.log 2>&1
 build_rc=$?
-grep -E "error|C7510|warning" "$out/build.log" | head -30
+grep -E "error|C7510|warning" /tmp/build.log | head -30
 echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
 [ -n "$torch_pid" ] && { wait "$torch_pid"; tail -3 "$out/torch.log"; }
 [ $build_rc -eq 0 ] || exit 1
-"$build/examples/mlp/mlp_fused_example" --m "$ms" --csv "$out/mlp_fused.csv" "$@" 2>&1 | tee "$out/mlp_fused.log"
+# Every variant at every M checked first (a hang is cut by the timeout and named by the verbose lines), then timed.
+timeout "${CHECK_TIMEOUT_S:-180}" "$build/examples/mlp/mlp_fused_example" --m "$ms" --check-only --verbose \
+  --csv /tmp/mlp_fused_check.csv "$@" >"$out/checks.log" 2>&1
+check_rc=$?
+tail -4 "$out/checks.log"
+echo "check-only: rc $check_rc"
+[ $check_rc -eq 0 ] || exit 1
+# Stress (random per-unit delays, every execution checked, graph replays without reset) and compute-sanitizer's
+# race and synchronization checks on a small fused run; all appended to checks.log.
+if [ "${SKIP_STRESS:-0}" != 1 ]; then
+  timeout 240 "$build/examples/mlp/mlp_fused_stress" --executions "${STRESS_EXECUTIONS:-100000}" 2>&1 | tee -a "$out/checks.log" | tail -3
+  echo "stress: rc ${PIPESTATUS[0]}"
+  for tool in racecheck synccheck; do
+    timeout 120 compute-sanitizer --tool $tool --error-exitcode 9 "$build/examples/mlp/mlp_fused_example" --m 1,64 \
+      --check-only --configs fused_64x128x128_s4_ws --csv /tmp/sanitize.csv >>"$out/checks.log" 2>&1
+    echo "compute-sanitizer $tool: rc $?" | tee -a "$out/checks.log"
+  done
+fi
+timeout "${TIME_TIMEOUT_S:-300}" "$build/examples/mlp/mlp_fused_example" --m "$ms" --csv "$out/mlp_fused.csv" "$@" 2>&1 | tee "$out/mlp_fused.log"
 rc=${PIPESTATUS[0]}
 if [ -f "$out/torch.csv" ] && [ -f "$out/mlp_fused.csv" ]; then
   plot=""

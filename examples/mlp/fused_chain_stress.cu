@@ -1,0 +1,127 @@
+// Stress test of the fused chain (ctest label gpu): the GELU MLP chain with a pseudo-random delay of up to
+// CUSYNC_CHAIN_DELAY_NS injected into every unit, in the load warp before its first wait and in the math warps
+// before each post (fused_chain_gemm_kernel.hpp's compile-time hook, never built into benchmarks). Sizes, split-K
+// settings and both part orders vary; every chain execution inside a CUDA graph is preceded by poisoning its
+// intermediate and output with NaN and followed by an element-wise comparison with a cuBLAS + exact-GELU reference,
+// so a single execution that read an unposted tile, or lost a write, is counted. Graphs are replayed many times
+// without resetting counters or semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
+//
+// Usage: mlp_fused_stress [--executions N]   (default 100000 chain executions in all)
+#define CUSYNC_CHAIN_DELAY_NS 20000
+#define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/graph_timer.cuh"
+#include "fused_chain_instance.cuh"
+#include "fused_mlp.h"
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+
+// Counts elements of `out` that are not finite or differ from `ref` by more than 0.02 + 0.05 |ref| (fp16 operands,
+// fp32 accumulation in another order than cuBLAS's).
+template <int = 0>
+__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const float o = __half2float(out[i]), r = __half2float(ref[i]);
+    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
+  }
+  if (mine) atomicAdd(bad, mine);
+}
+
+using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
+
+struct Size {
+  int m, hidden, intermediate;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  long long executions = 100000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--executions" && i + 1 < argc) {
+      executions = std::atoll(argv[++i]);
+    } else {
+      std::fprintf(stderr, "mlp_fused_stress: unknown argument '%s' (--executions N)\n", arg.c_str());
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const FusedChainEntry kernel = StressKernel::entry();
+  const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.maxActiveBlocksPerSm());
+  cudaStream_t stream;
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasLtHandle_t lt;
+  checkCublas(cublasLtCreate(&lt), "create");
+  const std::size_t workspaceBytes = 32ull << 20;
+  DeviceBuffer<char> workspace(workspaceBytes);
+  DeviceBuffer<unsigned long long> mismatches(1);
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+
+  const std::vector<Size> sizes{{1, 2048, 1024}, {64, 1024, 512}, {200, 2048, 768}, {512, 1024, 1024}};
+  const TileOrders orders = TileOrders::parse("g8", "mlp_fused_stress");
+  struct Case {
+    Size size;
+    FusedSplit split;
+  };
+  std::vector<Case> cases;
+  for (const Size& size : sizes)
+    for (const FusedSplit& split : fusedSplitCandidates(kernel.tileGrid(size.m, size.intermediate).tileCount(),
+                                                        std::uint32_t(size.hidden / kernel.tile.k),
+                                                        kernel.tileGrid(size.m, size.hidden).tileCount(),
+                                                        std::uint32_t(size.intermediate / kernel.tile.k), slots))
+      cases.push_back({size, split});
+  const int perGraph = 100;
+  const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
+  long long totalExecutions = 0, totalMismatches = 0;
+  std::printf("device: %s; %zu cases (size x split), %d chain executions per graph, %lld replays each, delays up to "
+              "%d ns per unit\n", properties.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
+  for (const Case& c : cases) {
+    GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
+    prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
+                            workspaceBytes, stream);
+    FusedMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, buffers, c.split, orders, slots, false);
+    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
+    const auto start = std::chrono::steady_clock::now();
+    timeWithGraph(
+        [&](cudaStream_t s) {
+          poison(buffers.xw1, s);
+          poison(buffers.y, s);
+          mlp.enqueue(s);
+          countMismatches<><<<264, 256, 0, s>>>(buffers.y.get(), buffers.yReference.get(), buffers.y.size(),
+                                               mismatches.get());
+          CUSYNC_CUDA_CHECK(cudaGetLastError());
+        },
+        stream, perGraph, 0, int(replays));
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    unsigned long long bad = 0;
+    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    totalExecutions += perGraph * replays;
+    totalMismatches += bad;
+    std::printf("M=%d H=%d I=%d split %ux%u: %lld executions in %.1f s, %llu mismatched elements%s\n", c.size.m,
+                c.size.hidden, c.size.intermediate, c.split.firstParts, c.split.secondParts, perGraph * replays,
+                seconds, bad, bad ? "  FAILED" : "");
+  }
+  std::printf("%lld chain executions, %lld mismatched elements, 0 hangs (a hang traps the watchdog): %s\n",
+              totalExecutions, totalMismatches, totalMismatches == 0 ? "PASSED" : "FAILED");
+  return totalMismatches == 0 ? 0 : 1;
+}
