@@ -60,6 +60,7 @@ private:
   StatementEffects& out_;
   int enclosingLoops_ = 0;
   int enclosingSwitches_ = 0;
+  int innerScopes_ = 0;  // statements entered below the analyzed one; 0: a declaration there is in the outer scope
   bool ofCallee_ = false;
 };
 
@@ -78,7 +79,8 @@ void EffectCollector::statement(const clang::Stmt* statement) {
     for (const Decl* decl : declaration->decls()) {
       const auto* variable = dyn_cast<VarDecl>(decl);
       if (variable == nullptr) continue;
-      out_.declarations.push_back(variable);
+      if (innerScopes_ == 0) out_.declarations.push_back(variable);
+      else out_.innerDeclarations.insert(variable->getCanonicalDecl());
       if (const Expr* init = variable->getInit()) {
         // `T& r = x;` makes `r` another name for `x`: count it as an escape of `x`.
         if (variable->getType()->isReferenceType()) escape(init);
@@ -112,7 +114,9 @@ void EffectCollector::statement(const clang::Stmt* statement) {
   const bool isSwitch = isa<SwitchStmt>(statement);
   enclosingLoops_ += isLoop;
   enclosingSwitches_ += isSwitch;
+  ++innerScopes_;  // every child of a compound statement, a loop, a condition ... has a scope of its own
   for (const Stmt* child : statement->children()) this->statement(child);
+  --innerScopes_;
   enclosingLoops_ -= isLoop;
   enclosingSwitches_ -= isSwitch;
 }

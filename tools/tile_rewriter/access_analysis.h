@@ -67,7 +67,12 @@ struct StatementEffects {
   std::vector<Access> reads;
   std::vector<Access> writes;
   std::vector<Barrier> barriers;
-  std::vector<const clang::VarDecl*> declarations;            // variables the statement itself declares
+  // Variables the statement declares in the scope that encloses it (it is a declaration statement): moving it
+  // moves them, and the statements it crosses come into their scope.
+  std::vector<const clang::VarDecl*> declarations;
+  // Variables declared in the statement's own inner scopes (a for-init, a block, a condition): they end with the
+  // statement, so they neither collide with nor hide names of the statements it changes places with.
+  std::set<const void*> innerDeclarations;                     // canonical declarations
   std::vector<std::pair<std::string, const void*>> namesUsed;  // every variable name referenced, with its decl
   std::optional<clang::SourceLocation> waitCall;              // first call that waits (directly or in a callee)
 };

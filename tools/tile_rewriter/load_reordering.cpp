@@ -55,10 +55,12 @@ std::optional<ReorderFinding> firstConflict(const Load& moving, const Load& cros
         finding.note = "'" + read.location.spelling() + "' is read here";
         return finding;
       }
-  // Moving a declaration up puts the statements it crosses into its scope.
+  // Moving a declaration up puts the statements it crosses into its scope. A name the crossed statement declares
+  // in its own inner scope shadows the moved one there, as it shadowed the outer one before: same meaning.
   for (const clang::VarDecl* declared : moving.effects.declarations)
     for (const auto& [name, decl] : crossed.effects.namesUsed)
-      if (name == declared->getNameAsString() && decl != declared->getCanonicalDecl()) {
+      if (name == declared->getNameAsString() && decl != declared->getCanonicalDecl() &&
+          !crossed.effects.innerDeclarations.count(decl)) {
         finding.message = "it declares '" + name + "', which would hide the '" + name + "' used by " + crossedName;
         finding.noteWhere = static_cast<const clang::Decl*>(decl)->getLocation();
         finding.note = "the hidden '" + name + "' is declared here";
