@@ -75,6 +75,10 @@ struct StatementEffects {
   std::set<const void*> innerDeclarations;                     // canonical declarations
   std::vector<std::pair<std::string, const void*>> namesUsed;  // every variable name referenced, with its decl
   std::optional<clang::SourceLocation> waitCall;              // first call that waits (directly or in a callee)
+  // How many of the first `reads` happen before the first wait in every execution: those before a wait call that is
+  // a whole statement on the statement's straight-line path, and the wait's own arguments. 0 when the first wait is
+  // conditional, in a loop, inside an expression or in a callee: then every read may follow a wait.
+  size_t readsBeforeWait = 0;
 };
 
 // How a callee behaves, for its callers.

@@ -1,16 +1,22 @@
 #include "load_reordering.h"
 
 #include <optional>
+#include <utility>
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
+
+#include "guarded_memory.h"
 
 namespace cusync::tile_rewriter {
 namespace {
 
 struct Load {
+  Load(const AnnotatedStatement* annotated, StatementEffects effects)
+      : annotated(annotated), effects(std::move(effects)), guarded(guardedReads(this->effects)) {}
   const AnnotatedStatement* annotated;
   StatementEffects effects;
+  std::vector<Access> guarded;  // for a waiting load: what it reads after its wait that the wait may guard
   bool waits() const { return effects.waitCall.has_value(); }
 };
 
@@ -53,6 +59,16 @@ std::optional<ReorderFinding> firstConflict(const Load& moving, const Load& cros
         finding.message = "it writes '" + write.location.spelling() + "', which " + crossedName + " reads";
         finding.noteWhere = read.where;
         finding.note = "'" + read.location.spelling() + "' is read here";
+        return finding;
+      }
+  // A read of memory that the crossed wait may guard must stay after it, whether or not the moving load waits too.
+  for (const Access& guarded : crossed.guarded)
+    for (const Access& read : moving.effects.reads)
+      if (writeAffectsRead(guarded.location, read.location)) {
+        finding.message = "it reads '" + read.location.spelling() + "', which " + crossedName +
+                          " reads after its wait (memory the wait may guard)";
+        finding.noteWhere = guarded.where;
+        finding.note = "'" + guarded.location.spelling() + "' is read here, after the wait";
         return finding;
       }
   // Moving a declaration up puts the statements it crosses into its scope. A name the crossed statement declares
