@@ -101,6 +101,7 @@ public:
   CalleeSummary summarizeByName(const std::string& name, const std::vector<const clang::FunctionDecl*>& candidates);
 
   bool isWaitFunction(const std::string& name) const { return options_.waitFunctions.count(name) != 0; }
+  const std::set<std::string>& waitFunctions() const { return options_.waitFunctions; }
   // The kind the command line gives a callee name (--pure-function, --args-only-function), if any.
   std::optional<CalleeKind> kindByName(const std::string& name) const {
     if (options_.pureFunctions.count(name)) return CalleeKind::Pure;

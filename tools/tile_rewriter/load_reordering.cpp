@@ -189,12 +189,30 @@ std::vector<size_t> reorderRun(const std::vector<Load>& loads, const SharedMemor
   return order;
 }
 
+// A group in which nothing waits has nothing to reorder; most likely its wait is called by a name the tool does not
+// know, which the user should hear about rather than get the file back unchanged.
+std::optional<ReorderFinding> groupWithoutWait(const TileLoadGroup& group, AccessAnalyzer& analyzer) {
+  for (const AnnotatedStatement& annotated : group.statements)
+    if (analyzer.analyze(annotated.statement).waitCall) return std::nullopt;
+  std::string names;
+  for (const std::string& name : analyzer.waitFunctions()) names += (names.empty() ? "'" : ", '") + name + "'";
+  ReorderFinding finding;
+  finding.where = group.statements.front().pragmaLocation;
+  finding.message = "#pragma tile: no load of this group waits, so nothing is reordered: none calls a wait function (" +
+                    names + "), directly or through a function whose body does; name yours with --wait-function";
+  return finding;
+}
+
 }  // namespace
 
 ReorderPlan planReordering(const std::vector<TileLoadGroup>& groups, AccessAnalyzer& analyzer,
                            const clang::SourceManager& sources) {
   ReorderPlan plan;
   for (const TileLoadGroup& group : groups) {
+    if (std::optional<ReorderFinding> finding = groupWithoutWait(group, analyzer)) {
+      plan.findings.push_back(*finding);
+      continue;
+    }
     const SharedMemoryHazards hazards(group, analyzer);
     // A statement whose text cannot move splits the group: loads never cross it.
     std::vector<Load> run;
