@@ -10,11 +10,12 @@ bool intersects(const std::set<std::string>& first, const std::set<std::string>&
 }
 
 // Why `later` must stay after `earlier` (both in input order), or empty when they may change places.
-std::string orderingReason(const ModelStatement& earlier, const ModelStatement& later) {
+std::string orderingReason(const ModelGroup& group, const ModelStatement& earlier, const ModelStatement& later) {
   if (intersects(earlier.writes(), later.reads())) return "it reads what the earlier one writes (RAW)";
   if (intersects(earlier.reads(), later.writes())) return "it writes what the earlier one reads (WAR)";
   if (intersects(earlier.writes(), later.writes())) return "both write the same memory (WAW)";
-  if (intersects(earlier.guarded(), later.reads())) return "it reads memory the earlier one's wait guards";
+  if (intersects(earlier.guarded(group.globalMemory), later.reads()))
+    return "it reads memory the earlier one's wait guards";
   return "";
 }
 
@@ -34,7 +35,7 @@ std::vector<std::string> legalityViolations(const ModelGroup& group, const std::
   for (size_t p = 0; p < count; ++p) position[outputOrder[p]] = p;
   for (size_t earlier = 0; earlier < count; ++earlier)
     for (size_t later = earlier + 1; later < count; ++later) {
-      const std::string reason = orderingReason(group.statements[earlier], group.statements[later]);
+      const std::string reason = orderingReason(group, group.statements[earlier], group.statements[later]);
       if (!reason.empty() && position[later] < position[earlier])
         violations.push_back("statement " + std::to_string(later) + " was moved above statement " +
                              std::to_string(earlier) + ", but " + reason);
@@ -49,7 +50,7 @@ std::vector<size_t> freelyHoistableStatements(const ModelGroup& group) {
     const ModelStatement& statement = group.statements[later];
     bool independent = !statement.waits && afterWait;
     for (size_t earlier = 0; earlier < later && independent; ++earlier)
-      independent = orderingReason(group.statements[earlier], statement).empty();
+      independent = orderingReason(group, group.statements[earlier], statement).empty();
     if (independent) hoistable.push_back(later);
     afterWait = afterWait || statement.waits;
   }

@@ -60,6 +60,7 @@ ModelStatement randomStatement(std::mt19937& random) {
 
 ModelGroup randomGroup(std::mt19937& random) {
   ModelGroup group;
+  group.globalMemory = {"A", "B", "D", "order", "out"};
   const int statements = std::uniform_int_distribution<int>(2, 6)(random);
   for (int i = 0; i < statements; ++i) group.statements.push_back(randomStatement(random));
   return group;

@@ -1,7 +1,9 @@
 // cusync-tile-rewriter's reordering judged by the legality rule itself (legality_oracle.h), not by golden files that
 // were regenerated from the tool's own output: random groups of annotated statements with random read/write sets and
 // waits (fixed seeds) are rendered as one CUDA file, rewritten by the real tool through its command line, and the
-// order of the output is checked against the model the generator built. The oracle shares no code with the tool.
+// order of the output is checked against the model the generator built. The golden cases' expected outputs are
+// judged the same way, against access models written by hand next to them (cases/<name>.model). The oracle shares
+// no code with the tool.
 #include <unistd.h>
 
 #include <cstdlib>
@@ -13,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include "case_model.h"
 #include "group_rendering.h"
 #include "legality_oracle.h"
 #include "random_tile_load_groups.h"
@@ -131,6 +134,7 @@ ModelStatement load(Operation operation) { return {false, "", {}, {std::move(ope
 TEST_CASE("the oracle rejects a read of guarded memory hoisted above its wait and a broken dependence",
           "[rewriter][legality]") {
   ModelGroup group;
+  group.globalMemory = {"A", "B"};
   group.statements = {waitThenLoad("k / kTileK", {}, {{"loadTile(As, A, k, kTileK)", {"A"}, {"As"}}}),
                       load({"loadTile(Ds, A, k, kTileK)", {"A"}, {"Ds"}}),
                       load({"loadTile(Bs, B, k, kTileK)", {"B"}, {"Bs"}}),
@@ -143,6 +147,7 @@ TEST_CASE("the oracle rejects a read of guarded memory hoisted above its wait an
   CHECK(freelyHoistableStatements(group) == std::vector<size_t>{2});
   // Memory the wait's argument reads is read before the wait: not guarded.
   ModelGroup orderRead;
+  orderRead.globalMemory = {"order"};
   orderRead.statements = {waitThenLoad("order[k]", {"order"}, {{"x = float(order[k])", {"order"}, {"x"}}}),
                           load({"y = float(order[k])", {"order"}, {"y"}})};
   CHECK(legalityViolations(orderRead, {1, 0}).empty());
@@ -151,6 +156,7 @@ TEST_CASE("the oracle rejects a read of guarded memory hoisted above its wait an
 TEST_CASE("the rewriter keeps a second read of a produced tile below the wait and hoists the weights",
           "[rewriter][legality]") {
   ModelGroup group;
+  group.globalMemory = {"A", "B"};
   group.statements = {waitThenLoad("k / kTileK", {}, {{"loadTile(As, A, k, kTileK)", {"A"}, {"As"}}}),
                       load({"loadTile(Ds, A, k, kTileK)", {"A"}, {"Ds"}}),
                       load({"loadTile(Bs, B, k, kTileK)", {"B"}, {"Bs"}})};
@@ -167,4 +173,29 @@ TEST_CASE("the rewriter's order of random tile-load groups is legal and hoists e
     // Not vacuous: a good share of the groups must actually change.
     CHECK(checkRewrite(groups) >= groups.size() / 10);
   }
+}
+
+TEST_CASE("the expected output of every modelled golden case orders its statements legally", "[rewriter][legality]") {
+  size_t modelledCases = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(CUSYNC_REWRITER_CASES_DIR)) {
+    if (entry.path().extension() != ".model") continue;
+    ++modelledCases;
+    const std::filesystem::path input = std::filesystem::path(entry.path()).replace_extension(".cu");
+    std::filesystem::path expected = std::filesystem::path(entry.path()).replace_extension(".expected.cu");
+    if (!std::filesystem::exists(expected)) expected = input;  // REWRITER-EXPECT: unchanged
+    INFO("case " << input.filename().string());
+    const CaseModel model = parseCaseModel(readFile(entry.path()));
+    REQUIRE(model.error.empty());
+    REQUIRE(!model.groups.empty());
+    const std::vector<std::string> inputLines = splitLines(readFile(input));
+    const std::vector<std::string> outputLines = splitLines(readFile(expected));
+    for (size_t g = 0; g < model.groups.size(); ++g) {
+      const std::vector<size_t> order = outputOrder(model.groups[g], inputLines, outputLines);
+      INFO("group " << g << " (input lines " << model.groups[g].lines.front().first << "-"
+                    << model.groups[g].lines.back().last << ")\n"
+                    << describe(model.groups[g].model, order));
+      for (const std::string& violation : legalityViolations(model.groups[g].model, order)) FAIL_CHECK(violation);
+    }
+  }
+  CHECK(modelledCases >= 8);
 }

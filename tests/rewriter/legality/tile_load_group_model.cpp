@@ -2,10 +2,6 @@
 
 namespace cusync::rewriter_test {
 
-bool isGlobalMemory(const std::string& name) {
-  return name == "A" || name == "B" || name == "D" || name == "order" || name == "out";
-}
-
 std::set<std::string> ModelStatement::reads() const {
   std::set<std::string> all = waitArgumentReads;
   for (const Operation& operation : operations) all.insert(operation.reads.begin(), operation.reads.end());
@@ -18,12 +14,12 @@ std::set<std::string> ModelStatement::writes() const {
   return all;
 }
 
-std::set<std::string> ModelStatement::guarded() const {
+std::set<std::string> ModelStatement::guarded(const std::set<std::string>& globalMemory) const {
   std::set<std::string> guardedMemory;
   if (!waits) return guardedMemory;
   for (const Operation& operation : operations)
     for (const std::string& name : operation.reads)
-      if (isGlobalMemory(name) && !waitArgumentReads.count(name)) guardedMemory.insert(name);
+      if (globalMemory.count(name) && !waitArgumentReads.count(name)) guardedMemory.insert(name);
   return guardedMemory;
 }
 

@@ -10,10 +10,6 @@
 
 namespace cusync::rewriter_test {
 
-// Global memory (kernel pointer arguments) may hold a producer's data; __shared__ arrays and a thread's local scalars
-// cannot (no other kernel can write them).
-bool isGlobalMemory(const std::string& name);
-
 // One operation: the C++ it renders as (one statement, no trailing ';') and the memory it reads and writes.
 struct Operation {
   std::string code;
@@ -31,11 +27,14 @@ struct ModelStatement {
   std::set<std::string> writes() const;
   // What its wait may guard: global memory it reads after the wait and not in the wait's argument (the thread
   // reads that before the wait, so the wait is not what makes it visible). Empty for a statement that does not wait.
-  std::set<std::string> guarded() const;
+  std::set<std::string> guarded(const std::set<std::string>& globalMemory) const;
 };
 
 struct ModelGroup {
   std::vector<ModelStatement> statements;  // in source order
+  // The memory names that may hold a producer's data (global memory: what kernel pointer arguments point to, global
+  // variables); the others (__shared__ arrays, a thread's local values) no other kernel can write.
+  std::set<std::string> globalMemory;
 };
 
 }  // namespace cusync::rewriter_test
