@@ -10,7 +10,8 @@
 #     [BASE_DIRECTORY <dir>]        # the output keeps SOURCE's path relative to <dir> (default: SOURCE's directory);
 #                                   # for a header included as "cusync/x/mainloop.h", pass the include root
 #     [OUTPUT <file>]               # explicit output path instead
-#     [WAIT_FUNCTIONS <name>...]    # callees that make a statement a waiting load (default: wait)
+#     [WAIT_FUNCTIONS <name>...]    # callees that make a statement a waiting load (default: wait and
+#                                   # the runtime's blockWait, waitThread, waitThreadCached, spinUntilReached)
 #     [PURE_FUNCTIONS <name>...]    # callees that only read their argument values
 #     [ARGS_ONLY_FUNCTIONS <name>...]  # callees that access memory only through their arguments
 #     [CUDA_GPU_ARCH <sm_XX>]       # device architecture to parse for (default: from CUSYNC_CUDA_ARCHITECTURES)

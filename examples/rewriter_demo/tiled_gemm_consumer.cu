@@ -3,9 +3,9 @@
 // kernel produces, so its load needs no wait.
 //
 // The two annotated loads are written in the natural order (A, then B). cusync-tile-rewriter (run by
-// cusync_add_tile_rewrite in CMakeLists.txt, with --wait-function=blockWait) turns this file into the "+R" variant,
-// where the load of B is issued before the wait on A's producer, so the wait overlaps the B traffic. Both binaries
-// check C against a CPU reference and print the mean time of a producer+consumer pair.
+// cusync_add_tile_rewrite in CMakeLists.txt; it knows cusync::blockWait as a wait) turns this file into the "+R"
+// variant, where the load of B is issued before the wait on A's producer, so the wait overlaps the B traffic. Both
+// binaries check C against a CPU reference and print the mean time of a producer+consumer pair.
 //
 // Exit status: 0 when C is right, 1 when it is wrong, 77 when there is no GPU (ctest reports it as skipped).
 #include <cstdint>

@@ -1,11 +1,12 @@
 # Rewrites examples/rewriter_demo/tiled_gemm_consumer.cu against the real cusync runtime headers, as its CMake
-# build does, and checks that the load of B now comes before the wait on A and that nothing was left in place:
+# build does (with no --wait-function: the runtime's cusync::blockWait is a wait by default), and checks that the load
+# of B now comes before the wait on A and that nothing was left in place:
 #   cmake -DTOOL=<rewriter> -DSOURCE=<demo .cu> -DRUNTIME_INCLUDE=<runtime/include> -DOUTPUT=<file>
 #         -P check_demo_rewrite.cmake
 cmake_minimum_required(VERSION 3.25)
 file(REMOVE "${OUTPUT}")
 execute_process(
-  COMMAND "${TOOL}" "${SOURCE}" -o "${OUTPUT}" --wait-function=blockWait --line-directives
+  COMMAND "${TOOL}" "${SOURCE}" -o "${OUTPUT}" --line-directives
           -- "-I${RUNTIME_INCLUDE}"
   RESULT_VARIABLE status
   ERROR_VARIABLE diagnostics)

@@ -60,6 +60,11 @@ private:
   StatementEffects& out_;
   int enclosingLoops_ = 0;
   int enclosingSwitches_ = 0;
+  int innerScopes_ = 0;  // statements entered below the analyzed one; 0: a declaration there is in the outer scope
+  // Statements entered that choose whether or how often their children run (loops, branches, labels, statement
+  // expressions); 0: on the analyzed statement's straight-line path.
+  int controlFlow_ = 0;
+  const clang::Expr* statementExpression_ = nullptr;  // the expression statement being read, if any
   bool ofCallee_ = false;
 };
 
@@ -73,12 +78,19 @@ std::optional<StorageLocation> EffectCollector::declLocation(const clang::ValueD
 void EffectCollector::statement(const clang::Stmt* statement) {
   using namespace clang;
   if (statement == nullptr) return;
-  if (const auto* expression = dyn_cast<Expr>(statement)) return read(expression);
+  if (const auto* expression = dyn_cast<Expr>(statement)) {
+    const Expr* enclosing = statementExpression_;
+    statementExpression_ = expression;
+    read(expression);
+    statementExpression_ = enclosing;
+    return;
+  }
   if (const auto* declaration = dyn_cast<DeclStmt>(statement)) {
     for (const Decl* decl : declaration->decls()) {
       const auto* variable = dyn_cast<VarDecl>(decl);
       if (variable == nullptr) continue;
-      out_.declarations.push_back(variable);
+      if (innerScopes_ == 0) out_.declarations.push_back(variable);
+      else out_.innerDeclarations.insert(variable->getCanonicalDecl());
       if (const Expr* init = variable->getInit()) {
         // `T& r = x;` makes `r` another name for `x`: count it as an escape of `x`.
         if (variable->getType()->isReferenceType()) escape(init);
@@ -112,7 +124,12 @@ void EffectCollector::statement(const clang::Stmt* statement) {
   const bool isSwitch = isa<SwitchStmt>(statement);
   enclosingLoops_ += isLoop;
   enclosingSwitches_ += isSwitch;
+  const bool choosesExecution = !isa<CompoundStmt>(statement);
+  ++innerScopes_;  // every child of a compound statement, a loop, a condition ... has a scope of its own
+  controlFlow_ += choosesExecution;
   for (const Stmt* child : statement->children()) this->statement(child);
+  controlFlow_ -= choosesExecution;
+  --innerScopes_;
   enclosingLoops_ -= isLoop;
   enclosingSwitches_ -= isSwitch;
 }
@@ -208,8 +225,14 @@ void EffectCollector::read(const clang::Expr* expression) {
     }
     return;
   }
-  if (const auto* statementExpression = dyn_cast<StmtExpr>(expression))
-    return statement(statementExpression->getSubStmt());
+  if (const auto* statementExpression = dyn_cast<StmtExpr>(expression)) {
+    const Expr* enclosing = statementExpression_;
+    ++controlFlow_;  // its statements run inside an expression, in an order the analysis does not follow
+    statement(statementExpression->getSubStmt());
+    --controlFlow_;
+    statementExpression_ = enclosing;
+    return;
+  }
   if (const auto* defaultArgument = dyn_cast<CXXDefaultArgExpr>(expression)) return read(defaultArgument->getExpr());
   if (const auto* defaultInit = dyn_cast<CXXDefaultInitExpr>(expression)) return read(defaultInit->getExpr());
   if (const auto* dependentName = dyn_cast<DependentScopeDeclRefExpr>(expression)) {
@@ -581,7 +604,8 @@ void EffectCollector::call(const clang::CallExpr* call) {
   if ((!name.empty() && analyzer_.isWaitFunction(name)) ||
       (!variableName.empty() && analyzer_.isWaitFunction(variableName))) {
     // A wait reads its object and arguments and makes the producer's data visible behind every pointer argument.
-    if (!out_.waitCall) out_.waitCall = call->getBeginLoc();
+    const bool firstWait = !out_.waitCall;
+    if (firstWait) out_.waitCall = call->getBeginLoc();
     object(objectExpression, objectIsArrow, /*mayWrite=*/false);
     for (unsigned i = firstArgument; i < call->getNumArgs(); ++i) {
       const Expr* argument = call->getArg(i);
@@ -591,6 +615,11 @@ void EffectCollector::call(const clang::CallExpr* call) {
         readValue(argument);
       }
     }
+    // Reads are recorded in execution order on the straight-line path, up to and including the arguments of a wait
+    // that is a whole statement there (in an expression, the order of other operands is unspecified).
+    const bool wholeStatement =
+        statementExpression_ != nullptr && statementExpression_->IgnoreImplicit()->IgnoreParens() == call;
+    if (firstWait && controlFlow_ == 0 && wholeStatement) out_.readsBeforeWait = out_.reads.size();
     return;
   }
 

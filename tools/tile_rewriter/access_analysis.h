@@ -67,9 +67,18 @@ struct StatementEffects {
   std::vector<Access> reads;
   std::vector<Access> writes;
   std::vector<Barrier> barriers;
-  std::vector<const clang::VarDecl*> declarations;            // variables the statement itself declares
+  // Variables the statement declares in the scope that encloses it (it is a declaration statement): moving it
+  // moves them, and the statements it crosses come into their scope.
+  std::vector<const clang::VarDecl*> declarations;
+  // Variables declared in the statement's own inner scopes (a for-init, a block, a condition): they end with the
+  // statement, so they neither collide with nor hide names of the statements it changes places with.
+  std::set<const void*> innerDeclarations;                     // canonical declarations
   std::vector<std::pair<std::string, const void*>> namesUsed;  // every variable name referenced, with its decl
   std::optional<clang::SourceLocation> waitCall;              // first call that waits (directly or in a callee)
+  // How many of the first `reads` happen before the first wait in every execution: those before a wait call that is
+  // a whole statement on the statement's straight-line path, and the wait's own arguments. 0 when the first wait is
+  // conditional, in a loop, inside an expression or in a callee: then every read may follow a wait.
+  size_t readsBeforeWait = 0;
 };
 
 // How a callee behaves, for its callers.
@@ -92,6 +101,7 @@ public:
   CalleeSummary summarizeByName(const std::string& name, const std::vector<const clang::FunctionDecl*>& candidates);
 
   bool isWaitFunction(const std::string& name) const { return options_.waitFunctions.count(name) != 0; }
+  const std::set<std::string>& waitFunctions() const { return options_.waitFunctions; }
   // The kind the command line gives a callee name (--pure-function, --args-only-function), if any.
   std::optional<CalleeKind> kindByName(const std::string& name) const {
     if (options_.pureFunctions.count(name)) return CalleeKind::Pure;

@@ -1,16 +1,22 @@
 #include "load_reordering.h"
 
 #include <optional>
+#include <utility>
 
 #include "clang/AST/Attr.h"
 #include "clang/AST/Expr.h"
+
+#include "guarded_memory.h"
 
 namespace cusync::tile_rewriter {
 namespace {
 
 struct Load {
+  Load(const AnnotatedStatement* annotated, StatementEffects effects)
+      : annotated(annotated), effects(std::move(effects)), guarded(guardedReads(this->effects)) {}
   const AnnotatedStatement* annotated;
   StatementEffects effects;
+  std::vector<Access> guarded;  // for a waiting load: what it reads after its wait that the wait may guard
   bool waits() const { return effects.waitCall.has_value(); }
 };
 
@@ -55,10 +61,22 @@ std::optional<ReorderFinding> firstConflict(const Load& moving, const Load& cros
         finding.note = "'" + read.location.spelling() + "' is read here";
         return finding;
       }
-  // Moving a declaration up puts the statements it crosses into its scope.
+  // A read of memory that the crossed wait may guard must stay after it, whether or not the moving load waits too.
+  for (const Access& guarded : crossed.guarded)
+    for (const Access& read : moving.effects.reads)
+      if (writeAffectsRead(guarded.location, read.location)) {
+        finding.message = "it reads '" + read.location.spelling() + "', which " + crossedName +
+                          " reads after its wait (memory the wait may guard)";
+        finding.noteWhere = guarded.where;
+        finding.note = "'" + guarded.location.spelling() + "' is read here, after the wait";
+        return finding;
+      }
+  // Moving a declaration up puts the statements it crosses into its scope. A name the crossed statement declares
+  // in its own inner scope shadows the moved one there, as it shadowed the outer one before: same meaning.
   for (const clang::VarDecl* declared : moving.effects.declarations)
     for (const auto& [name, decl] : crossed.effects.namesUsed)
-      if (name == declared->getNameAsString() && decl != declared->getCanonicalDecl()) {
+      if (name == declared->getNameAsString() && decl != declared->getCanonicalDecl() &&
+          !crossed.effects.innerDeclarations.count(decl)) {
         finding.message = "it declares '" + name + "', which would hide the '" + name + "' used by " + crossedName;
         finding.noteWhere = static_cast<const clang::Decl*>(decl)->getLocation();
         finding.note = "the hidden '" + name + "' is declared here";
@@ -171,12 +189,30 @@ std::vector<size_t> reorderRun(const std::vector<Load>& loads, const SharedMemor
   return order;
 }
 
+// A group in which nothing waits has nothing to reorder; most likely its wait is called by a name the tool does not
+// know, which the user should hear about rather than get the file back unchanged.
+std::optional<ReorderFinding> groupWithoutWait(const TileLoadGroup& group, AccessAnalyzer& analyzer) {
+  for (const AnnotatedStatement& annotated : group.statements)
+    if (analyzer.analyze(annotated.statement).waitCall) return std::nullopt;
+  std::string names;
+  for (const std::string& name : analyzer.waitFunctions()) names += (names.empty() ? "'" : ", '") + name + "'";
+  ReorderFinding finding;
+  finding.where = group.statements.front().pragmaLocation;
+  finding.message = "#pragma tile: no load of this group waits, so nothing is reordered: none calls a wait function (" +
+                    names + "), directly or through a function whose body does; name yours with --wait-function";
+  return finding;
+}
+
 }  // namespace
 
 ReorderPlan planReordering(const std::vector<TileLoadGroup>& groups, AccessAnalyzer& analyzer,
                            const clang::SourceManager& sources) {
   ReorderPlan plan;
   for (const TileLoadGroup& group : groups) {
+    if (std::optional<ReorderFinding> finding = groupWithoutWait(group, analyzer)) {
+      plan.findings.push_back(*finding);
+      continue;
+    }
     const SharedMemoryHazards hazards(group, analyzer);
     // A statement whose text cannot move splits the group: loads never cross it.
     std::vector<Load> run;

@@ -3,8 +3,8 @@
 // its wait (they are one annotated statement), waiting loads keep their order, non-waiting loads keep theirs.
 //
 // Legality: a load moves above the statements it crosses only if it does not read or write what they write, they
-// do not read what it writes, none of them has effects the analysis cannot see (a barrier), and a declaration it
-// makes would not hide a name they use. A load that may not move stays where it is, with a warning that says why;
+// do not read what it writes, it reads nothing a wait it crosses may guard (guarded_memory.h), none of them has
+// effects the analysis cannot see (a barrier), and a declaration it makes would not hide a name they use. A load that may not move stays where it is, with a warning that says why;
 // the others still move.
 #pragma once
 

@@ -36,7 +36,8 @@ cl::opt<std::string> outputPath("o", cl::desc("Write the rewritten source here (
                                 cl::value_desc("file"), cl::init("-"), cl::cat(category));
 cl::list<std::string> waitFunctions(
     "wait-function", cl::desc("A call to a function or method of this name makes its statement a waiting load "
-                              "(repeatable; replaces the default, 'wait')"),
+                              "(repeatable; replaces the defaults: 'wait' and the cusync runtime's 'blockWait', "
+                              "'waitThread', 'waitThreadCached', 'spinUntilReached')"),
     cl::value_desc("name"), cl::cat(category));
 cl::list<std::string> pureFunctions(
     "pure-function", cl::desc("Treat calls to this function as reading only their argument values (repeatable)"),

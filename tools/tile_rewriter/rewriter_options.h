@@ -9,7 +9,8 @@ namespace cusync::tile_rewriter {
 
 struct RewriterOptions {
   // A call to one of these makes its statement a "waiting" tile load; waiting loads are issued after the others.
-  std::set<std::string> waitFunctions{"wait"};
+  // By default the cusync runtime's own waits (block_sync.cuh, stage_view.cuh, semaphore.cuh) and any `wait`.
+  std::set<std::string> waitFunctions{"wait", "blockWait", "waitThread", "waitThreadCached", "spinUntilReached"};
   // Functions that read their arguments' values only (no memory access, no side effects): like
   // __attribute__((annotate("cusync_pure"))) or __attribute__((const)) on the declaration.
   std::set<std::string> pureFunctions;

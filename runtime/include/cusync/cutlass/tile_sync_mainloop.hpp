@@ -106,13 +106,18 @@ struct TileSyncMainloop : BaseMainloop {
         pipeline.producer_acquire(smem_pipe_write);
         BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
         const int stage = smem_pipe_write.index();
+        // Both loads complete on the stage's barrier. It is bound here, outside the annotated loads: the rewriter
+        // keeps a load below the wait when it reads anything the waiting load reads after its wait (it cannot tell
+        // the barrier from produced data), so the load of B must not read the barrier itself.
+        auto tma_copy_a = mainloop_params.tma_load_a.with(*tma_barrier, 0);
+        auto tma_copy_b = mainloop_params.tma_load_b.with(*tma_barrier, 0);
 #pragma tile
         {
           waitForA(*k_tile_iter);
-          copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_tile_iter), tAsA(_, _, _, stage));
+          copy(tma_copy_a, tAgA(_, _, _, *k_tile_iter), tAsA(_, _, _, stage));
         }
 #pragma tile
-        copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_tile_iter), tBsB(_, _, _, stage));
+        copy(tma_copy_b, tBgB(_, _, _, *k_tile_iter), tBsB(_, _, _, stage));
         ++k_tile_iter;
         ++smem_pipe_write;
       }
