@@ -64,6 +64,20 @@ class ProducerRangeWait {
     fenceProxyAsyncGlobal();
   }
 
+  // True when every producer tile in `needed` is posted and ordered before the caller's next loads (as after
+  // waitFor), found without blocking: it only looks ahead (as far as everything is posted) and never spins.
+  __device__ bool postedWithoutWaiting(const ProducerTileRange& needed) {
+    if (!input_.synchronized() || needed.empty() || needed.xEnd <= postedEnd_) return true;
+    const std::uint32_t before = postedEnd_;
+    TileCoord ignored;
+    while (postedEnd_ < unit_.xEnd && pollAhead(ignored)) {
+    }
+    if (postedEnd_ == before) return false;
+    detail::fenceAcquireRelease();
+    fenceProxyAsyncGlobal();
+    return needed.xEnd <= postedEnd_;
+  }
+
  private:
   static constexpr std::uint32_t kInFlight = 8;  // semaphores read per round trip
 
