@@ -104,6 +104,7 @@ struct FusedChainInstance {
       a.firstOutput.producerTileColumns = TileN;
     }
     a.loadOrder = args.loadOrder;
+    a.trace = args.trace;
     return a;
   }
 

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cusync/chain_queue.cuh"
+#include "cusync/chain_trace.h"
 #include "cusync/cutlass/load_order.hpp"
 #include "gemm_registry.h"
 
@@ -33,6 +34,7 @@ struct FusedChainLaunchArgs {
   // one zeroed arrival counter per tile.
   float* splitPartials[2] = {nullptr, nullptr};
   std::uint32_t* splitArrivals[2] = {nullptr, nullptr};
+  ChainUnitTrace* trace = nullptr;  // queue.ticketsPerLaunch() records, or null (chain_trace.h)
 };
 
 struct FusedChainEntry {

@@ -106,6 +106,25 @@ class FusedMlp {
     for (const auto& chain : chains_) kernel_.launch(arguments(*chain), stream);
   }
 
+  // Runs the MLP once with a unit trace (chain_trace.h) per launch and returns every launch's records.
+  std::vector<std::vector<ChainUnitTrace>> traceOnce(cudaStream_t stream) const {
+    std::vector<std::vector<ChainUnitTrace>> traces;
+    for (const auto& chain : chains_) {
+      const std::size_t records = chain->queue().ticketsPerLaunch();
+      DeviceBuffer<ChainUnitTrace> buffer(records);
+      CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream));
+      FusedChainLaunchArgs args = arguments(*chain);
+      args.trace = buffer.get();
+      kernel_.launch(args, stream);
+      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      std::vector<ChainUnitTrace> host(records);
+      CUSYNC_CUDA_CHECK(cudaMemcpy(host.data(), buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost));
+      host.resize(chain->queue().workUnits());  // the stop tickets have no record
+      traces.push_back(std::move(host));
+    }
+    return traces;
+  }
+
  private:
   const FusedChainEntry& kernel_;
   int m_, hidden_, intermediate_;

@@ -9,7 +9,9 @@
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                          [--orders g8,row,...] [--verbose]
+//                          [--orders g8,row,...] [--verbose] [--trace FILE]
+// --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
+// FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -84,7 +86,22 @@ void printFusedSummary(const std::vector<Result>& results, const std::vector<int
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
-  MlpOptions options = parseMlpOptions(argc, argv, "mlp_fused_example", "mlp_fused.csv");
+  std::string tracePath;
+  MlpOptions options = parseMlpOptions(argc, argv, "mlp_fused_example", "mlp_fused.csv",
+                                       [&](const std::string& argument, const ArgumentValue& value) {
+                                         if (argument != "--trace") return false;
+                                         tracePath = value();
+                                         return true;
+                                       });
+  std::FILE* traceFile = nullptr;
+  if (!tracePath.empty()) {
+    traceFile = std::fopen(tracePath.c_str(), "w");
+    if (traceFile == nullptr) {
+      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", tracePath.c_str());
+      return 2;
+    }
+    std::fprintf(traceFile, "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done\n");
+  }
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8"};  // this program's default
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   int devices = 0;
@@ -158,6 +175,15 @@ int main(int argc, char** argv) {
             results.push_back({m, config, variant, us, check.relativeError, correct,
                                double(mlp.first().workUnitsPerLaunch()) / slots,
                                double(mlp.second().workUnitsPerLaunch()) / slots, 0});
+            if (traceFile != nullptr && !options.checkOnly) {
+              const auto traces = mlp.traceOnce(stream);
+              for (std::size_t launch = 0; launch < traces.size(); ++launch)
+                for (const ChainUnitTrace& t : traces[launch])
+                  std::fprintf(traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu\n", m, config.c_str(),
+                               variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
+                               (unsigned long long)t.drawn, (unsigned long long)t.mathStart,
+                               (unsigned long long)t.mmaDone, (unsigned long long)t.done);
+            }
             if (options.verbose || !correct)
               std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ",
                           m, config.c_str(), variant.c_str(), us, check.relativeError, check.nonFinite);
@@ -174,6 +200,7 @@ int main(int argc, char** argv) {
     return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
   };
   for (int m : options.ms) results.push_back({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});
+  if (traceFile != nullptr) std::fclose(traceFile);
   writeResultsCsv(options.csvPath, results);
   printFusedSummary(results, options.ms, floorUs);
   std::printf("\nall results checked against the reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,

@@ -12,6 +12,7 @@ namespace cusync {
 struct ChainUnit {
   std::uint32_t stage;  // index into the chain; meaningless when !unit.hasWork()
   WorkUnit unit;
+  std::uint32_t queueIndex;  // position in the launch's queue, [0, ticketsPerLaunch())
   __host__ __device__ bool hasWork() const { return unit.hasWork(); }
 };
 
@@ -27,7 +28,8 @@ __device__ ChainUnit acquireChainUnit(const ChainQueueView& queue, const StageVi
   const std::uint32_t ticket = atomicAdd(queue.ticketCounter, 1u);
   const std::uint32_t iteration = ticket / queue.ticketsPerLaunch();
   const QueuedUnit q = queue.unitAt(ticket % queue.ticketsPerLaunch(), units);
-  return ChainUnit{q.stage, WorkUnit{TileTicket{q.tile, iteration}, q.stop ? kNoWorkLeft : q.part}};
+  return ChainUnit{q.stage, WorkUnit{TileTicket{q.tile, iteration}, q.stop ? kNoWorkLeft : q.part},
+                   ticket % queue.ticketsPerLaunch()};
 }
 
 }  // namespace cusync

@@ -25,6 +25,7 @@
 #include <cutlass/pipeline/pipeline.hpp>
 
 #include "cusync/chain_queue.cuh"
+#include "cusync/chain_trace.h"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
@@ -40,6 +41,12 @@
 #endif
 
 namespace cusync::cutlass_sm90 {
+
+CUTLASS_DEVICE std::uint64_t globalTimerNs() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
 
 namespace detail {
 #if defined(CUSYNC_CHAIN_DELAY_NS)
@@ -133,6 +140,7 @@ class FusedChainGemmKernel {
     // null (a launch whose queue holds GEMM 1 only, after a stream-ordered launch of GEMM 0).
     ProducedOperandA<Policy> firstOutput;
     LoadOrder loadOrder = LoadOrder::WeightsFirst;
+    ChainUnitTrace* trace = nullptr;  // one record per queue index (chain_trace.h); null: no trace
   };
 
   struct Params {
@@ -142,6 +150,7 @@ class FusedChainGemmKernel {
     ChainQueueView queue;
     ProducedOperandA<Policy> firstOutput;
     LoadOrder loadOrder;
+    ChainUnitTrace* trace;
   };
 
   template <class Epilogue>
@@ -157,7 +166,8 @@ class FusedChainGemmKernel {
                   {args.stages[0], args.stages[1]},
                   args.queue,
                   args.firstOutput,
-                  args.loadOrder};
+                  args.loadOrder,
+                  args.trace};
   }
 
   // The stage grid of a GEMM: x = N tiles, y = M tiles, z = L, as the specs' Grid(x, y).
@@ -305,6 +315,7 @@ class FusedChainGemmKernel {
         const ChainUnit unit = shared_storage.units[unit_write.index()];
         ++unit_write;
         if (!unit.hasWork()) break;
+        if (params.trace != nullptr && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = globalTimerNs();
         const StageView& stage = params.stages[unit.stage];
         const int kTilesOfStage = kTiles[unit.stage];
         const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
@@ -352,6 +363,19 @@ class FusedChainGemmKernel {
       unit_pipeline.consumer_release(unit_read);
       ++unit_read;
       if (!unit.hasWork()) break;
+      ChainUnitTrace* trace =
+          params.trace != nullptr && mma_thread_idx == 0 ? params.trace + unit.queueIndex : nullptr;
+      if (trace != nullptr) {
+        std::uint32_t sm;
+        asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+        trace->stage = unit.stage;
+        trace->x = unit.unit.ticket.tile.x;
+        trace->y = unit.unit.ticket.tile.y;
+        trace->part = unit.unit.part;
+        trace->block = blockIdx.x;
+        trace->sm = sm;
+        trace->mathStart = globalTimerNs();
+      }
       const StageView& stage = params.stages[unit.stage];
       const std::uint32_t parts = stage.blocksPerTile;
       const int k0 = kBegin(unit.unit.part, parts, kTiles[unit.stage]);
@@ -366,6 +390,7 @@ class FusedChainGemmKernel {
                                 mma_thread_idx, shared_storage.tensors.mainloop, params.second.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
       mainloop_pipe_consumer_state.advance(kCount);
+      if (trace != nullptr) trace->mmaDone = globalTimerNs();
 
       const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
       if (parts > 1) {
@@ -373,8 +398,10 @@ class FusedChainGemmKernel {
         const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(TileShape{}));
         if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
                 split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
-                shared_storage.lastArrival, rowsInTile))
+                shared_storage.lastArrival, rowsInTile)) {
+          if (trace != nullptr) trace->done = globalTimerNs();
           continue;  // another part of this tile arrives later and finishes it
+        }
       }
       // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
       // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
@@ -408,6 +435,7 @@ class FusedChainGemmKernel {
         cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
         if (mma_thread_idx == 0) stage.template postThread<Policy>(tile);
       }
+      if (trace != nullptr) trace->done = globalTimerNs();
     }
     if (lastEpilogueStage == 0)
       epilogue_first.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
