@@ -6,9 +6,12 @@
 // TMA load it guards. A GEMM unit that reads a new producer tile every k-block or two then spends as long in waits
 // as the tensor cores spend on a k-block: measured on the H100 (GPT-3 MLP, 128x128x64 tiles, M = 4096), the fused
 // chain ran 14% slower than the same kernel without waits. Here the waiting thread reads the semaphores of the
-// unit's whole k-range ahead with relaxed loads, several in flight at once, keeps the prefix of columns it found
-// posted (as far as it reaches while everything is posted), and orders them with one acquire fence; only a tile
-// not yet posted is spun on (with the watchdog).
+// unit's k-range ahead with relaxed loads, several in flight at once (one round trip), keeps the prefix of columns it
+// found posted, and orders them with one acquire fence; only a tile not yet posted is spun on (with the watchdog).
+// It reads one batch per call, not the whole unit: each round trip stalls the thread that issues the loads, and a
+// unit whose first A load waited for the look-ahead over all its columns (6 round trips at M = 4096, 256x128x64
+// tiles) took 19% longer in the fused chain than without waits (chain_trace.h); later batches are read while the
+// pipeline still holds several k-blocks, so their round trips are hidden.
 //
 // Memory order (PTX): relaxed loads that observe the producers' releases, followed by `fence.acq_rel.gpu`, form the
 // acquire pattern, so the producers' stores happen before everything this thread does after the fence; the proxy
@@ -54,24 +57,17 @@ class ProducerRangeWait {
                          WaitReport{consumer.name, consumerTile, blocking, semaphore});
       }
     }
-    // Look further ahead while everything read is posted, so that this one pair of fences covers the rest of the
-    // unit: the fences are the expensive part (the proxy fence waits for this thread's async-proxy traffic), and
-    // with one fence per look-ahead batch the fused chain still ran 5-6% slower than without waits at M = 4096.
-    TileCoord ignored;
-    while (postedEnd_ < unit_.xEnd && pollAhead(ignored)) {
-    }
     detail::fenceAcquireRelease();
     fenceProxyAsyncGlobal();
   }
 
   // True when every producer tile in `needed` is posted and ordered before the caller's next loads (as after
-  // waitFor), found without blocking: it only looks ahead (as far as everything is posted) and never spins.
+  // waitFor), found without blocking: it reads one batch ahead (one round trip) and never spins.
   __device__ bool postedWithoutWaiting(const ProducerTileRange& needed) {
     if (!input_.synchronized() || needed.empty() || needed.xEnd <= postedEnd_) return true;
     const std::uint32_t before = postedEnd_;
     TileCoord ignored;
-    while (postedEnd_ < unit_.xEnd && pollAhead(ignored)) {
-    }
+    pollAhead(ignored);
     if (postedEnd_ == before) return false;
     detail::fenceAcquireRelease();
     fenceProxyAsyncGlobal();
