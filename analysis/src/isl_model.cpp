@@ -1,4 +1,5 @@
 #include <cusync/analysis/isl_model.h>
+#include <cusync/analysis/stage_graph.h>
 #include <cusync/dsl/print.h>
 
 #include "expression_lowering.h"
@@ -90,6 +91,8 @@ class ModelBuilder {
     if (state_.spec.dependencies.empty()) {
       diagnostics_.error({}, "the spec declares no dependency (Dep); there is nothing to synchronize");
     }
+    // Cycles deadlock whatever the relations say, so a spec with one has no model to check policies against.
+    if (!diagnostics_.hasErrors()) checkStageGraph(state_.spec, diagnostics_);
     return !diagnostics_.hasErrors();
   }
 

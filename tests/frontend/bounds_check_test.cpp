@@ -104,9 +104,9 @@ TEST_CASE("symbolic parameters: constraints that rule violations out are honoure
 }
 
 TEST_CASE("negative producer coordinates are out of bounds too", "[bounds]") {
-  auto violations = check("Dim x;\nGrid g(x, 4);\nDep d({g, Tile(x)}, {g, Tile(x - 1)});");
+  auto violations = check("Dim x;\nGrid g(x, 4);\nGrid h(x, 4);\nDep d({h, Tile(x)}, {g, Tile(x - 1)});");
   REQUIRE(violations.size() == 1);
-  CHECK(violations[0].example.consumer == ConcreteTile{"g", {0}});
+  CHECK(violations[0].example.consumer == ConcreteTile{"h", {0}});
   CHECK(violations[0].example.producer == ConcreteTile{"g", {-1}});
 }
 

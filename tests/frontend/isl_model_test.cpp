@@ -121,7 +121,8 @@ TEST_CASE("non-affine tile coordinates are errors at the expression", "[model][e
 TEST_CASE("division by zero is an error", "[model][errors]") {
   auto spec = parseOrFail("Param T = 0;\nDim x;\nGrid g(x, 4/T);\nDep d({g, Tile(x)}, {g, Tile(x)});");
   CHECK_THAT(modelErrors(spec), Catch::Contains("test.dep:3:12: error: division by zero: in '4/T', T is 0"));
-  auto byOverride = parseOrFail("Param T = 2;\nDim x;\nGrid g(x, 4);\nDep d({g, Tile(x)}, {g, Tile(x % T)});");
+  auto byOverride =
+      parseOrFail("Param T = 2;\nDim x;\nGrid g(x, 4);\nGrid h(x, 4);\nDep d({h, Tile(x)}, {g, Tile(x % T)});");
   CHECK(modelErrors(byOverride).empty());
   CHECK_THAT(modelErrors(byOverride, {{{"T", 0}}, false}), Catch::Contains("division by zero: in 'x % T', T is 0"));
 }
@@ -139,7 +140,7 @@ TEST_CASE("extents must be at least 1, for every admissible symbolic value", "[m
   CHECK_THAT(symbolic, Catch::Contains("note: with M = 1"));
   // Constrained so that it cannot be 0: accepted.
   CHECK(modelErrors(parseOrFail("Symbolic M = 1024;\nWhere(M >= 128);\nDim x;\nGrid g(x, M/128);\n"
-                                "Dep d({g, Tile(x)}, {g, Tile(x)});"))
+                                "Grid h(x, M/128);\nDep d({h, Tile(x)}, {g, Tile(x)});"))
             .empty());
 }
 
