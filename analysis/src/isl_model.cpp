@@ -11,6 +11,7 @@
 #include <isl/point.h>
 #include <isl/set.h>
 #include <isl/space.h>
+#include <isl/val.h>
 
 #include <fmt/format.h>
 
@@ -50,6 +51,20 @@ isl::map mapFromCoordinates(const std::vector<isl::pw_aff>& coordinates, const s
   }
   map = isl_map_set_tuple_name(map, isl_dim_out, grid.name.c_str());
   return isl::manage(map);
+}
+
+std::string valText(const isl::val& value) {
+  char* raw = isl_val_to_str(value.get());
+  std::string out = raw ? raw : "?";
+  free(raw);
+  return out;
+}
+
+std::string parameterSetText(const isl::set& parameters) {
+  char* raw = isl_set_to_str(parameters.get());
+  std::string out = raw ? raw : "?";
+  free(raw);
+  return out;
 }
 
 }  // namespace
@@ -213,8 +228,6 @@ class ModelBuilder {
 
     isl::space space = lowering_->setSpace(grid.name, grid.dimensions);
     isl::set domain = isl::set::universe(space);
-    std::int64_t tileCount = 1;
-    bool concrete = true;
     for (std::size_t i = 0; i < grid.extents.size(); ++i) {
       std::string role = fmt::format("extent of grid '{}'", grid.name);
       auto scope = parameterScope(role, grid.location);
@@ -222,14 +235,7 @@ class ModelBuilder {
       isl::pw_aff extent = lowering_->lower(grid.extents[i], scope);
       checkPositive(extent, grid, i);
       model.extents.push_back(extent);
-      auto value = ExpressionLowering::constantValue(extent);
-      model.extentValues.push_back(value);
-      if (value) {
-        tileCount = *value > kMaxTilesPerGrid / std::max<std::int64_t>(tileCount, 1) ? kMaxTilesPerGrid + 1
-                                                                                     : tileCount * *value;
-      } else {
-        concrete = false;
-      }
+      model.extentValues.push_back(ExpressionLowering::constantValue(extent));
       LoweringScope gridScope{space, {}, role, index, grid.location};
       isl::pw_aff extentOnGrid = lowering_->lower(grid.extents[i], gridScope);
       isl_local_space* local = isl_local_space_from_space(space.copy());
@@ -239,14 +245,71 @@ class ModelBuilder {
           isl_aff_zero_on_domain(isl_local_space_from_space(space.copy()))));
       domain = domain.intersect(coordinate.ge_set(zero)).intersect(coordinate.lt_set(extentOnGrid));
     }
-    if (concrete && tileCount > kMaxTilesPerGrid) {
-      diagnostics_.error(grid.location, fmt::format("grid '{}' has more than {} tiles; the runtime indexes tiles "
-                                                    "with 32 bits",
-                                                    grid.name, kMaxTilesPerGrid));
-      throw LoweringFailed{};
-    }
+    checkTileCount(model);
     model.domain = domain;
     state_.grids.push_back(std::move(model));
+  }
+
+  isl::pw_aff parameterConstant(std::int64_t value) const {
+    isl::space parameters = parameterSpace();
+    return isl::manage(isl_pw_aff_from_aff(isl_aff_val_on_domain(
+        isl_local_space_from_space(parameters.copy()), isl_val_int_from_si(state_.context.get(), value))));
+  }
+
+  // The runtime counts a grid's tiles in 32 bits (GridShape::tileCount, a stage's tickets) and generated functions
+  // compute in std::uint32_t, while isl computes with unbounded integers: a grid must have at most
+  // kMaxTilesPerGrid tiles for every admissible parameter value, or what is proven is not what runs. The count is
+  // exact when at most one extent depends on a symbolic parameter (it is then affine); otherwise isl cannot
+  // multiply the extents, and the product of their maxima bounds it.
+  void checkTileCount(const GridModel& model) {
+    const spec::Grid& grid = model.grid;
+    std::vector<isl::val> maxima;
+    int varying = 0;
+    for (std::size_t i = 0; i < model.extents.size(); ++i) {
+      isl::pw_aff extent = model.extents[i].intersect_params(state_.parameterContext);
+      isl::val maximum = extent.max_val();
+      if (maximum.is_infty()) {
+        const spec::Expr& expr = grid.extents[i];
+        auto& d = diagnostics_.error(
+            ExpressionLowering::locationOf(expr, grid.location),
+            fmt::format("{} extent of grid '{}' ({}) has no upper bound for the admissible parameter values; the "
+                        "runtime counts a grid's tiles in 32 bits (at most {}), so bound the symbolic parameters "
+                        "it uses with Where(...)",
+                        kExtentNames[i], grid.name, dsl::toString(expr), kMaxTilesPerGrid));
+        d.notes.push_back(fmt::format("admissible: {}", parameterSetText(state_.parameterContext)));
+        throw LoweringFailed{};
+      }
+      maxima.push_back(maximum);
+      varying += isl_pw_aff_is_cst(model.extents[i].get()) == isl_bool_true ? 0 : 1;
+    }
+    isl::val limit(isl::ctx(state_.context.get()), kMaxTilesPerGrid);
+    isl::val largest = maxima.front();
+    for (std::size_t i = 1; i < maxima.size(); ++i) largest = largest.mul(maxima[i]);
+    if (largest.le(limit)) return;
+    std::vector<std::string> notes;
+    if (varying <= 1) {
+      isl::pw_aff count = model.extents.front();
+      for (std::size_t i = 1; i < model.extents.size(); ++i) count = count.mul(model.extents[i]);
+      count = count.intersect_params(state_.parameterContext);
+      largest = count.max_val();
+      if (largest.le(limit)) return;
+      ParameterValues example =
+          sampleParameters(count.gt_set(parameterConstant(kMaxTilesPerGrid)).params(), state_.symbolic);
+      if (!example.empty()) notes.push_back(fmt::format("with {}", describeParameters(example)));
+    } else {
+      notes.push_back("isl cannot multiply two extents that depend on symbolic parameters; the count is bounded by "
+                      "the product of the extents' maxima, so bound the parameters so that this product fits");
+    }
+    for (std::size_t i = 0; i < maxima.size(); ++i)
+      notes.push_back(fmt::format("{} extent {} is at most {}", kExtentNames[i], dsl::toString(grid.extents[i]),
+                                  valText(maxima[i])));
+    auto& d = diagnostics_.error(grid.location,
+                                 fmt::format("grid '{}' {} up to {} tiles for the admissible parameter values; the "
+                                             "runtime counts a grid's tiles in 32 bits (at most {})",
+                                             grid.name, varying <= 1 ? "has" : "may have", valText(largest),
+                                             kMaxTilesPerGrid));
+    d.notes = std::move(notes);
+    throw LoweringFailed{};
   }
 
   // Extents must be >= 1 for every admissible parameter value; otherwise one counterexample is reported.

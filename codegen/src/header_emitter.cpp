@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 namespace cusync::codegen {
@@ -63,7 +64,10 @@ void emitParameters(std::ostringstream& out, const Generation& generation) {
     if (symbolic)
       out << "// " << parameter.name << ": symbolic (example value " << value << ")\n";
     else
-      out << "inline constexpr std::int64_t " << parameter.name << " = " << value << ";\n";
+      // INT64_MIN has no literal: -9223372036854775808 is the negation of a literal that does not fit.
+      out << "inline constexpr std::int64_t " << parameter.name << " = "
+          << (value == std::numeric_limits<std::int64_t>::min() ? "-9223372036854775807 - 1" : std::to_string(value))
+          << ";\n";
   }
   out << "}  // namespace parameters\n\n";
 }
@@ -160,7 +164,8 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
     std::string parameters, sum;
     for (const std::string& grid : grids) {
       parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + parameterOf(grid);
-      sum += (sum.empty() ? "" : " + ") + parameterOf(grid) + ".tileCount()";
+      // In 64 bits: each count fits 32 bits (the model checks it), their sum over a chain need not.
+      sum += (sum.empty() ? "std::uint64_t{" + parameterOf(grid) + ".tileCount()}" : " + " + parameterOf(grid) + ".tileCount()");
     }
     return std::make_pair(parameters, sum);
   };
@@ -169,7 +174,7 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
   out << "struct Optimizations_" << stage.dependency << " {\n";
   out << "  static constexpr std::uint32_t smCount = " << generation.optimizationOptions.smCount << ";\n";
   out << "  static constexpr std::uint32_t occupancy = " << stage.occupancy << ";\n";
-  out << "  static constexpr std::uint32_t slots = smCount * occupancy;\n";
+  out << "  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;\n";
   // Long parameter lists (chains) go on their own line, to stay within the line length.
   auto signature = [&](const std::string& name, const std::string& parameters) {
     std::string line = "  " + std::string(kHostDevice) + " bool " + name + "(" + parameters + ") {";

@@ -139,7 +139,7 @@ TEST_CASE("extents must be at least 1, for every admissible symbolic value", "[m
   CHECK_THAT(symbolic, Catch::Contains("x extent of grid 'g' is 0 (M/128 = 0)"));
   CHECK_THAT(symbolic, Catch::Contains("note: with M = 1"));
   // Constrained so that it cannot be 0: accepted.
-  CHECK(modelErrors(parseOrFail("Symbolic M = 1024;\nWhere(M >= 128);\nDim x;\nGrid g(x, M/128);\n"
+  CHECK(modelErrors(parseOrFail("Symbolic M = 1024;\nWhere(M >= 128, M <= 8192);\nDim x;\nGrid g(x, M/128);\n"
                                 "Grid h(x, M/128);\nDep d({h, Tile(x)}, {g, Tile(x)});"))
             .empty());
 }
