@@ -81,12 +81,21 @@ void addOrder(const ProofModels& models, Generation& generation, TileOrderCandid
 
 bool Generation::allProven() const {
   return std::all_of(policies.begin(), policies.end(), [](const PolicyResult& p) { return p.proof.proven; }) &&
+         std::all_of(producerPolicies.begin(), producerPolicies.end(),
+                     [](const ProducerPolicyResult& p) { return p.proof.proven; }) &&
          std::all_of(orders.begin(), orders.end(), [](const TileOrderResult& o) { return o.proof.proven; });
 }
 
 std::vector<const PolicyResult*> Generation::emittedPolicies() const {
   std::vector<const PolicyResult*> emitted;
   for (const PolicyResult& policy : policies)
+    if (policy.proof.proven) emitted.push_back(&policy);
+  return emitted;
+}
+
+std::vector<const ProducerPolicyResult*> Generation::emittedProducerPolicies() const {
+  std::vector<const ProducerPolicyResult*> emitted;
+  for (const ProducerPolicyResult& policy : producerPolicies)
     if (policy.proof.proven) emitted.push_back(&policy);
   return emitted;
 }
@@ -119,6 +128,18 @@ Generation generate(const ProofModels& models, const OptimizationOptions& option
                          {"rankInSemaphore", &f.rankInSemaphore}},
                         result.proof);
     generation.policies.push_back(std::move(result));
+  }
+
+  // A stage posts under one policy: producers read by several dependencies get policies proven for all of them.
+  std::vector<PolicyCandidate> candidates;
+  for (const PolicyResult& policy : generation.policies) candidates.push_back(policy.candidate);
+  generation.producerPolicies = deriveProducerPolicies(models, candidates);
+  for (ProducerPolicyResult& policy : generation.producerPolicies) {
+    const PolicyFunctions& f = policy.functions;
+    requireEmittedWidth(models, policy.producerGrid,
+                        {{"semaphoreCount", &f.semaphoreCount}, {"sem", &f.semaphore}, {"value", &f.value},
+                         {"rankInSemaphore", &f.rankInSemaphore}},
+                        policy.proof);
   }
 
   // Orders per grid in declaration order: RowMajor first, then the grouped orders of the proven policies.

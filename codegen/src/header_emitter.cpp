@@ -110,6 +110,34 @@ void emitPolicy(std::ostringstream& out, const PolicyResult& policy, const Gener
   out << "};\n\n";
 }
 
+void emitProducerPolicy(std::ostringstream& out, const ProducerPolicyResult& policy, const Generation& generation,
+                        const std::string& sourceFile) {
+  std::string readers;
+  for (const ProducerReader& reader : policy.readers) {
+    const spec::Dependency* dependency = findDependency(generation.spec, reader.dependency);
+    readers += (readers.empty() ? "" : ", ") + std::string("`") + reader.dependency + "`" +
+               (dependency ? location(dependency->location, sourceFile) : "") + " (a " + reader.consumerGrid +
+               " tile waits for the " + policy.producerGrid + " tiles it reads)";
+  }
+  comment(out, policy.producerGrid + " is read by " + std::to_string(policy.readers.size()) + " dependencies: " +
+                   readers + ". A stage posts under one policy, so every consumer of " + policy.producerGrid +
+                   " waits through this one. " + policy.policy + ":");
+  for (const std::string& line : policy.rationale) comment(out, "  - " + line);
+  if (!policy.proof.exact)
+    comment(out, "Over-approximates: consumers may wait for producer tiles they do not read, e.g. " +
+                     policy.proof.overApproximation + ".");
+  comment(out, proofSentence(policy.proof));
+  const PolicyFunctions& f = policy.functions;
+  out << "struct " << policy.structName() << " {\n";
+  out << "  static constexpr const char* name = \"" << policy.structName() << "\";\n";
+  emitFunction(out, "semaphoreCount", f.semaphoreCount, false);
+  emitFunction(out, "sem", f.semaphore, true);
+  emitFunction(out, "value", f.value, true);
+  out << "  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.\n";
+  emitFunction(out, "rankInSemaphore", f.rankInSemaphore, true);
+  out << "};\n\n";
+}
+
 void emitOrder(std::ostringstream& out, const TileOrderResult& order) {
   const TileOrderCandidate& o = order.order;
   comment(out, "Tile order of " + o.grid + ": " + o.description + ".");
@@ -199,6 +227,12 @@ void emitLists(std::ostringstream& out, const Generation& generation, const std:
     out << " \\\n  X(" << ns << "::" << policy->candidate.structName() << ", \"" << policy->candidate.dependency
         << "\", \"" << policy->candidate.producerGrid << "\", \"" << policy->candidate.consumerGrid << "\")";
   out << "\n";
+  out << "// Every producer policy as X(type, producer grid, \"dependencies it serves\"), space-separated.\n";
+  out << "#define " << stem << "_PRODUCER_POLICIES(X)";
+  for (const ProducerPolicyResult* policy : generation.emittedProducerPolicies())
+    out << " \\\n  X(" << ns << "::" << policy->structName() << ", \"" << policy->producerGrid << "\", \""
+        << policy->dependencyList() << "\")";
+  out << "\n";
   out << "#define " << stem << "_TILE_ORDERS(X)";
   for (const TileOrderResult* order : generation.emittedOrders())
     out << " \\\n  X(" << ns << "::" << order->order.structName() << ", \"" << order->order.grid << "\")";
@@ -210,6 +244,10 @@ void emitRejected(std::ostringstream& out, const Generation& generation) {
   for (const PolicyResult& policy : generation.policies)
     if (!policy.proof.proven)
       lines.push_back(policy.candidate.structName() + ": " + policy.proof.failure +
+                      (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample));
+  for (const ProducerPolicyResult& policy : generation.producerPolicies)
+    if (!policy.proof.proven)
+      lines.push_back(policy.structName() + ": " + policy.proof.failure +
                       (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample));
   for (const DroppedCandidate& dropped : generation.dropped)
     lines.push_back("dependency " + dropped.dependency + ", producer " + dropped.producerGrid + ", " +
@@ -255,6 +293,11 @@ std::string emitHeader(const Generation& generation, const std::string& sourceFi
   emitParameters(out, generation);
   out << "// ---- Policies -------------------------------------------------------------------------------------\n\n";
   for (const PolicyResult* policy : generation.emittedPolicies()) emitPolicy(out, *policy, generation, sourceFile);
+  if (!generation.emittedProducerPolicies().empty()) {
+    out << "// ---- Producer policies: one per producer read by several dependencies ----------------------------\n\n";
+    for (const ProducerPolicyResult* policy : generation.emittedProducerPolicies())
+      emitProducerPolicy(out, *policy, generation, sourceFile);
+  }
   out << "// ---- Tile orders ----------------------------------------------------------------------------------\n\n";
   for (const TileOrderResult* order : generation.emittedOrders()) emitOrder(out, *order);
   out << "// ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------\n\n";

@@ -67,6 +67,15 @@ std::string textSummary(const Generation& generation) {
           << (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample) << "\n";
     }
   }
+  for (const ProducerPolicyResult& policy : generation.producerPolicies) {
+    out << "  " << policy.structName() << " (for " << policy.dependencyList() << "): ";
+    if (policy.proof.proven)
+      out << "proven (" << scopeWord(policy.proof) << ", " << policy.proof.parameters << ")"
+          << (policy.proof.exact ? "" : "; over-approximates, e.g. " + policy.proof.overApproximation) << "\n";
+    else
+      out << "REJECTED: " << policy.proof.failure
+          << (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample) << "\n";
+  }
   for (const DroppedCandidate& dropped : generation.dropped)
     out << "  dependency " << dropped.dependency << " <- " << dropped.producerGrid << ": " << dropped.description
         << " not offered: " << dropped.reason << "\n";
@@ -119,6 +128,18 @@ std::string jsonSummary(const Generation& generation) {
     for (std::size_t d = 0; d < c.dimensions.size(); ++d)
       out << (d ? ", " : "") << quoted(groupingName(c.dimensions[d]));
     out << "], \"proof\": " << jsonProof(policy.proof) << "}";
+    first = false;
+  }
+  out << "\n  ],\n  \"producerPolicies\": [";
+  first = true;
+  for (const ProducerPolicyResult& policy : generation.producerPolicies) {
+    out << (first ? "\n" : ",\n") << "    {\"struct\": " << quoted(policy.structName()) << ", \"policy\": "
+        << quoted(policy.policy) << ", \"producer\": " << quoted(policy.producerGrid) << ", \"dependencies\": [";
+    for (std::size_t r = 0; r < policy.readers.size(); ++r)
+      out << (r ? ", " : "") << "{\"dependency\": " << quoted(policy.readers[r].dependency) << ", \"consumer\": "
+          << quoted(policy.readers[r].consumerGrid) << ", \"proof\": " << jsonProof(policy.readers[r].proof) << "}";
+    out << "], \"emitted\": " << (policy.proof.proven ? "true" : "false") << ", \"exact\": "
+        << (policy.proof.exact ? "true" : "false") << ", \"proof\": " << jsonProof(policy.proof) << "}";
     first = false;
   }
   out << "\n  ],\n  \"dropped\": [";

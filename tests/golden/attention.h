@@ -317,6 +317,92 @@ struct Dep_dep23_gT_RowSync {
   }
 };
 
+// ---- Producer policies: one per producer read by several dependencies ----------------------------
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. TileSync:
+// - as derived for dependency dep1P: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_TileSync {
+  static constexpr const char* name = "Producer_g1_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. StridedSync:
+// - as derived for dependency dep1P: x: a consumer tile reads 2 tiles at offsets {0, H/(8*TileN)}, stride 12
+// (H/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 11, y = 0] ->
+// g1[x' = 35, y' = 0] : B = 8 } (dependency dep1P).
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_StridedSync {
+  static constexpr const char* name = "Producer_g1_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (12u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 12u) + (12u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 12u)) / 12u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 12u);
+  }
+};
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. RowSync:
+// - as derived for dependency dep1P: one semaphore per producer row, offered for every dependency (the paper's
+// RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 1, y = 0] ->
+// g1[x' = 0, y' = 0] : B = 8 } (dependency dep1P).
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_RowSync {
+  static constexpr const char* name = "Producer_g1_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
@@ -519,6 +605,11 @@ struct Optimizations_dep23 {
   X(cusync::generated::attention::Dep_depTR1_g1_RowSync, "depTR1", "g1", "gT") \
   X(cusync::generated::attention::Dep_dep23_gT_TileSync, "dep23", "gT", "g2") \
   X(cusync::generated::attention::Dep_dep23_gT_RowSync, "dep23", "gT", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_ATTENTION_PRODUCER_POLICIES(X) \
+  X(cusync::generated::attention::Producer_g1_TileSync, "g1", "dep1P depTR1") \
+  X(cusync::generated::attention::Producer_g1_StridedSync, "g1", "dep1P depTR1") \
+  X(cusync::generated::attention::Producer_g1_RowSync, "g1", "dep1P depTR1")
 #define CUSYNC_ATTENTION_TILE_ORDERS(X) \
   X(cusync::generated::attention::Order_g1_RowMajor, "g1") \
   X(cusync::generated::attention::Order_g1_GroupedBy_StridedSync_dep1P, "g1") \

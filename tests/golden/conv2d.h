@@ -126,6 +126,8 @@ struct Optimizations_dep {
 #define CUSYNC_CONV2D_POLICIES(X) \
   X(cusync::generated::conv2d::Dep_dep_g1_Conv2DTileSync, "dep", "g1", "g2") \
   X(cusync::generated::conv2d::Dep_dep_g1_RowSync, "dep", "g1", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_CONV2D_PRODUCER_POLICIES(X)
 #define CUSYNC_CONV2D_TILE_ORDERS(X) \
   X(cusync::generated::conv2d::Order_g1_RowMajor, "g1") \
   X(cusync::generated::conv2d::Order_g2_RowMajor, "g2")

@@ -120,6 +120,8 @@ struct Optimizations_dep {
 #define CUSYNC_GPT3_MLP_POLICIES(X) \
   X(cusync::generated::gpt3_mlp::Dep_dep_g1_TileSync, "dep", "g1", "g2") \
   X(cusync::generated::gpt3_mlp::Dep_dep_g1_RowSync, "dep", "g1", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_GPT3_MLP_PRODUCER_POLICIES(X)
 #define CUSYNC_GPT3_MLP_TILE_ORDERS(X) \
   X(cusync::generated::gpt3_mlp::Order_g1_RowMajor, "g1") \
   X(cusync::generated::gpt3_mlp::Order_g2_RowMajor, "g2")

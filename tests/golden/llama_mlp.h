@@ -239,6 +239,8 @@ struct Optimizations_down {
   X(cusync::generated::llama_mlp::Dep_swiglu_g1_RowSync, "swiglu", "g1", "gs") \
   X(cusync::generated::llama_mlp::Dep_down_gs_TileSync, "down", "gs", "g2") \
   X(cusync::generated::llama_mlp::Dep_down_gs_RowSync, "down", "gs", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_LLAMA_MLP_PRODUCER_POLICIES(X)
 #define CUSYNC_LLAMA_MLP_TILE_ORDERS(X) \
   X(cusync::generated::llama_mlp::Order_g1_RowMajor, "g1") \
   X(cusync::generated::llama_mlp::Order_g1_GroupedBy_StridedSync_swiglu, "g1") \

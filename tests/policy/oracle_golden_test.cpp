@@ -31,7 +31,7 @@ struct GoldenCase {
   spec::Spec spec;
   oracle::EmittedHeader header;
   std::vector<oracle::Values> bindings;  // admissible values, the given (default) ones first
-  int policyChecks = 0, orderChecks = 0;
+  int policyChecks = 0, producerPolicyChecks = 0, orderChecks = 0;
 };
 
 GoldenCase load(const std::string& specPath, const std::string& headerName) {
@@ -75,6 +75,32 @@ void checkPolicy(GoldenCase& c, const char* dependencyName, const char* producer
   }
 }
 
+// A producer policy: the same checks, for every dependency it serves; and it serves every one reading the grid.
+template <class Policy>
+void checkProducerPolicy(GoldenCase& c, const char* producer, const char* dependencies) {
+  const oracle::EmittedProducerPolicy* emitted = nullptr;
+  for (const auto& p : c.header.producerPolicies) emitted = p.structName == Policy::name ? &p : emitted;
+  REQUIRE(emitted != nullptr);
+  oracle::PolicyUnderTest policy{Policy::name, &Policy::semaphoreCount, &Policy::sem, &Policy::value,
+                                 &Policy::rankInSemaphore};
+  std::size_t readers = 0;
+  for (const spec::Dependency& dependency : c.spec.dependencies)
+    for (std::size_t p = 0; p < dependency.producers.size(); ++p) {
+      if (dependency.producers[p].grid != producer) continue;
+      ++readers;
+      CHECK_THAT(std::string(" ") + dependencies + " ", Catch::Contains(" " + dependency.name + " "));
+      for (std::size_t b = 0; b < (emitted->symbolic ? c.bindings.size() : 1); ++b) {
+        auto reads = oracle::readsOf(c.spec, dependency, p, c.bindings[b]);
+        INFO(Policy::name << " for " << dependency.name << ", binding " << b);
+        for (const std::string& failure :
+             oracle::checkPolicy(policy, oracle::shapeOf(c.spec, producer, c.bindings[b]), reads))
+          FAIL_CHECK(failure);
+        ++c.producerPolicyChecks;
+      }
+    }
+  CHECK(readers >= 2);
+}
+
 template <class Order>
 void checkOrder(GoldenCase& c, const char* grid) {
   const oracle::EmittedOrder* emitted = nullptr;
@@ -92,6 +118,7 @@ void checkOrder(GoldenCase& c, const char* grid) {
 
 #define CUSYNC_ORACLE_POLICY(T, dependency, producer, consumer) checkPolicy<T>(c, dependency, producer, consumer);
 #define CUSYNC_ORACLE_ORDER(T, grid) checkOrder<T>(c, grid);
+#define CUSYNC_ORACLE_PRODUCER_POLICY(T, producer, dependencies) checkProducerPolicy<T>(c, producer, dependencies);
 
 TEST_CASE("Oracle: every policy and order of the golden headers, at every admissible value proven", "[oracle]") {
   struct Totals {
@@ -102,6 +129,7 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
   {
     GoldenCase c = load("examples/mlp/gpt3_mlp.dep", "gpt3_mlp.h");
     CUSYNC_GPT3_MLP_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_GPT3_MLP_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_GPT3_MLP_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     CHECK(c.bindings.size() > 3);
     totals.push_back({"gpt3_mlp", c.policyChecks, c.orderChecks});
@@ -109,6 +137,7 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
   {
     GoldenCase c = load("examples/mlp/llama_mlp.dep", "llama_mlp.h");
     CUSYNC_LLAMA_MLP_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_LLAMA_MLP_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_LLAMA_MLP_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     totals.push_back({"llama_mlp", c.policyChecks, c.orderChecks});
   }
@@ -116,12 +145,15 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     GoldenCase c = load("examples/attention/attention.dep", "attention.h");
     CHECK(c.bindings.size() == 8);  // B = 1 .. 8, every one
     CUSYNC_ATTENTION_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_ATTENTION_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_ATTENTION_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.producerPolicyChecks >= 2 * 8);  // g1 feeds dep1P and depTR1: each producer policy, for both, every B
     totals.push_back({"attention", c.policyChecks, c.orderChecks});
   }
   {
     GoldenCase c = load("examples/conv2d/conv2d.dep", "conv2d.h");
     CUSYNC_CONV2D_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_CONV2D_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_CONV2D_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     totals.push_back({"conv2d", c.policyChecks, c.orderChecks});
   }

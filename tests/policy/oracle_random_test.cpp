@@ -15,6 +15,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -106,10 +107,11 @@ struct Query {
   const oracle::EmittedPolicy* emittedPolicy = nullptr;
   oracle::Values binding;
   GridShape grid;
+  const oracle::EmittedProducerPolicy* emittedProducer = nullptr;  // a producer policy: checked for each reader
 };
 
 struct ShardTotals {
-  int specs = 0, rejected = 0, policyChecks = 0, orderChecks = 0;
+  int specs = 0, rejected = 0, policyChecks = 0, producerPolicyChecks = 0, orderChecks = 0;
   std::map<std::string, int> features, policyKinds;
 };
 
@@ -167,13 +169,23 @@ void runShard(int shard, int specsPerShard) {
     registrations << "#define P(T, ...) {\"" << name << "\", T::name, "
                   << "{&T::semaphoreCount, &T::sem, &T::value, &T::rankInSemaphore, nullptr}},\n"
                   << "#define O(T, ...) {\"" << name << "\", T::name, {nullptr, nullptr, nullptr, nullptr, &T::index}},\n"
-                  << "  " << header.macroStem << "_POLICIES(P)\n  " << header.macroStem << "_TILE_ORDERS(O)\n"
+                  << "  " << header.macroStem << "_POLICIES(P)\n  " << header.macroStem << "_PRODUCER_POLICIES(P)\n  "
+                  << header.macroStem << "_TILE_ORDERS(O)\n"
                   << "#undef P\n#undef O\n";
     for (const oracle::EmittedPolicy& policy : header.policies) {
       ++totals.policyKinds[policy.structName.substr(policy.structName.rfind('_') + 1)];
       for (std::size_t b = 0; b < (policy.symbolic ? bindings.back().size() : 1); ++b)
         queries.push_back({generated.size() - 1, policy.structName, true, &policy, bindings.back()[b],
                            oracle::shapeOf(g.spec, policy.producerGrid, bindings.back()[b])});
+    }
+    for (const oracle::EmittedProducerPolicy& policy : header.producerPolicies) {
+      ++totals.policyKinds["Producer_" + policy.structName.substr(policy.structName.rfind('_') + 1)];
+      for (std::size_t b = 0; b < (policy.symbolic ? bindings.back().size() : 1); ++b) {
+        Query query{generated.size() - 1, policy.structName, true, nullptr, bindings.back()[b],
+                    oracle::shapeOf(g.spec, policy.producerGrid, bindings.back()[b])};
+        query.emittedProducer = &policy;
+        queries.push_back(query);
+      }
     }
     for (const oracle::EmittedOrder& order : header.orders)
       for (std::size_t b = 0; b < (order.symbolic ? bindings.back().size() : 1); ++b)
@@ -221,24 +233,40 @@ void runShard(int shard, int specsPerShard) {
                                    [&](TileCoord t, GridShape) { return answer.at(t, 0, 3, 1); },
                                    [&](TileCoord t, GridShape) { return answer.at(t, 1, 3, 1); },
                                    [&](TileCoord t, GridShape) { return answer.at(t, 2, 3, 1); }};
+    std::vector<std::string> dependencies{q.emittedProducer ? q.emittedProducer->dependencies
+                                                            : std::vector<std::string>{q.emittedPolicy->dependency}};
+    const std::string& producer = q.emittedProducer ? q.emittedProducer->producerGrid : q.emittedPolicy->producerGrid;
+    int readers = 0;
     for (const spec::Dependency& d : g.spec.dependencies) {
-      if (d.name != q.emittedPolicy->dependency) continue;
+      if (std::find(dependencies.begin(), dependencies.end(), d.name) == dependencies.end()) continue;
       for (std::size_t p = 0; p < d.producers.size(); ++p) {
-        if (d.producers[p].grid != q.emittedPolicy->producerGrid) continue;
+        if (d.producers[p].grid != producer) continue;
         for (const std::string& failure : oracle::checkPolicy(policy, q.grid, oracle::readsOf(g.spec, d, p, q.binding)))
           FAIL_CHECK(failure);
         ++totals.policyChecks;
+        ++readers;
       }
+    }
+    if (q.emittedProducer) {
+      // A producer policy serves every dependency that reads its producer, and the list names all of them.
+      int expected = 0;
+      for (const spec::Dependency& d : g.spec.dependencies)
+        for (const spec::ProducerTiles& p : d.producers) expected += p.grid == producer ? 1 : 0;
+      CHECK(readers == expected);
+      CHECK(readers >= 2);
+      ++totals.producerPolicyChecks;
     }
   }
   std::string kinds, features;
   for (const auto& [kind, count] : totals.policyKinds) kinds += " " + kind + ":" + std::to_string(count);
   for (const auto& [feature, count] : totals.features) features += " " + feature + ":" + std::to_string(count);
   WARN("shard " << shard << ": " << totals.specs << " specs (" << totals.rejected << " rejected), "
-                << totals.policyChecks << " policy and " << totals.orderChecks << " order checks; policies" << kinds
+                << totals.policyChecks << " policy (" << totals.producerPolicyChecks << " producer policy) and "
+                << totals.orderChecks << " order checks; policies" << kinds
                 << "; shapes" << features);
   // The property must have been exercised, with the shapes the issue names.
   CHECK(totals.policyChecks > 4 * specsPerShard);
+  CHECK(totals.producerPolicyChecks > 0);
   for (const char* feature : {"diamond", "transpose", "symbolic x", "stride remainder", "block remainder", "scaled"})
     CHECK(totals.features[feature] > 0);
   if (std::getenv("CUSYNC_ORACLE_KEEP") == nullptr) std::filesystem::remove_all(directory);

@@ -41,8 +41,13 @@ EmittedHeader readHeader(const std::string& text) {
   while (std::getline(lines, line)) {
     if (line.rfind("#define CUSYNC_", 0) == 0) {
       std::string name = line.substr(8, line.find('(') - 8);
+      auto endsWith = [&](const std::string& tail) {
+        return name.size() > tail.size() && name.compare(name.size() - tail.size(), tail.size(), tail) == 0;
+      };
       auto suffix = name.rfind("_POLICIES");
-      if (suffix != std::string::npos && suffix + 9 == name.size()) {
+      if (endsWith("_PRODUCER_POLICIES")) {
+        list = "producer policies";
+      } else if (endsWith("_POLICIES")) {
         header.macroStem = name.substr(0, suffix);
         list = "policies";
       } else {
@@ -57,7 +62,12 @@ EmittedHeader readHeader(const std::string& text) {
     std::vector<std::string> f = fields(line);
     if (list == "policies" && f.size() == 4)
       header.policies.push_back({f[0], f[1], f[2], f[3], provenSymbolically(text, f[0])});
-    else if (list == "orders" && f.size() == 2)
+    else if (list == "producer policies" && f.size() == 3) {
+      std::vector<std::string> dependencies;
+      std::istringstream words(f[2]);
+      for (std::string word; words >> word;) dependencies.push_back(word);
+      header.producerPolicies.push_back({f[0], f[1], dependencies, provenSymbolically(text, f[0])});
+    } else if (list == "orders" && f.size() == 2)
       header.orders.push_back({f[0], f[1], provenSymbolically(text, f[0])});
   }
   return header;

@@ -13,6 +13,14 @@ struct EmittedPolicy {
   bool symbolic = false;
 };
 
+// A producer policy (producer_policy.h): one policy for every dependency that reads the producer.
+struct EmittedProducerPolicy {
+  std::string structName;
+  std::string producerGrid;
+  std::vector<std::string> dependencies;
+  bool symbolic = false;
+};
+
 struct EmittedOrder {
   std::string structName;
   std::string grid;
@@ -22,6 +30,7 @@ struct EmittedOrder {
 struct EmittedHeader {
   std::string macroStem;  // CUSYNC_<SPEC>
   std::vector<EmittedPolicy> policies;
+  std::vector<EmittedProducerPolicy> producerPolicies;
   std::vector<EmittedOrder> orders;
 };
 
