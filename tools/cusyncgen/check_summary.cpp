@@ -125,6 +125,12 @@ std::string checkSummary(const CheckedSpec& checked) {
         tiles += (tiles.empty() ? "" : ", ") + dsl::toString(t);
       }
       out += fmt::format("    producer {}: {}\n", producer.grid, tiles);
+      if (!producer.counted) {
+        out += fmt::format("      per consumer tile: {}; formula {} (from the spec, not checked)\n",
+                           producer.notCountedReason, producer.tilesPerConsumerFormula);
+        out += rangedSection(producer, grid);
+        continue;
+      }
       out += fmt::format("      per consumer tile: {}{}\n", describeTilesPerConsumer(producer, grid),
                          producer.tilesPerConsumerFormula.empty()
                              ? ""

@@ -65,13 +65,7 @@ std::optional<CheckedSpec> checkSpec(const Options& options, std::ostream& err, 
   auto boundModel = analysis::IslModel::build(*spec, boundOptions, diagnostics);
   if (!boundModel) return fail();
 
-  std::vector<analysis::DependencyFacts> facts;
-  try {
-    facts = analysis::computeDependencyFacts(*boundModel);
-  } catch (const std::length_error& error) {
-    diagnostics.error({}, fmt::format("{}; use smaller parameter values (-D) for the analysis", error.what()));
-    return fail();
-  }
+  std::vector<analysis::DependencyFacts> facts = analysis::computeDependencyFacts(*boundModel);
   printDiagnostics(diagnostics, sources, options.specPath, err);  // warnings, if any
   exitCode = kExitOk;
   return CheckedSpec{options.specPath,        std::move(*spec), std::move(*symbolicModel),
