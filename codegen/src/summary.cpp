@@ -102,9 +102,11 @@ std::string textSummary(const Generation& generation) {
   return out.str();
 }
 
-std::string jsonSummary(const Generation& generation) {
+std::string jsonSummary(const Generation& generation, const std::string& checkText) {
   std::ostringstream out;
-  out << "{\n  \"spec\": " << quoted(generation.specName) << ",\n  \"parameters\": {";
+  out << "{\n  \"spec\": " << quoted(generation.specName) << ",\n";
+  if (!checkText.empty()) out << "  \"check\": " << quoted(checkText) << ",\n";
+  out << "  \"parameters\": {";
   bool first = true;
   for (const auto& [name, value] : generation.parameterValues) {
     out << (first ? "" : ", ") << quoted(name) << ": " << value;

@@ -189,3 +189,27 @@ TEST_CASE("bad specs: a file that cannot be read", "[cli][errors]") {
   CHECK(result.exitCode == 1);
   CHECK_THAT(result.err, Catch::Contains("no_such_spec.dep: error: cannot read spec file"));
 }
+
+// Issue 16: `-o ""` wrote an empty-named header into the current folder; it is a usage error.
+TEST_CASE("cusyncgen -o with an empty directory is a usage error and writes nothing", "[cli]") {
+  std::string path = writeTemporaryFile("empty_output_dir.dep", kTwoGrids + "Dep d({g2, Tile(x, y)}, {g1, Tile(x, y)});");
+  auto result = runCusyncgen({path, "-o", ""});
+  CHECK(result.exitCode == 2);
+  CHECK_THAT(result.err, Catch::Contains("-o needs a directory: the one given is empty"));
+  CHECK(result.out.empty());
+  CHECK_FALSE(std::filesystem::exists("empty_output_dir.h"));
+  std::filesystem::remove("empty_output_dir.h");
+}
+
+// Issue 16: `--json --check` printed the text summary before the JSON; stdout is now one JSON document.
+TEST_CASE("cusyncgen --json --check prints only JSON, the check summary inside it", "[cli]") {
+  auto result = runCusyncgen({sourcePath("examples/mlp/gpt3_mlp.dep"), "--json", "--check"});
+  INFO(result.err);
+  REQUIRE(result.exitCode == 0);
+  CHECK(result.out.rfind("{\n", 0) == 0);
+  CHECK(result.out.size() > 2);
+  CHECK(result.out.substr(result.out.size() - 2) == "}\n");
+  CHECK_THAT(result.out, Catch::Contains("\"check\": \"spec gpt3_mlp ("));
+  CHECK_THAT(result.out, Catch::Contains("verdict: ok\\n"));
+  CHECK_THAT(result.out, !Catch::Contains("\nverdict: ok\n"));
+}

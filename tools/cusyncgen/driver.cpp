@@ -92,7 +92,8 @@ int runCusyncgen(const std::vector<std::string>& arguments, std::ostream& out, s
   auto checked = checkSpec(options, err, exitCode);
   if (!checked) return exitCode;
 
-  if (options.check) out << checkSummary(*checked);
+  // With --json, stdout is one JSON document: the --check summary goes into it as the field "check".
+  if (options.check && !options.json) out << checkSummary(*checked);
   // --check also lists the policy candidates with their proofs or the reason they were rejected.
   if (options.outputDirectory || options.json || options.check) return generate(*checked, options, out, err);
   if (!options.check) {
