@@ -1,5 +1,6 @@
 #include <cusync/codegen/affine_form.h>
 #include <cusync/codegen/header_emitter.h>
+#include <cusync/dsl/cpp_names.h>
 
 #include <algorithm>
 #include <cctype>
@@ -185,7 +186,8 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
     comment(out, "W holds for " + stage.waitKernelAvoidableFor + "; T holds for " + stage.customOrderAvoidableFor + ".");
   // Parameters are named after the grids, unless a grid's name is one of the struct's own members.
   auto parameterOf = [](const std::string& grid) {
-    bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy";
+    bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy" || grid == "GridShape" ||
+                   grid == "TileCoord";
     return clashes ? grid + "Grid" : grid;
   };
   auto parametersAndSum = [&](const std::vector<std::string>& grids) {
@@ -268,7 +270,10 @@ void emitRejected(std::ostringstream& out, const Generation& generation) {
 
 }  // namespace
 
-std::string specIdentifier(const std::string& specName) {
+namespace {
+
+// The spec name with every character outside [A-Za-z0-9_] replaced by '_' (and '_' before a leading digit).
+std::string sanitized(const std::string& specName) {
   std::string id = specName.empty() ? "spec" : specName;
   for (char& c : id)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
@@ -276,7 +281,17 @@ std::string specIdentifier(const std::string& specName) {
   return id;
 }
 
-std::string headerFileName(const Generation& generation) { return specIdentifier(generation.specName) + ".h"; }
+}  // namespace
+
+std::string specIdentifier(const std::string& specName) {
+  std::string id = sanitized(specName);
+  // A spec file class.dep names namespace cusync::generated::class_: a keyword cannot name a namespace.
+  if (dsl::isCppKeyword(id)) id += "_";
+  return id;
+}
+
+// The file keeps the spec's stem (class.dep -> class.h), which is what cusync_generate_policies expects.
+std::string headerFileName(const Generation& generation) { return sanitized(generation.specName) + ".h"; }
 
 std::string emitHeader(const Generation& generation, const std::string& sourceFile) {
   std::ostringstream out;
