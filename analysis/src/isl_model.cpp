@@ -94,6 +94,7 @@ class ModelBuilder {
       : state_(state), options_(options), diagnostics_(diagnostics) {}
 
   bool build() {
+    for (const auto& d : state_.spec.dimensions) declaredDimensions_.insert(d.name);
     checkNames();
     bindParameterValues();
     if (diagnostics_.hasErrors()) return false;
@@ -213,9 +214,7 @@ class ModelBuilder {
     }
     std::set<std::string> used;
     for (const auto& dimension : grid.dimensions) {
-      bool declared = false;
-      for (const auto& d : state_.spec.dimensions) declared = declared || d.name == dimension;
-      if (!declared) {
+      if (!declaredDimensions_.count(dimension)) {
         diagnostics_.error(grid.location, fmt::format("grid '{}' uses undeclared dimension '{}'", grid.name,
                                                       dimension));
         throw LoweringFailed{};
@@ -357,9 +356,28 @@ class ModelBuilder {
     throw LoweringFailed{};
   }
 
-  std::vector<std::string> dimensionNames() const {
+  // The dimension variables of one dependency: the declared dimensions its tiles, ForAlls and ranges mention, in
+  // declaration order. Only these, not every declared Dim: isl's spaces and constraints are dense in their
+  // variables, so a space over all n declared dimensions per dependency made memory grow as n^2 (10^5 names: 24 GB).
+  std::vector<std::string> dimensionNames(const spec::Dependency& dependency) const {
+    std::set<std::string> mentioned;
+    auto visit = [&](auto&& self, const spec::Expr& e) -> void {
+      if (e.kind == spec::Expr::Kind::Dimension) mentioned.insert(e.name);
+      for (const auto& operand : e.operands) self(self, operand);
+    };
+    for (const auto& c : dependency.consumerTile.coordinates) visit(visit, c);
+    for (const auto& producer : dependency.producers)
+      for (const auto& tileSet : producer.tiles) {
+        for (const auto& c : tileSet.tile.coordinates) visit(visit, c);
+        for (const auto& ranged : tileSet.ranges) {
+          mentioned.insert(ranged.dimension);
+          visit(visit, ranged.range.lower);
+          visit(visit, ranged.range.upper);
+        }
+      }
     std::vector<std::string> names;
-    for (const auto& d : state_.spec.dimensions) names.push_back(d.name);
+    for (const auto& d : state_.spec.dimensions)
+      if (mentioned.count(d.name)) names.push_back(d.name);
     return names;
   }
 
@@ -374,7 +392,7 @@ class ModelBuilder {
     }
 
     // The dimension variables, bound by the consumer tile: V = [x, y, ...] -> consumer tile.
-    std::vector<std::string> variables = dimensionNames();
+    std::vector<std::string> variables = dimensionNames(dependency);
     LoweringScope variableScope{lowering_->setSpace("", variables), {}, "tile coordinate",
                                 state_.spec.grids.size(), dependency.location};
     for (std::size_t i = 0; i < variables.size(); ++i) variableScope.dimensions[variables[i]] = static_cast<int>(i);
@@ -467,6 +485,7 @@ class ModelBuilder {
   }
 
   IslModel::State& state_;
+  std::set<std::string, std::less<>> declaredDimensions_;
   const ModelOptions& options_;
   dsl::Diagnostics& diagnostics_;
   std::optional<ExpressionLowering> lowering_;
