@@ -412,7 +412,8 @@ class ModelBuilder {
       }
       isl::map relation;
       for (const auto& tileSet : producer.tiles) {
-        isl::map variablesToProducer = tileSetMap(tileSet, producerGrid.grid, variables, dependency);
+        isl::map variablesToProducer = tileSetMap(tileSet, producerGrid.grid, variables, dependency, consumerMap,
+                                                  consumer.domain);
         isl::map tileRelation =
             consumerMap.reverse().apply_range(variablesToProducer).intersect_domain(consumer.domain);
         producerModel.tileSetRelations.push_back(tileRelation);
@@ -426,13 +427,18 @@ class ModelBuilder {
 
   // { V[x, y, ...] -> P[p] : p is a tile of the set for these variable values }. Ranged dimensions get their own
   // variables (appended after V), constrained to their range and then projected out.
+  // Range bounds may use the dimensions the consumer tile binds (Range(4*x, 4*x + 4): consumer tile x reads a block
+  // of four), read with the consumer's binding even for the dimension the ForAll rebinds; `consumerMap` and
+  // `consumerDomain` say which variable values are consumer tiles, for the emptiness check.
   isl::map tileSetMap(const spec::TileSet& tileSet, const spec::Grid& grid, const std::vector<std::string>& variables,
-                      const spec::Dependency& dependency) {
+                      const spec::Dependency& dependency, const isl::map& consumerMap,
+                      const isl::set& consumerDomain) {
     spec::SourceLocation location = tileSet.location.line > 0 ? tileSet.location : dependency.location;
     checkCoordinateCount(tileSet.tile, grid, location, "producer");
     std::vector<std::string> names = variables;
     std::map<std::string, int> bindings;
     for (std::size_t i = 0; i < variables.size(); ++i) bindings[variables[i]] = static_cast<int>(i);
+    const std::map<std::string, int> consumerBindings = bindings;
     std::set<std::string> ranged;
     for (const auto& r : tileSet.ranges) {
       if (bindings.count(r.dimension) == 0) {
@@ -454,10 +460,11 @@ class ModelBuilder {
     for (std::size_t j = 0; j < tileSet.ranges.size(); ++j) {
       const auto& r = tileSet.ranges[j];
       spec::SourceLocation rangeLocation = r.range.location.line > 0 ? r.range.location : location;
-      LoweringScope boundScope{space, {}, "range bound", state_.spec.grids.size(), rangeLocation};
+      LoweringScope boundScope{space, consumerBindings, "range bound", state_.spec.grids.size(), rangeLocation};
       isl::pw_aff lower = lowering_->lower(r.range.lower, boundScope);
       isl::pw_aff upper = lowering_->lower(r.range.upper, boundScope);
-      checkNonEmpty(r, rangeLocation);
+      checkNonEmpty(r, rangeLocation, lower, upper, variables.size(), tileSet.ranges.size(), consumerMap,
+                    consumerDomain);
       int position = static_cast<int>(variables.size() + j);
       isl::pw_aff variable = isl::manage(isl_pw_aff_from_aff(isl_aff_var_on_domain(
           isl_local_space_from_space(space.copy()), isl_dim_set, static_cast<unsigned>(position))));
@@ -470,16 +477,29 @@ class ModelBuilder {
                                            static_cast<unsigned>(tileSet.ranges.size())));
   }
 
-  // A ForAll over an empty range would make a consumer read nothing: certainly a spec mistake.
-  void checkNonEmpty(const spec::TileSet::RangedDimension& r, const spec::SourceLocation& location) {
-    auto scope = parameterScope("range bound", location);
-    scope.visibleGrids = state_.spec.grids.size();
-    isl::pw_aff lower = lowering_->lower(r.range.lower, scope);
-    isl::pw_aff upper = lowering_->lower(r.range.upper, scope);
-    isl::set empty = upper.le_set(lower).params().intersect(state_.parameterContext);
-    if (empty.is_empty()) return;
+  // A ForAll over an empty range would make a consumer read nothing: certainly a spec mistake. Checked for every
+  // consumer tile and admissible parameter value; the example names both.
+  void checkNonEmpty(const spec::TileSet::RangedDimension& r, const spec::SourceLocation& location,
+                     const isl::pw_aff& lower, const isl::pw_aff& upper, std::size_t variableCount,
+                     std::size_t rangedCount, const isl::map& consumerMap, const isl::set& consumerDomain) {
+    isl::set empty = isl::manage(isl_set_project_out(upper.le_set(lower).release(), isl_dim_set,
+                                                     static_cast<unsigned>(variableCount),
+                                                     static_cast<unsigned>(rangedCount)));
+    isl::set consumers = consumerMap.intersect_domain(empty).range().intersect(consumerDomain)
+                             .intersect_params(state_.parameterContext);
+    if (consumers.is_empty()) return;
     auto& d = diagnostics_.error(location, fmt::format("{} over '{}' is empty", dsl::toString(r.range), r.dimension));
-    ParameterValues example = sampleParameters(empty, state_.symbolic);
+    ParameterValues example = sampleParameters(consumers.params(), state_.symbolic);
+    isl::set atExample = fixParameters(consumers, example);
+    if (auto point = detail::firstPoint(atExample)) {
+      ConcreteTile tile;
+      const char* grid = isl_set_get_tuple_name(atExample.get());
+      tile.grid = grid ? grid : "";
+      for (int i = 0; i < static_cast<int>(isl_set_dim(atExample.get(), isl_dim_set)); ++i)
+        tile.coordinates.push_back(
+            detail::toInt64(isl::manage(isl_point_get_coordinate_val(point->get(), isl_dim_set, i))).value_or(0));
+      d.notes.push_back(fmt::format("for consumer tile {}", tile.toString()));
+    }
     if (!example.empty()) d.notes.push_back(fmt::format("with {}", describeParameters(example)));
     throw LoweringFailed{};
   }

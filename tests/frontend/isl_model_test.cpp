@@ -184,3 +184,22 @@ TEST_CASE("ranges must not be empty, constraints must hold, -D must name a param
              Catch::Contains("-D Q=1: the spec declares no parameter 'Q'"));
   CHECK_THAT(modelErrors(parseOrFail("")), Catch::Contains("the spec declares no dependency"));
 }
+
+// Issue 16: `Range(4*x, 4*x + 4)` was refused ("a range bound cannot depend on dimension 'x'"), though it is affine.
+// Range bounds read the consumer's binding of the dimensions, also of the one the ForAll rebinds.
+TEST_CASE("range bounds may depend on the consumer's dimensions", "[model]") {
+  auto model = modelOrFail(parseOrFail("Dim x, y;\nGrid g1(x, y, 16, 4);\nGrid g2(x, y, 4, 4);\n"
+                                       "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), x, Range(4*x, 4*x + 4))});"));
+  isl::map expected(model.ctx(), "{ g2[x, y] -> g1[x', y] : 0 <= x < 4 and 0 <= y < 4 and 4x <= x' < 4x + 4 }");
+  CHECK(model.dependency("d").producers[0].relation.is_equal(expected));
+  // A range empty for some consumer tile is an error naming one.
+  std::string empty = modelErrors(parseOrFail("Dim x, y;\nGrid g1(x, y, 16, 4);\nGrid g2(x, y, 4, 4);\n"
+                                              "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), x, Range(4*x, 6 - x))});"));
+  CHECK_THAT(empty, Catch::Contains("test.dep:4:52: error: Range(4*x, 6 - x) over 'x' is empty"));
+  CHECK_THAT(empty, Catch::Contains("note: for consumer tile g2[2, 0]"));
+  // The other dimension too: a consumer row reads the producer rows up to its own.
+  auto triangle = modelOrFail(parseOrFail("Dim x, y;\nGrid g1(x, y, 4, 4);\nGrid g2(x, y, 4, 4);\n"
+                                          "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), y, Range(0, y + 1))});"));
+  isl::map lower(triangle.ctx(), "{ g2[x, y] -> g1[x, y'] : 0 <= x < 4 and 0 <= y < 4 and 0 <= y' <= y }");
+  CHECK(triangle.dependency("d").producers[0].relation.is_equal(lower));
+}

@@ -267,7 +267,8 @@ void runShard(int shard, int specsPerShard) {
   // The property must have been exercised, with the shapes the issue names.
   CHECK(totals.policyChecks > 4 * specsPerShard);
   CHECK(totals.producerPolicyChecks > 0);
-  for (const char* feature : {"diamond", "transpose", "symbolic x", "stride remainder", "block remainder", "scaled"})
+  for (const char* feature :
+       {"diamond", "transpose", "symbolic x", "stride remainder", "block remainder", "scaled", "range from x"})
     CHECK(totals.features[feature] > 0);
   if (std::getenv("CUSYNC_ORACLE_KEEP") == nullptr) std::filesystem::remove_all(directory);
 }

@@ -86,7 +86,7 @@ class Generator {
     std::string g = "g" + std::to_string(p);
     GridShape3 C = P;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      switch (pick(0, 10)) {
+      switch (pick(0, 11)) {
         case 0: return {tile("x", "y"), C, "identity"};
         case 1:
           if (batched_) break;
@@ -133,6 +133,15 @@ class Generator {
         case 9:
           if (!batched_) break;
           return {"ForAll(" + tile("x", "y") + ", z, Range(" + g + ".z))", C, "whole batch"};
+        case 11: {  // a block of n tiles through a range that moves with the consumer: Range(n*x, n*x + n)
+          if (!P.x.constant()) break;
+          int n = pick(2, 3);
+          if (P.x.c < n) break;
+          C.x = {0, 0, P.x.c / n};
+          std::string from = std::to_string(n) + "*x";
+          return {"ForAll(" + tile("x", "y") + ", x, Range(" + from + ", " + from + " + " + std::to_string(n) + "))", C,
+                  "range from x"};
+        }
         case 10:
           C.x = {0, 0, pick(1, 3)};
           return {"ForAll(ForAll(" + tile("x", "y") + ", x, Range(" + g + ".x)), y, Range(" + g + ".y))", C,
