@@ -3,6 +3,7 @@
 #include <cusync/dsl/print.h>
 
 #include "expression_lowering.h"
+#include "parameter_products.h"
 #include "sampling.h"
 
 #include <isl/ctx.h>
@@ -98,8 +99,24 @@ class ModelBuilder {
     checkNames();
     bindParameterValues();
     if (diagnostics_.hasErrors()) return false;
+    detail::ParameterProducts products =
+        detail::findParameterProducts(isl::ctx(state_.context.get()), state_.spec, state_.values, state_.symbolic);
+    std::size_t firstProduct = state_.symbolic.size();
+    for (const auto& product : products.supported) {
+      state_.values[product.name] = detail::productValue(isl::ctx(state_.context.get()), state_.spec, state_.values,
+                                                         state_.symbolic, product);
+      state_.symbolic.push_back(product.name);
+    }
     lowering_.emplace(isl::ctx(state_.context.get()), state_.spec, state_.values, state_.symbolic, diagnostics_);
+    for (std::size_t i = 0; i < products.supported.size(); ++i)
+      lowering_->defineProduct(products.supported[i].name, static_cast<int>(firstProduct + i));
+    for (const auto& [name, why] : products.refusals) lowering_->refuseProduct(name, why);
     buildContext();
+    for (std::size_t i = 0; i < products.supported.size() && !diagnostics_.hasErrors(); ++i)
+      guarded([&] {
+        state_.parameterContext = state_.parameterContext.intersect(detail::productDefinition(
+            *lowering_, parameterScope("product", {}), products.supported[i], static_cast<int>(firstProduct + i)));
+      });
     if (diagnostics_.hasErrors()) return false;
     for (std::size_t g = 0; g < state_.spec.grids.size(); ++g) guarded([&] { buildGrid(g); });
     if (diagnostics_.hasErrors()) return false;

@@ -16,7 +16,8 @@ std::string extentValue(const analysis::GridModel& grid, std::size_t i) {
 std::string symbolicValues(const analysis::IslModel& bound, const analysis::IslModel& symbolic) {
   std::string out;
   for (const auto& name : symbolic.symbolicParameters()) {
-    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, bound.parameterValues().at(name));
+    // The symbolic model's values: they include products of symbolic parameters (B*S), which it adds.
+    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, symbolic.parameterValues().at(name));
   }
   return out;
 }
