@@ -158,11 +158,14 @@ std::vector<DependencyFacts> computeDependencyFacts(const IslModel& model) {
       };
       std::map<std::vector<std::int64_t>, PerConsumer> perConsumer;
       std::int64_t pairs = 0;
-      producer.relation.wrap().foreach_point([&](isl::point point) {
-        if (++pairs > kMaxEnumeratedPairs) {
-          throw std::length_error(fmt::format("dependency '{}' has more than {} tile pairs to enumerate",
-                                              facts.dependency, kMaxEnumeratedPairs));
-        }
+      struct TooManyPairs {};
+      try {
+        // The spec's own count bounds the pairs (tile sets may overlap, never exceed it): skip hopeless
+        // enumerations at once instead of after kMaxEnumeratedPairs points.
+        Formula bound = tilesPerConsumerFormula(p.tileSets);
+        if (bound.value && *bound.value > 0 && consumerTiles > kMaxEnumeratedPairs / *bound.value) throw TooManyPairs{};
+        producer.relation.wrap().foreach_point([&](isl::point point) {
+        if (++pairs > kMaxEnumeratedPairs) throw TooManyPairs{};
         TilePair pair = model.tilePairOf(point);
         auto& entry = perConsumer[pair.consumer.coordinates];
         if (entry.along.empty()) entry.along.resize(dimensions);
@@ -170,7 +173,18 @@ std::vector<DependencyFacts> computeDependencyFacts(const IslModel& model) {
           entry.along[d].insert(pair.producer.coordinates[d]);
         }
         entry.tiles.insert(std::move(pair.producer.coordinates));
-      });
+        });
+      } catch (const TooManyPairs&) {
+        // The counts are statistics (--check), not part of any proof or header: skip them, say so, go on.
+        p.counted = false;
+        p.notCountedReason = fmt::format("not counted: too many (consumer, producer) tile pairs at these "
+                                         "parameter values (the limit is {})",
+                                         kMaxEnumeratedPairs);
+        Formula formula = tilesPerConsumerFormula(p.tileSets);
+        p.tilesPerConsumerFormula = formula.text;
+        facts.producers.push_back(std::move(p));
+        continue;
+      }
       p.minTilesAlong.assign(dimensions, 0);
       p.maxTilesAlong.assign(dimensions, 0);
       bool first = true;

@@ -73,6 +73,17 @@ std::optional<std::int64_t> ExpressionLowering::constantValue(const isl::pw_aff&
   return toInt64(constant);
 }
 
+namespace {
+
+bool mentionsDimension(const spec::Expr& e) {
+  if (e.kind == spec::Expr::Kind::Dimension) return true;
+  for (const auto& operand : e.operands)
+    if (mentionsDimension(operand)) return true;
+  return false;
+}
+
+}  // namespace
+
 isl::pw_aff ExpressionLowering::lower(const spec::Expr& expr, const LoweringScope& scope) {
   // Deep expression trees come only from generated specs; the parser bounds nesting, this bounds the rest.
   struct DepthGuard {
@@ -157,6 +168,11 @@ isl::pw_aff ExpressionLowering::lower(const spec::Expr& expr, const LoweringScop
       bool leftConstant = isl_pw_aff_is_cst(left.get()) == isl_bool_true;
       bool rightConstant = isl_pw_aff_is_cst(right.get()) == isl_bool_true;
       if (!leftConstant && !rightConstant) {
+        if (auto product = products_.find(text); product != products_.end() && !mentionsDimension(expr))
+          return variable(scope, isl_dim_param, product->second);
+        if (auto refusal = productRefusals_.find(text); refusal != productRefusals_.end() && !mentionsDimension(expr))
+          fail(expr, scope, fmt::format("{} is not affine: '{}' multiplies two symbolic values; {}", scope.role,
+                                        text, refusal->second));
         fail(expr, scope, fmt::format("{} is not affine: '{}' multiplies {} by {}; one factor must be a constant "
                                       "(a number or concrete parameter)",
                                       scope.role, text, dsl::toString(expr.operands[0]),

@@ -39,6 +39,11 @@ class ExpressionLowering {
 
   isl::pw_aff lower(const spec::Expr& expr, const LoweringScope& scope);
 
+  // Products of two symbolic values (parameter_products.h): `name` (the product as written) lowers to the isl
+  // parameter at `parameterIndex`; a refused one fails with `why`.
+  void defineProduct(const std::string& name, int parameterIndex) { products_[name] = parameterIndex; }
+  void refuseProduct(const std::string& name, std::string why) { productRefusals_[name] = std::move(why); }
+
   // The value of a parameter-free, dimension-free pw_aff (e.g. a concrete extent); nullopt if not constant.
   static std::optional<std::int64_t> constantValue(const isl::pw_aff& value);
 
@@ -55,6 +60,8 @@ class ExpressionLowering {
   const ParameterValues& values_;
   std::vector<std::string> symbolic_;
   dsl::Diagnostics& diagnostics_;
+  std::map<std::string, int> products_;
+  std::map<std::string, std::string> productRefusals_;
   int depth_ = 0;
 };
 

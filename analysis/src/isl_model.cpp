@@ -1,7 +1,9 @@
 #include <cusync/analysis/isl_model.h>
+#include <cusync/analysis/stage_graph.h>
 #include <cusync/dsl/print.h>
 
 #include "expression_lowering.h"
+#include "parameter_products.h"
 #include "sampling.h"
 
 #include <isl/ctx.h>
@@ -10,6 +12,7 @@
 #include <isl/point.h>
 #include <isl/set.h>
 #include <isl/space.h>
+#include <isl/val.h>
 
 #include <fmt/format.h>
 
@@ -51,6 +54,20 @@ isl::map mapFromCoordinates(const std::vector<isl::pw_aff>& coordinates, const s
   return isl::manage(map);
 }
 
+std::string valText(const isl::val& value) {
+  char* raw = isl_val_to_str(value.get());
+  std::string out = raw ? raw : "?";
+  free(raw);
+  return out;
+}
+
+std::string parameterSetText(const isl::set& parameters) {
+  char* raw = isl_set_to_str(parameters.get());
+  std::string out = raw ? raw : "?";
+  free(raw);
+  return out;
+}
+
 }  // namespace
 
 struct IslModel::State {
@@ -78,11 +95,28 @@ class ModelBuilder {
       : state_(state), options_(options), diagnostics_(diagnostics) {}
 
   bool build() {
+    for (const auto& d : state_.spec.dimensions) declaredDimensions_.insert(d.name);
     checkNames();
     bindParameterValues();
     if (diagnostics_.hasErrors()) return false;
+    detail::ParameterProducts products =
+        detail::findParameterProducts(isl::ctx(state_.context.get()), state_.spec, state_.values, state_.symbolic);
+    std::size_t firstProduct = state_.symbolic.size();
+    for (const auto& product : products.supported) {
+      state_.values[product.name] = detail::productValue(isl::ctx(state_.context.get()), state_.spec, state_.values,
+                                                         state_.symbolic, product);
+      state_.symbolic.push_back(product.name);
+    }
     lowering_.emplace(isl::ctx(state_.context.get()), state_.spec, state_.values, state_.symbolic, diagnostics_);
+    for (std::size_t i = 0; i < products.supported.size(); ++i)
+      lowering_->defineProduct(products.supported[i].name, static_cast<int>(firstProduct + i));
+    for (const auto& [name, why] : products.refusals) lowering_->refuseProduct(name, why);
     buildContext();
+    for (std::size_t i = 0; i < products.supported.size() && !diagnostics_.hasErrors(); ++i)
+      guarded([&] {
+        state_.parameterContext = state_.parameterContext.intersect(detail::productDefinition(
+            *lowering_, parameterScope("product", {}), products.supported[i], static_cast<int>(firstProduct + i)));
+      });
     if (diagnostics_.hasErrors()) return false;
     for (std::size_t g = 0; g < state_.spec.grids.size(); ++g) guarded([&] { buildGrid(g); });
     if (diagnostics_.hasErrors()) return false;
@@ -90,6 +124,8 @@ class ModelBuilder {
     if (state_.spec.dependencies.empty()) {
       diagnostics_.error({}, "the spec declares no dependency (Dep); there is nothing to synchronize");
     }
+    // Cycles deadlock whatever the relations say, so a spec with one has no model to check policies against.
+    if (!diagnostics_.hasErrors()) checkStageGraph(state_.spec, diagnostics_);
     return !diagnostics_.hasErrors();
   }
 
@@ -195,9 +231,7 @@ class ModelBuilder {
     }
     std::set<std::string> used;
     for (const auto& dimension : grid.dimensions) {
-      bool declared = false;
-      for (const auto& d : state_.spec.dimensions) declared = declared || d.name == dimension;
-      if (!declared) {
+      if (!declaredDimensions_.count(dimension)) {
         diagnostics_.error(grid.location, fmt::format("grid '{}' uses undeclared dimension '{}'", grid.name,
                                                       dimension));
         throw LoweringFailed{};
@@ -210,8 +244,6 @@ class ModelBuilder {
 
     isl::space space = lowering_->setSpace(grid.name, grid.dimensions);
     isl::set domain = isl::set::universe(space);
-    std::int64_t tileCount = 1;
-    bool concrete = true;
     for (std::size_t i = 0; i < grid.extents.size(); ++i) {
       std::string role = fmt::format("extent of grid '{}'", grid.name);
       auto scope = parameterScope(role, grid.location);
@@ -219,14 +251,7 @@ class ModelBuilder {
       isl::pw_aff extent = lowering_->lower(grid.extents[i], scope);
       checkPositive(extent, grid, i);
       model.extents.push_back(extent);
-      auto value = ExpressionLowering::constantValue(extent);
-      model.extentValues.push_back(value);
-      if (value) {
-        tileCount = *value > kMaxTilesPerGrid / std::max<std::int64_t>(tileCount, 1) ? kMaxTilesPerGrid + 1
-                                                                                     : tileCount * *value;
-      } else {
-        concrete = false;
-      }
+      model.extentValues.push_back(ExpressionLowering::constantValue(extent));
       LoweringScope gridScope{space, {}, role, index, grid.location};
       isl::pw_aff extentOnGrid = lowering_->lower(grid.extents[i], gridScope);
       isl_local_space* local = isl_local_space_from_space(space.copy());
@@ -236,14 +261,71 @@ class ModelBuilder {
           isl_aff_zero_on_domain(isl_local_space_from_space(space.copy()))));
       domain = domain.intersect(coordinate.ge_set(zero)).intersect(coordinate.lt_set(extentOnGrid));
     }
-    if (concrete && tileCount > kMaxTilesPerGrid) {
-      diagnostics_.error(grid.location, fmt::format("grid '{}' has more than {} tiles; the runtime indexes tiles "
-                                                    "with 32 bits",
-                                                    grid.name, kMaxTilesPerGrid));
-      throw LoweringFailed{};
-    }
+    checkTileCount(model);
     model.domain = domain;
     state_.grids.push_back(std::move(model));
+  }
+
+  isl::pw_aff parameterConstant(std::int64_t value) const {
+    isl::space parameters = parameterSpace();
+    return isl::manage(isl_pw_aff_from_aff(isl_aff_val_on_domain(
+        isl_local_space_from_space(parameters.copy()), isl_val_int_from_si(state_.context.get(), value))));
+  }
+
+  // The runtime counts a grid's tiles in 32 bits (GridShape::tileCount, a stage's tickets) and generated functions
+  // compute in std::uint32_t, while isl computes with unbounded integers: a grid must have at most
+  // kMaxTilesPerGrid tiles for every admissible parameter value, or what is proven is not what runs. The count is
+  // exact when at most one extent depends on a symbolic parameter (it is then affine); otherwise isl cannot
+  // multiply the extents, and the product of their maxima bounds it.
+  void checkTileCount(const GridModel& model) {
+    const spec::Grid& grid = model.grid;
+    std::vector<isl::val> maxima;
+    int varying = 0;
+    for (std::size_t i = 0; i < model.extents.size(); ++i) {
+      isl::pw_aff extent = model.extents[i].intersect_params(state_.parameterContext);
+      isl::val maximum = extent.max_val();
+      if (maximum.is_infty()) {
+        const spec::Expr& expr = grid.extents[i];
+        auto& d = diagnostics_.error(
+            ExpressionLowering::locationOf(expr, grid.location),
+            fmt::format("{} extent of grid '{}' ({}) has no upper bound for the admissible parameter values; the "
+                        "runtime counts a grid's tiles in 32 bits (at most {}), so bound the symbolic parameters "
+                        "it uses with Where(...)",
+                        kExtentNames[i], grid.name, dsl::toString(expr), kMaxTilesPerGrid));
+        d.notes.push_back(fmt::format("admissible: {}", parameterSetText(state_.parameterContext)));
+        throw LoweringFailed{};
+      }
+      maxima.push_back(maximum);
+      varying += isl_pw_aff_is_cst(model.extents[i].get()) == isl_bool_true ? 0 : 1;
+    }
+    isl::val limit(isl::ctx(state_.context.get()), kMaxTilesPerGrid);
+    isl::val largest = maxima.front();
+    for (std::size_t i = 1; i < maxima.size(); ++i) largest = largest.mul(maxima[i]);
+    if (largest.le(limit)) return;
+    std::vector<std::string> notes;
+    if (varying <= 1) {
+      isl::pw_aff count = model.extents.front();
+      for (std::size_t i = 1; i < model.extents.size(); ++i) count = count.mul(model.extents[i]);
+      count = count.intersect_params(state_.parameterContext);
+      largest = count.max_val();
+      if (largest.le(limit)) return;
+      ParameterValues example =
+          sampleParameters(count.gt_set(parameterConstant(kMaxTilesPerGrid)).params(), state_.symbolic);
+      if (!example.empty()) notes.push_back(fmt::format("with {}", describeParameters(example)));
+    } else {
+      notes.push_back("isl cannot multiply two extents that depend on symbolic parameters; the count is bounded by "
+                      "the product of the extents' maxima, so bound the parameters so that this product fits");
+    }
+    for (std::size_t i = 0; i < maxima.size(); ++i)
+      notes.push_back(fmt::format("{} extent {} is at most {}", kExtentNames[i], dsl::toString(grid.extents[i]),
+                                  valText(maxima[i])));
+    auto& d = diagnostics_.error(grid.location,
+                                 fmt::format("grid '{}' {} up to {} tiles for the admissible parameter values; the "
+                                             "runtime counts a grid's tiles in 32 bits (at most {})",
+                                             grid.name, varying <= 1 ? "has" : "may have", valText(largest),
+                                             kMaxTilesPerGrid));
+    d.notes = std::move(notes);
+    throw LoweringFailed{};
   }
 
   // Extents must be >= 1 for every admissible parameter value; otherwise one counterexample is reported.
@@ -291,9 +373,28 @@ class ModelBuilder {
     throw LoweringFailed{};
   }
 
-  std::vector<std::string> dimensionNames() const {
+  // The dimension variables of one dependency: the declared dimensions its tiles, ForAlls and ranges mention, in
+  // declaration order. Only these, not every declared Dim: isl's spaces and constraints are dense in their
+  // variables, so a space over all n declared dimensions per dependency made memory grow as n^2 (10^5 names: 24 GB).
+  std::vector<std::string> dimensionNames(const spec::Dependency& dependency) const {
+    std::set<std::string> mentioned;
+    auto visit = [&](auto&& self, const spec::Expr& e) -> void {
+      if (e.kind == spec::Expr::Kind::Dimension) mentioned.insert(e.name);
+      for (const auto& operand : e.operands) self(self, operand);
+    };
+    for (const auto& c : dependency.consumerTile.coordinates) visit(visit, c);
+    for (const auto& producer : dependency.producers)
+      for (const auto& tileSet : producer.tiles) {
+        for (const auto& c : tileSet.tile.coordinates) visit(visit, c);
+        for (const auto& ranged : tileSet.ranges) {
+          mentioned.insert(ranged.dimension);
+          visit(visit, ranged.range.lower);
+          visit(visit, ranged.range.upper);
+        }
+      }
     std::vector<std::string> names;
-    for (const auto& d : state_.spec.dimensions) names.push_back(d.name);
+    for (const auto& d : state_.spec.dimensions)
+      if (mentioned.count(d.name)) names.push_back(d.name);
     return names;
   }
 
@@ -308,7 +409,7 @@ class ModelBuilder {
     }
 
     // The dimension variables, bound by the consumer tile: V = [x, y, ...] -> consumer tile.
-    std::vector<std::string> variables = dimensionNames();
+    std::vector<std::string> variables = dimensionNames(dependency);
     LoweringScope variableScope{lowering_->setSpace("", variables), {}, "tile coordinate",
                                 state_.spec.grids.size(), dependency.location};
     for (std::size_t i = 0; i < variables.size(); ++i) variableScope.dimensions[variables[i]] = static_cast<int>(i);
@@ -328,7 +429,8 @@ class ModelBuilder {
       }
       isl::map relation;
       for (const auto& tileSet : producer.tiles) {
-        isl::map variablesToProducer = tileSetMap(tileSet, producerGrid.grid, variables, dependency);
+        isl::map variablesToProducer = tileSetMap(tileSet, producerGrid.grid, variables, dependency, consumerMap,
+                                                  consumer.domain);
         isl::map tileRelation =
             consumerMap.reverse().apply_range(variablesToProducer).intersect_domain(consumer.domain);
         producerModel.tileSetRelations.push_back(tileRelation);
@@ -342,13 +444,18 @@ class ModelBuilder {
 
   // { V[x, y, ...] -> P[p] : p is a tile of the set for these variable values }. Ranged dimensions get their own
   // variables (appended after V), constrained to their range and then projected out.
+  // Range bounds may use the dimensions the consumer tile binds (Range(4*x, 4*x + 4): consumer tile x reads a block
+  // of four), read with the consumer's binding even for the dimension the ForAll rebinds; `consumerMap` and
+  // `consumerDomain` say which variable values are consumer tiles, for the emptiness check.
   isl::map tileSetMap(const spec::TileSet& tileSet, const spec::Grid& grid, const std::vector<std::string>& variables,
-                      const spec::Dependency& dependency) {
+                      const spec::Dependency& dependency, const isl::map& consumerMap,
+                      const isl::set& consumerDomain) {
     spec::SourceLocation location = tileSet.location.line > 0 ? tileSet.location : dependency.location;
     checkCoordinateCount(tileSet.tile, grid, location, "producer");
     std::vector<std::string> names = variables;
     std::map<std::string, int> bindings;
     for (std::size_t i = 0; i < variables.size(); ++i) bindings[variables[i]] = static_cast<int>(i);
+    const std::map<std::string, int> consumerBindings = bindings;
     std::set<std::string> ranged;
     for (const auto& r : tileSet.ranges) {
       if (bindings.count(r.dimension) == 0) {
@@ -370,10 +477,11 @@ class ModelBuilder {
     for (std::size_t j = 0; j < tileSet.ranges.size(); ++j) {
       const auto& r = tileSet.ranges[j];
       spec::SourceLocation rangeLocation = r.range.location.line > 0 ? r.range.location : location;
-      LoweringScope boundScope{space, {}, "range bound", state_.spec.grids.size(), rangeLocation};
+      LoweringScope boundScope{space, consumerBindings, "range bound", state_.spec.grids.size(), rangeLocation};
       isl::pw_aff lower = lowering_->lower(r.range.lower, boundScope);
       isl::pw_aff upper = lowering_->lower(r.range.upper, boundScope);
-      checkNonEmpty(r, rangeLocation);
+      checkNonEmpty(r, rangeLocation, lower, upper, variables.size(), tileSet.ranges.size(), consumerMap,
+                    consumerDomain);
       int position = static_cast<int>(variables.size() + j);
       isl::pw_aff variable = isl::manage(isl_pw_aff_from_aff(isl_aff_var_on_domain(
           isl_local_space_from_space(space.copy()), isl_dim_set, static_cast<unsigned>(position))));
@@ -386,21 +494,35 @@ class ModelBuilder {
                                            static_cast<unsigned>(tileSet.ranges.size())));
   }
 
-  // A ForAll over an empty range would make a consumer read nothing: certainly a spec mistake.
-  void checkNonEmpty(const spec::TileSet::RangedDimension& r, const spec::SourceLocation& location) {
-    auto scope = parameterScope("range bound", location);
-    scope.visibleGrids = state_.spec.grids.size();
-    isl::pw_aff lower = lowering_->lower(r.range.lower, scope);
-    isl::pw_aff upper = lowering_->lower(r.range.upper, scope);
-    isl::set empty = upper.le_set(lower).params().intersect(state_.parameterContext);
-    if (empty.is_empty()) return;
+  // A ForAll over an empty range would make a consumer read nothing: certainly a spec mistake. Checked for every
+  // consumer tile and admissible parameter value; the example names both.
+  void checkNonEmpty(const spec::TileSet::RangedDimension& r, const spec::SourceLocation& location,
+                     const isl::pw_aff& lower, const isl::pw_aff& upper, std::size_t variableCount,
+                     std::size_t rangedCount, const isl::map& consumerMap, const isl::set& consumerDomain) {
+    isl::set empty = isl::manage(isl_set_project_out(upper.le_set(lower).release(), isl_dim_set,
+                                                     static_cast<unsigned>(variableCount),
+                                                     static_cast<unsigned>(rangedCount)));
+    isl::set consumers = consumerMap.intersect_domain(empty).range().intersect(consumerDomain)
+                             .intersect_params(state_.parameterContext);
+    if (consumers.is_empty()) return;
     auto& d = diagnostics_.error(location, fmt::format("{} over '{}' is empty", dsl::toString(r.range), r.dimension));
-    ParameterValues example = sampleParameters(empty, state_.symbolic);
+    ParameterValues example = sampleParameters(consumers.params(), state_.symbolic);
+    isl::set atExample = fixParameters(consumers, example);
+    if (auto point = detail::firstPoint(atExample)) {
+      ConcreteTile tile;
+      const char* grid = isl_set_get_tuple_name(atExample.get());
+      tile.grid = grid ? grid : "";
+      for (int i = 0; i < static_cast<int>(isl_set_dim(atExample.get(), isl_dim_set)); ++i)
+        tile.coordinates.push_back(
+            detail::toInt64(isl::manage(isl_point_get_coordinate_val(point->get(), isl_dim_set, i))).value_or(0));
+      d.notes.push_back(fmt::format("for consumer tile {}", tile.toString()));
+    }
     if (!example.empty()) d.notes.push_back(fmt::format("with {}", describeParameters(example)));
     throw LoweringFailed{};
   }
 
   IslModel::State& state_;
+  std::set<std::string, std::less<>> declaredDimensions_;
   const ModelOptions& options_;
   dsl::Diagnostics& diagnostics_;
   std::optional<ExpressionLowering> lowering_;

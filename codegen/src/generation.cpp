@@ -1,5 +1,6 @@
 #include <cusync/codegen/chain_order.h>
 #include <cusync/codegen/generation.h>
+#include <cusync/codegen/integer_width.h>
 
 #include <algorithm>
 
@@ -16,6 +17,30 @@ Proof guarded(Prove prove) {
     proof.failure = std::string("isl could not decide the proof: ") + error.what();
     return proof;
   }
+}
+
+// A proof in unbounded integers covers the emitted code only if its std::uint32_t arithmetic cannot wrap
+// (integer_width.h): checked for every function the struct emits, over all admissible parameter values.
+void requireEmittedWidth(const ProofModels& models, const std::string& grid,
+                         const std::vector<std::pair<std::string, const IndexExpression*>>& functions, Proof& proof) {
+  if (!proof.proven) return;
+  for (const auto& [name, expression] : functions) {
+    WidthProof width;
+    try {
+      width = proveFitsEmittedType(models.symbolic, grid, *expression, name);
+    } catch (const isl::exception& error) {
+      width = {false, std::string("isl could not bound the values ") + name + " computes: " + error.what(), ""};
+    }
+    if (!width.fits) {
+      proof.proven = false;
+      proof.failure = width.failure;
+      proof.counterexample = width.counterexample;
+      return;
+    }
+  }
+  proof.statement += "; and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) "
+                     "for every admissible parameter value, so its " + std::string(kEmittedTypeName) +
+                     " arithmetic does not wrap";
 }
 
 bool uniformValue(const ProofModels& models, const PolicyResult& policy) {
@@ -36,6 +61,11 @@ void addOrder(const ProofModels& models, Generation& generation, TileOrderCandid
   TileOrderResult result{std::move(candidate), {}, ""};
   const std::string& grid = result.order.grid;
   result.proof = guarded([&] { return proveTileOrder(models, grid, result.order.index); });
+  // A chain order also computes the consumer tile and grid it hands to the consumer's order.
+  std::vector<std::pair<std::string, const IndexExpression*>> functions{{"index", &result.order.index}};
+  for (const IndexExpression& e : result.order.semaphoreCoordinates) functions.push_back({"index", &e});
+  for (const IndexExpression& e : result.order.semaphoreExtents) functions.push_back({"index", &e});
+  requireEmittedWidth(models, grid, functions, result.proof);
   for (const TileOrderResult& earlier : generation.orders) {
     if (!result.proof.proven) break;
     if (earlier.order.grid == grid && earlier.proof.proven && earlier.sameAs.empty() &&
@@ -51,12 +81,21 @@ void addOrder(const ProofModels& models, Generation& generation, TileOrderCandid
 
 bool Generation::allProven() const {
   return std::all_of(policies.begin(), policies.end(), [](const PolicyResult& p) { return p.proof.proven; }) &&
+         std::all_of(producerPolicies.begin(), producerPolicies.end(),
+                     [](const ProducerPolicyResult& p) { return p.proof.proven; }) &&
          std::all_of(orders.begin(), orders.end(), [](const TileOrderResult& o) { return o.proof.proven; });
 }
 
 std::vector<const PolicyResult*> Generation::emittedPolicies() const {
   std::vector<const PolicyResult*> emitted;
   for (const PolicyResult& policy : policies)
+    if (policy.proof.proven) emitted.push_back(&policy);
+  return emitted;
+}
+
+std::vector<const ProducerPolicyResult*> Generation::emittedProducerPolicies() const {
+  std::vector<const ProducerPolicyResult*> emitted;
+  for (const ProducerPolicyResult& policy : producerPolicies)
     if (policy.proof.proven) emitted.push_back(&policy);
   return emitted;
 }
@@ -83,7 +122,24 @@ Generation generate(const ProofModels& models, const OptimizationOptions& option
     PolicyResult result{std::move(candidate), {}, {}};
     result.functions = policyFunctions(result.candidate);
     result.proof = guarded([&] { return provePolicy(models, result.candidate, result.functions); });
+    const PolicyFunctions& f = result.functions;
+    requireEmittedWidth(models, result.candidate.producerGrid,
+                        {{"semaphoreCount", &f.semaphoreCount}, {"sem", &f.semaphore}, {"value", &f.value},
+                         {"rankInSemaphore", &f.rankInSemaphore}},
+                        result.proof);
     generation.policies.push_back(std::move(result));
+  }
+
+  // A stage posts under one policy: producers read by several dependencies get policies proven for all of them.
+  std::vector<PolicyCandidate> candidates;
+  for (const PolicyResult& policy : generation.policies) candidates.push_back(policy.candidate);
+  generation.producerPolicies = deriveProducerPolicies(models, candidates);
+  for (ProducerPolicyResult& policy : generation.producerPolicies) {
+    const PolicyFunctions& f = policy.functions;
+    requireEmittedWidth(models, policy.producerGrid,
+                        {{"semaphoreCount", &f.semaphoreCount}, {"sem", &f.semaphore}, {"value", &f.value},
+                         {"rankInSemaphore", &f.rankInSemaphore}},
+                        policy.proof);
   }
 
   // Orders per grid in declaration order: RowMajor first, then the grouped orders of the proven policies.

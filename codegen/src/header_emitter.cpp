@@ -1,8 +1,10 @@
 #include <cusync/codegen/affine_form.h>
 #include <cusync/codegen/header_emitter.h>
+#include <cusync/dsl/cpp_names.h>
 
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <sstream>
 
 namespace cusync::codegen {
@@ -63,7 +65,10 @@ void emitParameters(std::ostringstream& out, const Generation& generation) {
     if (symbolic)
       out << "// " << parameter.name << ": symbolic (example value " << value << ")\n";
     else
-      out << "inline constexpr std::int64_t " << parameter.name << " = " << value << ";\n";
+      // INT64_MIN has no literal: -9223372036854775808 is the negation of a literal that does not fit.
+      out << "inline constexpr std::int64_t " << parameter.name << " = "
+          << (value == std::numeric_limits<std::int64_t>::min() ? "-9223372036854775807 - 1" : std::to_string(value))
+          << ";\n";
   }
   out << "}  // namespace parameters\n\n";
 }
@@ -98,6 +103,34 @@ void emitPolicy(std::ostringstream& out, const PolicyResult& policy, const Gener
   const PolicyFunctions& f = policy.functions;
   out << "struct " << c.structName() << " {\n";
   out << "  static constexpr const char* name = \"" << c.structName() << "\";\n";
+  emitFunction(out, "semaphoreCount", f.semaphoreCount, false);
+  emitFunction(out, "sem", f.semaphore, true);
+  emitFunction(out, "value", f.value, true);
+  out << "  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.\n";
+  emitFunction(out, "rankInSemaphore", f.rankInSemaphore, true);
+  out << "};\n\n";
+}
+
+void emitProducerPolicy(std::ostringstream& out, const ProducerPolicyResult& policy, const Generation& generation,
+                        const std::string& sourceFile) {
+  std::string readers;
+  for (const ProducerReader& reader : policy.readers) {
+    const spec::Dependency* dependency = findDependency(generation.spec, reader.dependency);
+    readers += (readers.empty() ? "" : ", ") + std::string("`") + reader.dependency + "`" +
+               (dependency ? location(dependency->location, sourceFile) : "") + " (a " + reader.consumerGrid +
+               " tile waits for the " + policy.producerGrid + " tiles it reads)";
+  }
+  comment(out, policy.producerGrid + " is read by " + std::to_string(policy.readers.size()) + " dependencies: " +
+                   readers + ". A stage posts under one policy, so every consumer of " + policy.producerGrid +
+                   " waits through this one. " + policy.policy + ":");
+  for (const std::string& line : policy.rationale) comment(out, "  - " + line);
+  if (!policy.proof.exact)
+    comment(out, "Over-approximates: consumers may wait for producer tiles they do not read, e.g. " +
+                     policy.proof.overApproximation + ".");
+  comment(out, proofSentence(policy.proof));
+  const PolicyFunctions& f = policy.functions;
+  out << "struct " << policy.structName() << " {\n";
+  out << "  static constexpr const char* name = \"" << policy.structName() << "\";\n";
   emitFunction(out, "semaphoreCount", f.semaphoreCount, false);
   emitFunction(out, "sem", f.semaphore, true);
   emitFunction(out, "value", f.value, true);
@@ -153,14 +186,16 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
     comment(out, "W holds for " + stage.waitKernelAvoidableFor + "; T holds for " + stage.customOrderAvoidableFor + ".");
   // Parameters are named after the grids, unless a grid's name is one of the struct's own members.
   auto parameterOf = [](const std::string& grid) {
-    bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy";
+    bool clashes = grid == "slots" || grid == "smCount" || grid == "occupancy" || grid == "GridShape" ||
+                   grid == "TileCoord";
     return clashes ? grid + "Grid" : grid;
   };
   auto parametersAndSum = [&](const std::vector<std::string>& grids) {
     std::string parameters, sum;
     for (const std::string& grid : grids) {
       parameters += (parameters.empty() ? "" : ", ") + std::string("GridShape ") + parameterOf(grid);
-      sum += (sum.empty() ? "" : " + ") + parameterOf(grid) + ".tileCount()";
+      // In 64 bits: each count fits 32 bits (the model checks it), their sum over a chain need not.
+      sum += (sum.empty() ? "std::uint64_t{" + parameterOf(grid) + ".tileCount()}" : " + " + parameterOf(grid) + ".tileCount()");
     }
     return std::make_pair(parameters, sum);
   };
@@ -169,7 +204,7 @@ void emitOptimizations(std::ostringstream& out, const StageOptimization& stage, 
   out << "struct Optimizations_" << stage.dependency << " {\n";
   out << "  static constexpr std::uint32_t smCount = " << generation.optimizationOptions.smCount << ";\n";
   out << "  static constexpr std::uint32_t occupancy = " << stage.occupancy << ";\n";
-  out << "  static constexpr std::uint32_t slots = smCount * occupancy;\n";
+  out << "  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;\n";
   // Long parameter lists (chains) go on their own line, to stay within the line length.
   auto signature = [&](const std::string& name, const std::string& parameters) {
     std::string line = "  " + std::string(kHostDevice) + " bool " + name + "(" + parameters + ") {";
@@ -194,6 +229,12 @@ void emitLists(std::ostringstream& out, const Generation& generation, const std:
     out << " \\\n  X(" << ns << "::" << policy->candidate.structName() << ", \"" << policy->candidate.dependency
         << "\", \"" << policy->candidate.producerGrid << "\", \"" << policy->candidate.consumerGrid << "\")";
   out << "\n";
+  out << "// Every producer policy as X(type, producer grid, \"dependencies it serves\"), space-separated.\n";
+  out << "#define " << stem << "_PRODUCER_POLICIES(X)";
+  for (const ProducerPolicyResult* policy : generation.emittedProducerPolicies())
+    out << " \\\n  X(" << ns << "::" << policy->structName() << ", \"" << policy->producerGrid << "\", \""
+        << policy->dependencyList() << "\")";
+  out << "\n";
   out << "#define " << stem << "_TILE_ORDERS(X)";
   for (const TileOrderResult* order : generation.emittedOrders())
     out << " \\\n  X(" << ns << "::" << order->order.structName() << ", \"" << order->order.grid << "\")";
@@ -205,6 +246,10 @@ void emitRejected(std::ostringstream& out, const Generation& generation) {
   for (const PolicyResult& policy : generation.policies)
     if (!policy.proof.proven)
       lines.push_back(policy.candidate.structName() + ": " + policy.proof.failure +
+                      (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample));
+  for (const ProducerPolicyResult& policy : generation.producerPolicies)
+    if (!policy.proof.proven)
+      lines.push_back(policy.structName() + ": " + policy.proof.failure +
                       (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample));
   for (const DroppedCandidate& dropped : generation.dropped)
     lines.push_back("dependency " + dropped.dependency + ", producer " + dropped.producerGrid + ", " +
@@ -225,7 +270,10 @@ void emitRejected(std::ostringstream& out, const Generation& generation) {
 
 }  // namespace
 
-std::string specIdentifier(const std::string& specName) {
+namespace {
+
+// The spec name with every character outside [A-Za-z0-9_] replaced by '_' (and '_' before a leading digit).
+std::string sanitized(const std::string& specName) {
   std::string id = specName.empty() ? "spec" : specName;
   for (char& c : id)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_') c = '_';
@@ -233,7 +281,17 @@ std::string specIdentifier(const std::string& specName) {
   return id;
 }
 
-std::string headerFileName(const Generation& generation) { return specIdentifier(generation.specName) + ".h"; }
+}  // namespace
+
+std::string specIdentifier(const std::string& specName) {
+  std::string id = sanitized(specName);
+  // A spec file class.dep names namespace cusync::generated::class_: a keyword cannot name a namespace.
+  if (dsl::isCppKeyword(id)) id += "_";
+  return id;
+}
+
+// The file keeps the spec's stem (class.dep -> class.h), which is what cusync_generate_policies expects.
+std::string headerFileName(const Generation& generation) { return sanitized(generation.specName) + ".h"; }
 
 std::string emitHeader(const Generation& generation, const std::string& sourceFile) {
   std::ostringstream out;
@@ -250,6 +308,11 @@ std::string emitHeader(const Generation& generation, const std::string& sourceFi
   emitParameters(out, generation);
   out << "// ---- Policies -------------------------------------------------------------------------------------\n\n";
   for (const PolicyResult* policy : generation.emittedPolicies()) emitPolicy(out, *policy, generation, sourceFile);
+  if (!generation.emittedProducerPolicies().empty()) {
+    out << "// ---- Producer policies: one per producer read by several dependencies ----------------------------\n\n";
+    for (const ProducerPolicyResult* policy : generation.emittedProducerPolicies())
+      emitProducerPolicy(out, *policy, generation, sourceFile);
+  }
   out << "// ---- Tile orders ----------------------------------------------------------------------------------\n\n";
   for (const TileOrderResult* order : generation.emittedOrders()) emitOrder(out, *order);
   out << "// ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------\n\n";

@@ -70,7 +70,15 @@ void addChoice(DimensionAnalysis& analysis, DimensionGrouping grouping, std::str
 void rangedGrouping(const ProducerContext& c, int dimension, const spec::TileSet::RangedDimension& ranged,
                     DimensionAnalysis& analysis) {
   auto lower = evaluate(ranged.range.lower, c.expressions), upper = evaluate(ranged.range.upper, c.expressions);
-  if (!lower || !upper || *upper - *lower <= 1) return;
+  if (!lower || !upper) {
+    // Bounds that move with the consumer tile (Range(4*x, 4*x + 4)): a constant length if they move together.
+    auto lowerForm = affineForm(ranged.range.lower, c.expressions);
+    auto upperForm = affineForm(ranged.range.upper, c.expressions);
+    if (!lowerForm || !upperForm || lowerForm->coefficients != upperForm->coefficients) return;
+    lower = lowerForm->offset;
+    upper = upperForm->offset;
+  }
+  if (*upper - *lower <= 1) return;
   std::string length = dsl::toString(ranged.range.upper) + " - " + dsl::toString(ranged.range.lower);
   if (involvesSymbolicParameter(ranged.range.lower, c.expressions) ||
       involvesSymbolicParameter(ranged.range.upper, c.expressions)) {

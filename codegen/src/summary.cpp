@@ -67,6 +67,15 @@ std::string textSummary(const Generation& generation) {
           << (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample) << "\n";
     }
   }
+  for (const ProducerPolicyResult& policy : generation.producerPolicies) {
+    out << "  " << policy.structName() << " (for " << policy.dependencyList() << "): ";
+    if (policy.proof.proven)
+      out << "proven (" << scopeWord(policy.proof) << ", " << policy.proof.parameters << ")"
+          << (policy.proof.exact ? "" : "; over-approximates, e.g. " + policy.proof.overApproximation) << "\n";
+    else
+      out << "REJECTED: " << policy.proof.failure
+          << (policy.proof.counterexample.empty() ? "" : "; counterexample " + policy.proof.counterexample) << "\n";
+  }
   for (const DroppedCandidate& dropped : generation.dropped)
     out << "  dependency " << dropped.dependency << " <- " << dropped.producerGrid << ": " << dropped.description
         << " not offered: " << dropped.reason << "\n";
@@ -93,9 +102,11 @@ std::string textSummary(const Generation& generation) {
   return out.str();
 }
 
-std::string jsonSummary(const Generation& generation) {
+std::string jsonSummary(const Generation& generation, const std::string& checkText) {
   std::ostringstream out;
-  out << "{\n  \"spec\": " << quoted(generation.specName) << ",\n  \"parameters\": {";
+  out << "{\n  \"spec\": " << quoted(generation.specName) << ",\n";
+  if (!checkText.empty()) out << "  \"check\": " << quoted(checkText) << ",\n";
+  out << "  \"parameters\": {";
   bool first = true;
   for (const auto& [name, value] : generation.parameterValues) {
     out << (first ? "" : ", ") << quoted(name) << ": " << value;
@@ -119,6 +130,18 @@ std::string jsonSummary(const Generation& generation) {
     for (std::size_t d = 0; d < c.dimensions.size(); ++d)
       out << (d ? ", " : "") << quoted(groupingName(c.dimensions[d]));
     out << "], \"proof\": " << jsonProof(policy.proof) << "}";
+    first = false;
+  }
+  out << "\n  ],\n  \"producerPolicies\": [";
+  first = true;
+  for (const ProducerPolicyResult& policy : generation.producerPolicies) {
+    out << (first ? "\n" : ",\n") << "    {\"struct\": " << quoted(policy.structName()) << ", \"policy\": "
+        << quoted(policy.policy) << ", \"producer\": " << quoted(policy.producerGrid) << ", \"dependencies\": [";
+    for (std::size_t r = 0; r < policy.readers.size(); ++r)
+      out << (r ? ", " : "") << "{\"dependency\": " << quoted(policy.readers[r].dependency) << ", \"consumer\": "
+          << quoted(policy.readers[r].consumerGrid) << ", \"proof\": " << jsonProof(policy.readers[r].proof) << "}";
+    out << "], \"emitted\": " << (policy.proof.proven ? "true" : "false") << ", \"exact\": "
+        << (policy.proof.exact ? "true" : "false") << ", \"proof\": " << jsonProof(policy.proof) << "}";
     first = false;
   }
   out << "\n  ],\n  \"dropped\": [";

@@ -1,3 +1,4 @@
+#include <cusync/dsl/cpp_names.h>
 #include <cusync/dsl/limits.h>
 #include <cusync/dsl/parser.h>
 
@@ -122,6 +123,11 @@ class Parser {
     const Token& name = expect(TokenKind::Identifier, fmt::format("(the {}'s name)", what));
     std::string text(name.text);
     if (isReserved(text)) fail(name, fmt::format("'{}' is a word of the notation and cannot name a {}", text, what));
+    // A .dep file is also C++, and names reach the generated header: they must be usable C++ identifiers.
+    if (auto why = unusableCppName(text))
+      fail(name, fmt::format("'{}' cannot name a {}: {} (a spec is also C++, and its names appear in the "
+                             "generated header)",
+                             text, what, *why));
     if (auto it = symbols_.find(text); it != symbols_.end()) {
       auto& d = diagnostics_.error(locationOf(name), fmt::format("redeclaration of '{}'", text));
       const auto& previous = it->second.location;

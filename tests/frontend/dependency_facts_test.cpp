@@ -5,6 +5,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+
 using namespace cusync;
 
 namespace {
@@ -82,4 +84,41 @@ TEST_CASE("a count that depends on the consumer tile is reported as a range", "[
 TEST_CASE("facts need a parameter-free model", "[facts]") {
   auto model = test::modelOrFail(test::parseOrFail(bundled("examples/mlp/gpt3_mlp.dep")));
   CHECK_THROWS_AS(analysis::computeDependencyFacts(model), std::invalid_argument);
+}
+
+// Issue 16: "more than 2000000 tile pairs" stopped generation for GPT-3 at M = 65536, though no header depends on
+// these statistics. Past the limit they are skipped with a note, and generation goes on.
+namespace {
+
+std::string gpt3UpToM65536() {
+  std::string text = bundled("examples/mlp/gpt3_mlp.dep");
+  text.replace(text.find("M <= 4096"), 9, "M <= 65536");
+  return text;
+}
+
+}  // namespace
+
+TEST_CASE("facts: a relation past the enumeration limit is not counted, with a note, and does not throw",
+          "[facts]") {
+  auto facts = factsOf(gpt3UpToM65536(), {{"M", 65536}});
+  REQUIRE(facts.size() == 1);
+  const auto& producer = facts[0].producers.at(0);
+  CHECK_FALSE(producer.counted);
+  CHECK_THAT(producer.notCountedReason, Catch::Contains("not counted"));
+  CHECK(producer.tilesPerConsumerFormula == "g1.x");
+  CHECK(facts[0].consumerTiles == 96 * 512);
+  // Below the limit everything is counted as before.
+  CHECK(factsOf(gpt3UpToM65536(), {{"M", 1024}})[0].producers.at(0).counted);
+}
+
+TEST_CASE("facts: cusyncgen generates GPT-3 at M = 65536 and says the statistics were skipped", "[facts][cli]") {
+  std::string path = test::writeTemporaryFile("gpt3_big.dep", gpt3UpToM65536());
+  std::string out = path + ".out";
+  auto result = test::runCusyncgen({path, "-D", "M=65536", "--check", "-o", out});
+  INFO(result.err);
+  CHECK(result.exitCode == 0);
+  CHECK_THAT(result.out, Catch::Contains("per consumer tile: not counted: too many (consumer, producer) tile pairs"));
+  CHECK_THAT(result.out, Catch::Contains("verdict: ok"));
+  CHECK_THAT(test::readFile(out + "/gpt3_big.h"), Catch::Contains("struct Dep_dep_g1_RowSync {"));
+  std::filesystem::remove_all(out);
 }

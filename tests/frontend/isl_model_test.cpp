@@ -2,6 +2,8 @@
 // (non-affine expressions, division by zero, extents that are not positive, wrong tile arity, ...).
 #include "spec_test_support.h"
 
+#include <cusync/analysis/bounds_check.h>
+
 #include <cusync/analysis/isl_model.h>
 #include <cusync/dsl/parser.h>
 
@@ -121,7 +123,8 @@ TEST_CASE("non-affine tile coordinates are errors at the expression", "[model][e
 TEST_CASE("division by zero is an error", "[model][errors]") {
   auto spec = parseOrFail("Param T = 0;\nDim x;\nGrid g(x, 4/T);\nDep d({g, Tile(x)}, {g, Tile(x)});");
   CHECK_THAT(modelErrors(spec), Catch::Contains("test.dep:3:12: error: division by zero: in '4/T', T is 0"));
-  auto byOverride = parseOrFail("Param T = 2;\nDim x;\nGrid g(x, 4);\nDep d({g, Tile(x)}, {g, Tile(x % T)});");
+  auto byOverride =
+      parseOrFail("Param T = 2;\nDim x;\nGrid g(x, 4);\nGrid h(x, 4);\nDep d({h, Tile(x)}, {g, Tile(x % T)});");
   CHECK(modelErrors(byOverride).empty());
   CHECK_THAT(modelErrors(byOverride, {{{"T", 0}}, false}), Catch::Contains("division by zero: in 'x % T', T is 0"));
 }
@@ -138,8 +141,8 @@ TEST_CASE("extents must be at least 1, for every admissible symbolic value", "[m
   CHECK_THAT(symbolic, Catch::Contains("x extent of grid 'g' is 0 (M/128 = 0)"));
   CHECK_THAT(symbolic, Catch::Contains("note: with M = 1"));
   // Constrained so that it cannot be 0: accepted.
-  CHECK(modelErrors(parseOrFail("Symbolic M = 1024;\nWhere(M >= 128);\nDim x;\nGrid g(x, M/128);\n"
-                                "Dep d({g, Tile(x)}, {g, Tile(x)});"))
+  CHECK(modelErrors(parseOrFail("Symbolic M = 1024;\nWhere(M >= 128, M <= 8192);\nDim x;\nGrid g(x, M/128);\n"
+                                "Grid h(x, M/128);\nDep d({h, Tile(x)}, {g, Tile(x)});"))
             .empty());
 }
 
@@ -182,4 +185,60 @@ TEST_CASE("ranges must not be empty, constraints must hold, -D must name a param
   CHECK_THAT(modelErrors(parseOrFail("Dim x;\nGrid g(x, 4);\nDep d({g, Tile(x)}, {g, Tile(x)});"), {{{"Q", 1}}, false}),
              Catch::Contains("-D Q=1: the spec declares no parameter 'Q'"));
   CHECK_THAT(modelErrors(parseOrFail("")), Catch::Contains("the spec declares no dependency"));
+}
+
+// Issue 16: `Range(4*x, 4*x + 4)` was refused ("a range bound cannot depend on dimension 'x'"), though it is affine.
+// Range bounds read the consumer's binding of the dimensions, also of the one the ForAll rebinds.
+TEST_CASE("range bounds may depend on the consumer's dimensions", "[model]") {
+  auto model = modelOrFail(parseOrFail("Dim x, y;\nGrid g1(x, y, 16, 4);\nGrid g2(x, y, 4, 4);\n"
+                                       "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), x, Range(4*x, 4*x + 4))});"));
+  isl::map expected(model.ctx(), "{ g2[x, y] -> g1[x', y] : 0 <= x < 4 and 0 <= y < 4 and 4x <= x' < 4x + 4 }");
+  CHECK(model.dependency("d").producers[0].relation.is_equal(expected));
+  // A range empty for some consumer tile is an error naming one.
+  std::string empty = modelErrors(parseOrFail("Dim x, y;\nGrid g1(x, y, 16, 4);\nGrid g2(x, y, 4, 4);\n"
+                                              "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), x, Range(4*x, 6 - x))});"));
+  CHECK_THAT(empty, Catch::Contains("test.dep:4:52: error: Range(4*x, 6 - x) over 'x' is empty"));
+  CHECK_THAT(empty, Catch::Contains("note: for consumer tile g2[2, 0]"));
+  // The other dimension too: a consumer row reads the producer rows up to its own.
+  auto triangle = modelOrFail(parseOrFail("Dim x, y;\nGrid g1(x, y, 4, 4);\nGrid g2(x, y, 4, 4);\n"
+                                          "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), y, Range(0, y + 1))});"));
+  isl::map lower(triangle.ctx(), "{ g2[x, y] -> g1[x, y'] : 0 <= x < 4 and 0 <= y < 4 and 0 <= y' <= y }");
+  CHECK(triangle.dependency("d").producers[0].relation.is_equal(lower));
+}
+
+// Issue 16: `B*S` with both symbolic (as the paper's attention spec writes it) was refused. It is taken by cases
+// over the factor with few values: a fresh parameter B*S, exactly constrained to B times S.
+TEST_CASE("a product of two symbolic parameters is a fresh parameter, exactly constrained", "[model]") {
+  std::string spec = "Symbolic B = 2, S = 4;\nWhere(B >= 1, B <= 4, S >= 1, S <= 64);\nDim x, y;\n"
+                     "Grid g1(x, y, 4, B*S);\nGrid g2(x, y, 2, B*S);\n"
+                     "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), x, Range(g1.x))});";
+  auto model = modelOrFail(parseOrFail(spec));
+  CHECK(model.symbolicParameters() == std::vector<std::string>{"B", "S", "B*S"});
+  CHECK(model.parameterValues().at("B*S") == 8);
+  // Exact: every admissible (B, S, B*S) has B*S == B * S, and every B * S is admissible.
+  isl::set context = model.context();
+  for (int b = 1; b <= 4; ++b)
+    for (int s : {1, 7, 64}) {
+      INFO("B = " << b << ", S = " << s);
+      CHECK_FALSE(analysis::fixParameters(context, {{"B", b}, {"S", s}, {"B*S", b * s}}).is_empty());
+      CHECK(analysis::fixParameters(context, {{"B", b}, {"S", s}, {"B*S", b * s + 1}}).is_empty());
+    }
+  // A read past the product's rows is found with consistent values.
+  std::string past = spec;
+  past.replace(past.find("Range(g1.x))"), 12, "Range(g1.x)), Tile(x, y + 1)");
+  auto shifted = modelOrFail(parseOrFail(past));
+  dsl::Diagnostics diagnostics;
+  auto violations = analysis::checkBounds(shifted, diagnostics);
+  REQUIRE(violations.size() == 1);
+  const auto& values = violations[0].parameters;
+  CHECK(values.at("B*S") == values.at("B") * values.at("S"));
+}
+
+TEST_CASE("a product of two symbolic parameters with many values each is refused, saying why", "[model][errors]") {
+  std::string errors = modelErrors(parseOrFail("Symbolic B = 2, S = 4;\nWhere(B >= 1, B <= 100, S >= 1, S <= 100);\n"
+                                               "Dim x;\nGrid g1(x, B*S);\nGrid g2(x, 4);\nDep d({g2, Tile(x)}, {g1, Tile(x)});"));
+  CHECK_THAT(errors, Catch::Contains("test.dep:4:13: error: extent of grid 'g1' is not affine: 'B*S' multiplies two "
+                                     "symbolic values; isl takes a product of two symbolic values by cases over a "
+                                     "factor with at most 64 values under the constraints, and here B in [1, 100] and "
+                                     "S in [1, 100]"));
 }

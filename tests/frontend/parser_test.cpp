@@ -205,3 +205,20 @@ TEST_CASE("hostile input ends in errors, not crashes or hangs", "[parser][errors
   std::string huge(dsl::kMaxSpecFileBytes + 1, ' ');
   CHECK_THAT(parseErrors(huge), Catch::Contains("the limit is 1048576 bytes"));
 }
+
+// Issue 16: `Param int` produced a header that did not compile. Every declared name must be usable in C++.
+TEST_CASE("C++ keywords and reserved identifiers cannot name declarations, at their location", "[parser][errors]") {
+  CHECK_THAT(parseErrors("Param int = 4;"),
+             Catch::Contains("test.dep:1:7: error: 'int' cannot name a parameter: it is a C++ keyword"));
+  CHECK_THAT(parseErrors("Param A = 1;\nDim x, class;"),
+             Catch::Contains("test.dep:2:8: error: 'class' cannot name a dimension: it is a C++ keyword"));
+  CHECK_THAT(parseErrors("Dim x;\nGrid new(x, 4);"), Catch::Contains("'new' cannot name a grid"));
+  CHECK_THAT(parseErrors("Dim x;\nGrid g(x, 4), h(x, 4);\nDep and({h, Tile(x)}, {g, Tile(x)});"),
+             Catch::Contains("'and' cannot name a dependency: it is a C++ keyword"));
+  CHECK_THAT(parseErrors("Symbolic __M = 4;"), Catch::Contains("C++ reserves it for the implementation"));
+  CHECK_THAT(parseErrors("Param _Tile = 4;"), Catch::Contains("C++ reserves it for the implementation"));
+  CHECK_THAT(parseErrors("Param CUSYNC_HOST_DEVICE = 4;"), Catch::Contains("the runtime's macros"));
+  CHECK_THAT(parseErrors("Param int = 4;"), Catch::Contains("  Param int = 4;\n        ^\n"));
+  // Near misses are fine.
+  CHECK(parseErrors("Param int8 = 4, Class = 2, _m = 1;").empty());
+}

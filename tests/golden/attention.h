@@ -27,7 +27,8 @@ inline constexpr std::int64_t TileN = 128;
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep1P_g1_TileSync {
   static constexpr const char* name = "Dep_dep1P_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -52,7 +53,8 @@ struct Dep_dep1P_g1_TileSync {
 // g1[x' = 35, y' = 0] : B = 8 }.
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep1P_g1_StridedSync {
   static constexpr const char* name = "Dep_dep1P_g1_StridedSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -77,7 +79,8 @@ struct Dep_dep1P_g1_StridedSync {
 // g1[x' = 0, y' = 0] : B = 8 }.
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep1P_g1_RowSync {
   static constexpr const char* name = "Dep_dep1P_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -99,7 +102,8 @@ struct Dep_dep1P_g1_RowSync {
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
 // every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depPR_gP_TileSync {
   static constexpr const char* name = "Dep_depPR_gP_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -122,7 +126,8 @@ struct Dep_depPR_gP_TileSync {
 // - y: every consumer tile reads all gP.y tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
 // every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depPR_gP_ColumnSync {
   static constexpr const char* name = "Dep_depPR_gP_ColumnSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -147,7 +152,8 @@ struct Dep_depPR_gP_ColumnSync {
 // gP[x' = 0, y' = 0] : B = 8 }.
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
 // every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depPR_gP_RowSync {
   static constexpr const char* name = "Dep_depPR_gP_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -170,7 +176,8 @@ struct Dep_depPR_gP_RowSync {
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gR tile p has 0 <= sem(p) < semaphoreCount, and
 // every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depTR1_gR_TileSync {
   static constexpr const char* name = "Dep_depTR1_gR_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -195,7 +202,8 @@ struct Dep_depTR1_gR_TileSync {
 // gR[x' = 0, y' = 0] : B = 8 }.
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gR tile p has 0 <= sem(p) < semaphoreCount, and
 // every gR tile p read by a gT tile has value(p) == |{p' in gR : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depTR1_gR_RowSync {
   static constexpr const char* name = "Dep_depTR1_gR_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -218,7 +226,8 @@ struct Dep_depTR1_gR_RowSync {
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depTR1_g1_TileSync {
   static constexpr const char* name = "Dep_depTR1_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -243,7 +252,8 @@ struct Dep_depTR1_g1_TileSync {
 // g1[x' = 23, y' = 0] : B = 8 }.
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gT tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_depTR1_g1_RowSync {
   static constexpr const char* name = "Dep_depTR1_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -265,7 +275,8 @@ struct Dep_depTR1_g1_RowSync {
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
 // every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep23_gT_TileSync {
   static constexpr const char* name = "Dep_dep23_gT_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -287,9 +298,96 @@ struct Dep_dep23_gT_TileSync {
 // - x: every consumer tile reads all gT.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
 // every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep23_gT_RowSync {
   static constexpr const char* name = "Dep_dep23_gT_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// ---- Producer policies: one per producer read by several dependencies ----------------------------
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. TileSync:
+// - as derived for dependency dep1P: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_TileSync {
+  static constexpr const char* name = "Producer_g1_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. StridedSync:
+// - as derived for dependency dep1P: x: a consumer tile reads 2 tiles at offsets {0, H/(8*TileN)}, stride 12
+// (H/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 11, y = 0] ->
+// g1[x' = 35, y' = 0] : B = 8 } (dependency dep1P).
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_StridedSync {
+  static constexpr const char* name = "Producer_g1_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (12u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 12u) + (12u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 12u)) / 12u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 12u);
+  }
+};
+
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// posts under one policy, so every consumer of g1 waits through this one. RowSync:
+// - as derived for dependency dep1P: one semaphore per producer row, offered for every dependency (the paper's
+// RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 1, y = 0] ->
+// g1[x' = 0, y' = 0] : B = 8 } (dependency dep1P).
+// Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
+// separately: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and every g1 tile p
+// read by a consumer tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from
+// those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in
+// [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_g1_RowSync {
+  static constexpr const char* name = "Producer_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return grid.y;
   }
@@ -309,7 +407,8 @@ struct Dep_dep23_gT_RowSync {
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g1 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -320,7 +419,8 @@ struct Order_g1_RowMajor {
 // Tile order of g1: the tiles of each Dep_dep1P_g1_StridedSync semaphore consecutively, semaphores in increasing
 // order (what one gP tile waits for is produced together).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g1 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g1_GroupedBy_StridedSync_dep1P {
   static constexpr const char* name = "Order_g1_GroupedBy_StridedSync_dep1P";
   using Policy = Dep_dep1P_g1_StridedSync;
@@ -331,7 +431,8 @@ struct Order_g1_GroupedBy_StridedSync_dep1P {
 
 // Tile order of gP: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gP tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_gP_RowMajor {
   static constexpr const char* name = "Order_gP_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -342,8 +443,10 @@ struct Order_gP_RowMajor {
 // Tile order of gP: the tiles of each Dep_depPR_gP_ColumnSync semaphore consecutively, semaphores in increasing
 // order (what one gR tile waits for is produced together).
 // Proven with isl concretely: for the parameter values B = 2, H = 12288, S = 512, TileM = 128, TileN = 128: index
-// is a bijection from the gP tiles onto [0, tileCount). Scope: not quasi-affine in the symbolic parameters
-// (product of two non-constant factors: (tile.x * grid.y)), so proven for the given values only.
+// is a bijection from the gP tiles onto [0, tileCount); and every value the emitted code computes, intermediate
+// ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not
+// wrap. Scope: not quasi-affine in the symbolic parameters (product of two non-constant factors: (tile.x *
+// grid.y)), so proven for the given values only.
 struct Order_gP_GroupedBy_ColumnSync_depPR {
   static constexpr const char* name = "Order_gP_GroupedBy_ColumnSync_depPR";
   using Policy = Dep_depPR_gP_ColumnSync;
@@ -354,7 +457,8 @@ struct Order_gP_GroupedBy_ColumnSync_depPR {
 
 // Tile order of gR: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gR tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_gR_RowMajor {
   static constexpr const char* name = "Order_gR_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -364,7 +468,8 @@ struct Order_gR_RowMajor {
 
 // Tile order of gT: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the gT tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_gT_RowMajor {
   static constexpr const char* name = "Order_gT_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -374,7 +479,8 @@ struct Order_gT_RowMajor {
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 8: index is a bijection from the g2 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -385,8 +491,10 @@ struct Order_g2_RowMajor {
 // Tile order of g1: the tiles of each Dep_dep1P_g1_StridedSync semaphore consecutively, semaphores in the order
 // Order_gP_GroupedBy_ColumnSync_depPR processes the gP tiles waiting on them (a chain order).
 // Proven with isl concretely: for the parameter values B = 2, H = 12288, S = 512, TileM = 128, TileN = 128: index
-// is a bijection from the g1 tiles onto [0, tileCount). Scope: not quasi-affine in the symbolic parameters
-// (product of two non-constant factors: ((tile.x % 12u) * grid.y)), so proven for the given values only.
+// is a bijection from the g1 tiles onto [0, tileCount); and every value the emitted code computes, intermediate
+// ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not
+// wrap. Scope: not quasi-affine in the symbolic parameters (product of two non-constant factors: ((tile.x % 12u) *
+// grid.y)), so proven for the given values only.
 struct Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR {
   static constexpr const char* name = "Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR";
   using Policy = Dep_dep1P_g1_StridedSync;
@@ -410,12 +518,12 @@ struct Order_g1_Chain_StridedSync_dep1P_GroupedBy_ColumnSync_depPR {
 struct Optimizations_dep1P {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape gP, GridShape g1) {
-    return gP.tileCount() + g1.tileCount() <= slots;
+    return std::uint64_t{gP.tileCount()} + g1.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gP, GridShape g1) {
-    return gP.tileCount() + g1.tileCount() <= 2 * slots;
+    return std::uint64_t{gP.tileCount()} + g1.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -429,12 +537,12 @@ struct Optimizations_dep1P {
 struct Optimizations_depPR {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape gR, GridShape g1, GridShape gP) {
-    return gR.tileCount() + g1.tileCount() + gP.tileCount() <= slots;
+    return std::uint64_t{gR.tileCount()} + g1.tileCount() + gP.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gR, GridShape gP) {
-    return gR.tileCount() + gP.tileCount() <= 2 * slots;
+    return std::uint64_t{gR.tileCount()} + gP.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = true;
@@ -448,13 +556,13 @@ struct Optimizations_depPR {
 struct Optimizations_depTR1 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
       GridShape gT, GridShape g1, GridShape gP, GridShape gR) {
-    return gT.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() <= slots;
+    return std::uint64_t{gT.tileCount()} + g1.tileCount() + gP.tileCount() + gR.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gT, GridShape g1, GridShape gR) {
-    return gT.tileCount() + g1.tileCount() + gR.tileCount() <= 2 * slots;
+    return std::uint64_t{gT.tileCount()} + g1.tileCount() + gR.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -468,13 +576,13 @@ struct Optimizations_depTR1 {
 struct Optimizations_dep23 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
       GridShape g2, GridShape g1, GridShape gP, GridShape gR, GridShape gT) {
-    return g2.tileCount() + g1.tileCount() + gP.tileCount() + gR.tileCount() + gT.tileCount() <= slots;
+    return std::uint64_t{g2.tileCount()} + g1.tileCount() + gP.tileCount() + gR.tileCount() + gT.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape gT) {
-    return g2.tileCount() + gT.tileCount() <= 2 * slots;
+    return std::uint64_t{g2.tileCount()} + gT.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -497,6 +605,11 @@ struct Optimizations_dep23 {
   X(cusync::generated::attention::Dep_depTR1_g1_RowSync, "depTR1", "g1", "gT") \
   X(cusync::generated::attention::Dep_dep23_gT_TileSync, "dep23", "gT", "g2") \
   X(cusync::generated::attention::Dep_dep23_gT_RowSync, "dep23", "gT", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_ATTENTION_PRODUCER_POLICIES(X) \
+  X(cusync::generated::attention::Producer_g1_TileSync, "g1", "dep1P depTR1") \
+  X(cusync::generated::attention::Producer_g1_StridedSync, "g1", "dep1P depTR1") \
+  X(cusync::generated::attention::Producer_g1_RowSync, "g1", "dep1P depTR1")
 #define CUSYNC_ATTENTION_TILE_ORDERS(X) \
   X(cusync::generated::attention::Order_g1_RowMajor, "g1") \
   X(cusync::generated::attention::Order_g1_GroupedBy_StridedSync_dep1P, "g1") \

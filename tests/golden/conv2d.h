@@ -29,7 +29,8 @@ inline constexpr std::int64_t TileN = 128;
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 32: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep_g1_Conv2DTileSync {
   static constexpr const char* name = "Dep_dep_g1_Conv2DTileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -54,7 +55,8 @@ struct Dep_dep_g1_Conv2DTileSync {
 // g1[x' = 1, y' = 0] : B = 32 }.
 // Proven with isl symbolically: for all B with 0 < B <= 32: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_dep_g1_RowSync {
   static constexpr const char* name = "Dep_dep_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -76,7 +78,8 @@ struct Dep_dep_g1_RowSync {
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 32: index is a bijection from the g1 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -86,7 +89,8 @@ struct Order_g1_RowMajor {
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all B with 0 < B <= 32: index is a bijection from the g2 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -104,12 +108,12 @@ struct Order_g2_RowMajor {
 struct Optimizations_dep {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape g2, GridShape g1) {
-    return g2.tileCount() + g1.tileCount() <= slots;
+    return std::uint64_t{g2.tileCount()} + g1.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape g1) {
-    return g2.tileCount() + g1.tileCount() <= 2 * slots;
+    return std::uint64_t{g2.tileCount()} + g1.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -122,6 +126,8 @@ struct Optimizations_dep {
 #define CUSYNC_CONV2D_POLICIES(X) \
   X(cusync::generated::conv2d::Dep_dep_g1_Conv2DTileSync, "dep", "g1", "g2") \
   X(cusync::generated::conv2d::Dep_dep_g1_RowSync, "dep", "g1", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_CONV2D_PRODUCER_POLICIES(X)
 #define CUSYNC_CONV2D_TILE_ORDERS(X) \
   X(cusync::generated::conv2d::Order_g1_RowMajor, "g1") \
   X(cusync::generated::conv2d::Order_g2_RowMajor, "g2")

@@ -27,7 +27,8 @@ inline constexpr std::int64_t TileN = 64;
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
 // and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_swiglu_g1_TileSync {
   static constexpr const char* name = "Dep_swiglu_g1_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -49,7 +50,8 @@ struct Dep_swiglu_g1_TileSync {
 // - x: a consumer tile reads 2 tiles at offsets {0, F/(8*TileN)}, stride 43 (F/(8*TileN))
 // Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
 // and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_swiglu_g1_StridedSync {
   static constexpr const char* name = "Dep_swiglu_g1_StridedSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -74,7 +76,8 @@ struct Dep_swiglu_g1_StridedSync {
 // g1[x' = 85, y' = 0] : M = 4096 }.
 // Proven with isl symbolically: for all M with 0 < M <= 4096: every g1 tile p has 0 <= sem(p) < semaphoreCount,
 // and every g1 tile p read by a gs tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_swiglu_g1_RowSync {
   static constexpr const char* name = "Dep_swiglu_g1_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -96,7 +99,8 @@ struct Dep_swiglu_g1_RowSync {
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all M with 0 < M <= 4096: every gs tile p has 0 <= sem(p) < semaphoreCount,
 // and every gs tile p read by a g2 tile has value(p) == |{p' in gs : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_down_gs_TileSync {
   static constexpr const char* name = "Dep_down_gs_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -118,7 +122,8 @@ struct Dep_down_gs_TileSync {
 // - x: every consumer tile reads all gs.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all M with 0 < M <= 4096: every gs tile p has 0 <= sem(p) < semaphoreCount,
 // and every gs tile p read by a g2 tile has value(p) == |{p' in gs : sem(p') == sem(p)}| (rankInSemaphore is a
-// bijection from those tiles onto [0, value(p))).
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Dep_down_gs_RowSync {
   static constexpr const char* name = "Dep_down_gs_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -140,7 +145,8 @@ struct Dep_down_gs_RowSync {
 
 // Tile order of g1: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g1 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g1_RowMajor {
   static constexpr const char* name = "Order_g1_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -151,7 +157,8 @@ struct Order_g1_RowMajor {
 // Tile order of g1: the tiles of each Dep_swiglu_g1_StridedSync semaphore consecutively, semaphores in increasing
 // order (what one gs tile waits for is produced together).
 // Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g1 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g1_GroupedBy_StridedSync_swiglu {
   static constexpr const char* name = "Order_g1_GroupedBy_StridedSync_swiglu";
   using Policy = Dep_swiglu_g1_StridedSync;
@@ -162,7 +169,8 @@ struct Order_g1_GroupedBy_StridedSync_swiglu {
 
 // Tile order of gs: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the gs tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_gs_RowMajor {
   static constexpr const char* name = "Order_gs_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -172,7 +180,8 @@ struct Order_gs_RowMajor {
 
 // Tile order of g2: row-major: x fastest, then y, then z (the consumer order).
 // Proven with isl symbolically: for all M with 0 < M <= 4096: index is a bijection from the g2 tiles onto [0,
-// tileCount).
+// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_g2_RowMajor {
   static constexpr const char* name = "Order_g2_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -190,12 +199,12 @@ struct Order_g2_RowMajor {
 struct Optimizations_swiglu {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape gs, GridShape g1) {
-    return gs.tileCount() + g1.tileCount() <= slots;
+    return std::uint64_t{gs.tileCount()} + g1.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape gs, GridShape g1) {
-    return gs.tileCount() + g1.tileCount() <= 2 * slots;
+    return std::uint64_t{gs.tileCount()} + g1.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -209,12 +218,12 @@ struct Optimizations_swiglu {
 struct Optimizations_down {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
-  static constexpr std::uint32_t slots = smCount * occupancy;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape g2, GridShape g1, GridShape gs) {
-    return g2.tileCount() + g1.tileCount() + gs.tileCount() <= slots;
+    return std::uint64_t{g2.tileCount()} + g1.tileCount() + gs.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape g2, GridShape gs) {
-    return g2.tileCount() + gs.tileCount() <= 2 * slots;
+    return std::uint64_t{g2.tileCount()} + gs.tileCount() <= 2 * slots;
   }
   static constexpr bool avoidWaitKernel = false;  // at the given parameter values
   static constexpr bool avoidCustomOrder = false;
@@ -230,6 +239,8 @@ struct Optimizations_down {
   X(cusync::generated::llama_mlp::Dep_swiglu_g1_RowSync, "swiglu", "g1", "gs") \
   X(cusync::generated::llama_mlp::Dep_down_gs_TileSync, "down", "gs", "g2") \
   X(cusync::generated::llama_mlp::Dep_down_gs_RowSync, "down", "gs", "g2")
+// Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
+#define CUSYNC_LLAMA_MLP_PRODUCER_POLICIES(X)
 #define CUSYNC_LLAMA_MLP_TILE_ORDERS(X) \
   X(cusync::generated::llama_mlp::Order_g1_RowMajor, "g1") \
   X(cusync::generated::llama_mlp::Order_g1_GroupedBy_StridedSync_swiglu, "g1") \

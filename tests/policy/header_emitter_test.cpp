@@ -5,6 +5,11 @@
 #include <cusync/codegen/header_emitter.h>
 #include <cusync/codegen/summary.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 using namespace cusync;
 using namespace cusync::policytest;
 using Catch::Matchers::Contains;
@@ -95,4 +100,38 @@ TEST_CASE("The JSON summary lists proofs and rejected candidates", "[emitter]") 
   CHECK_THAT(json, Contains("\"exact\": false"));
   std::string text = codegen::textSummary(generation);
   CHECK_THAT(text, Contains("Dep_dep1P_g1_StridedSync: proven"));
+}
+
+// Issue 16: names that are fine in a spec but awkward in C++ (a spec file class.dep, grids named like the
+// runtime's types or the Optimizations struct's members, a parameter named std) still give a header that compiles.
+TEST_CASE("Header emitter: a spec named class and grids named GridShape, TileCoord and slots compile",
+          "[emitter]") {
+  SpecBuilder b("class");
+  b.parameter("std", 4);
+  b.grid("GridShape", {param("std"), num(3)}).grid("TileCoord", {param("std"), num(3)}).grid("slots", {num(2), num(3)});
+  spec::Tile xy = tile({dim("x"), dim("y")});
+  b.dependency("d1", "TileCoord", xy, {{"GridShape", {tiles(xy)}}});
+  b.dependency("d2", "slots", xy, {{"TileCoord", {forAll(xy, "x", num(0), extentOf("TileCoord", 0))}}});
+  Models models = buildModels(b.spec);
+  codegen::Generation generation = codegen::generate(models.proofModels(), {});
+  CHECK(codegen::headerFileName(generation) == "class.h");
+  std::string header = codegen::emitHeader(generation, "");
+  CHECK_THAT(header, Catch::Contains("namespace cusync::generated::class_ {"));
+  std::filesystem::path directory = std::filesystem::path(CUSYNC_POLICY_SCRATCH_DIR) / "awkward_names";
+  std::filesystem::create_directories(directory);
+  std::ofstream(directory / "class.h") << header;
+  std::ofstream(directory / "use.cpp") << "#include \"class.h\"\n"
+                                       << "#define P(T, ...) static_assert(T::value({0, 0, 0}, {4, 3, 1}) >= 1);\n"
+                                       << "CUSYNC_CLASS__POLICIES(P)\n"
+                                       << "static_assert(!cusync::generated::class_::Optimizations_d2::"
+                                       << "canAvoidWaitKernel({2, 3, 1}, {4, 3, 1}, {4, 3, 1}) || true);\n";
+  std::string compile = std::string(CUSYNC_HOST_CXX) + " -std=c++17 -Wall -Wextra -Werror -fsyntax-only -I" +
+                        CUSYNC_RUNTIME_INCLUDE_DIR + " " + (directory / "use.cpp").string() + " 2> " +
+                        (directory / "compile.log").string();
+  int status = std::system(compile.c_str());
+  std::ifstream log(directory / "compile.log");
+  std::string errors((std::istreambuf_iterator<char>(log)), {});
+  INFO(errors);
+  CHECK(status == 0);
+  std::filesystem::remove_all(directory);
 }

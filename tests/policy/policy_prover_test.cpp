@@ -174,3 +174,18 @@ TEST_CASE("Attention chain: g1 follows gP's column-major order (a chain order), 
   // No chain order where the semaphores are not the consumer's tiles (RowSync rows are not gP tiles).
   for (const auto& order : generation.orders) CHECK(order.order.name.find("Chain_RowSync") == std::string::npos);
 }
+
+// Issue 16: a ForAll over Range(4*x, 4*x + 4), bounds moving with the consumer tile, is a block of four tiles.
+TEST_CASE("A range that moves with the consumer tile yields a proven Block grouping", "[prover]") {
+  SpecBuilder b("moving_range");
+  b.parameter("B", 2, true);
+  b.grid("g1", {num(16), param("B")}).grid("g2", {num(4), param("B")});
+  spec::Tile xy = tile({dim("x"), dim("y")});
+  b.dependency("dep", "g2", xy, {{"g1", {forAll(xy, "x", num(4) * dim("x"), num(4) * dim("x") + num(4))}}});
+  Models models = buildModels(b.spec);
+  codegen::Generation generation = codegen::generate(models.proofModels(), {});
+  const codegen::PolicyResult* block = findPolicy(generation, "Dep_dep_g1_Block4Sync");
+  REQUIRE(block != nullptr);
+  CHECK(block->proof.proven);
+  CHECK(block->proof.exact);  // a consumer waits for exactly its four tiles
+}

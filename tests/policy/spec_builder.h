@@ -57,6 +57,9 @@ inline spec::TileSet forAll(spec::Tile t, std::string dimension, spec::Expr lowe
   return set;
 }
 
+// The upper bound SpecBuilder gives every symbolic parameter.
+inline constexpr std::int64_t kSymbolicBound = 1000;
+
 struct SpecBuilder {
   spec::Spec spec;
   explicit SpecBuilder(std::string name) {
@@ -68,7 +71,11 @@ struct SpecBuilder {
     p.name = name;
     p.defaultValue = value;
     p.symbolic = symbolic;
-    if (symbolic) p.constraints.push_back({param(name), spec::Constraint::Relation::GreaterEqual, num(1), {}});
+    // Symbolic parameters are bounded: grids must fit the runtime's 32-bit tile counts for every admissible value.
+    if (symbolic) {
+      p.constraints.push_back({param(name), spec::Constraint::Relation::GreaterEqual, num(1), {}});
+      p.constraints.push_back({param(name), spec::Constraint::Relation::LessEqual, num(kSymbolicBound), {}});
+    }
     spec.parameters.push_back(std::move(p));
     return *this;
   }

@@ -16,7 +16,8 @@ std::string extentValue(const analysis::GridModel& grid, std::size_t i) {
 std::string symbolicValues(const analysis::IslModel& bound, const analysis::IslModel& symbolic) {
   std::string out;
   for (const auto& name : symbolic.symbolicParameters()) {
-    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, bound.parameterValues().at(name));
+    // The symbolic model's values: they include products of symbolic parameters (B*S), which it adds.
+    out += fmt::format("{}{} = {}", out.empty() ? "" : ", ", name, symbolic.parameterValues().at(name));
   }
   return out;
 }
@@ -125,6 +126,12 @@ std::string checkSummary(const CheckedSpec& checked) {
         tiles += (tiles.empty() ? "" : ", ") + dsl::toString(t);
       }
       out += fmt::format("    producer {}: {}\n", producer.grid, tiles);
+      if (!producer.counted) {
+        out += fmt::format("      per consumer tile: {}; formula {} (from the spec, not checked)\n",
+                           producer.notCountedReason, producer.tilesPerConsumerFormula);
+        out += rangedSection(producer, grid);
+        continue;
+      }
       out += fmt::format("      per consumer tile: {}{}\n", describeTilesPerConsumer(producer, grid),
                          producer.tilesPerConsumerFormula.empty()
                              ? ""

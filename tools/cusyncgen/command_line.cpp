@@ -100,6 +100,8 @@ CommandLineResult parseCommandLine(const std::vector<std::string>& arguments) {
     } else if (argument == "-o") {
       if (i + 1 >= arguments.size()) return usageError("-o needs a directory: -o OUT");
       if (options.outputDirectory) return usageError("-o given more than once");
+      // An empty name would write the header into the current folder, which nobody asked for.
+      if (arguments[i + 1].empty()) return usageError("-o needs a directory: the one given is empty");
       options.outputDirectory = arguments[++i];
     } else if (argument == "--sms" || argument == "--occupancy") {
       if (i + 1 >= arguments.size()) return usageError(argument + " needs a value");

@@ -1,5 +1,7 @@
 #include "generation.h"
 
+#include "check_summary.h"
+
 #include <cusync/codegen/generation.h>
 #include <cusync/codegen/header_emitter.h>
 #include <cusync/codegen/summary.h>
@@ -31,7 +33,7 @@ int generate(const CheckedSpec& checked, const Options& options, std::ostream& o
       codegen::generate(codegen::ProofModels{checked.symbolicModel, checked.boundModel}, machine);
 
   if (options.json)
-    out << codegen::jsonSummary(generation);
+    out << codegen::jsonSummary(generation, options.check ? checkSummary(checked) : std::string());
   else
     out << codegen::textSummary(generation);
 

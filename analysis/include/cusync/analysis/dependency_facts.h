@@ -39,6 +39,10 @@ struct ProducerFacts {
   // The count as a spec expression (e.g. "g1.x", "2"), when it holds exactly for the enumerated values (tile sets
   // that overlap or ForAlls whose tiles coincide make it inexact; then it is empty).
   std::string tilesPerConsumerFormula;
+  // false when the relation had more than kMaxEnumeratedPairs pairs: the counts above are then unset (0), the
+  // formula is the spec's (unchecked), and notCountedReason says so.
+  bool counted = true;
+  std::string notCountedReason;
   bool uniform() const { return minTilesPerConsumer == maxTilesPerConsumer; }
 };
 
@@ -49,8 +53,9 @@ struct DependencyFacts {
   std::vector<ProducerFacts> producers;
 };
 
-// Precondition: `model` has no symbolic parameters (throws std::invalid_argument otherwise). Grids with more than
-// kMaxEnumeratedPairs tile pairs per relation throw std::length_error.
+// Precondition: `model` has no symbolic parameters (throws std::invalid_argument otherwise). A relation with more
+// than kMaxEnumeratedPairs tile pairs is not counted (ProducerFacts::counted): these are statistics, and no
+// header or proof depends on them, so large real grids (GPT-3 at M = 65536) never fail because of them.
 inline constexpr std::int64_t kMaxEnumeratedPairs = 2'000'000;  // a few seconds of isl enumeration
 std::vector<DependencyFacts> computeDependencyFacts(const IslModel& model);
 

@@ -86,8 +86,8 @@ class IslModel {
  public:
   // Builds the model. Spec errors (unknown names, wrong number of tile coordinates, non-affine or non-integer
   // expressions, division by zero, extents that are not >= 1 for all admissible parameter values, empty ranges,
-  // unsatisfiable constraints, unknown -D names) are appended to `diagnostics` with their source location; then the
-  // result is std::nullopt. The bounds check is separate (bounds_check.h), so a model can show violations.
+  // unsatisfiable constraints, unknown -D names, cycles and self-dependencies in the stage graph: stage_graph.h) are
+  // appended to `diagnostics` with their source location; then the result is std::nullopt. The bounds check is separate (bounds_check.h), so a model can show violations.
   static std::optional<IslModel> build(const spec::Spec& spec, const ModelOptions& options,
                                        dsl::Diagnostics& diagnostics);
 

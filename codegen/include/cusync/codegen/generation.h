@@ -7,6 +7,7 @@
 #include <cusync/codegen/policy_candidate.h>
 #include <cusync/codegen/policy_functions.h>
 #include <cusync/codegen/policy_prover.h>
+#include <cusync/codegen/producer_policy.h>
 #include <cusync/codegen/tile_order.h>
 
 #include <string>
@@ -32,13 +33,16 @@ struct Generation {
   std::vector<std::string> symbolicParameters;
   analysis::ParameterValues parameterValues;  // as given (defaults or -D); symbolic ones are example values
   std::vector<PolicyResult> policies;
+  std::vector<ProducerPolicyResult> producerPolicies;  // producers read by several dependencies (producer_policy.h)
   std::vector<DroppedCandidate> dropped;
   std::vector<TileOrderResult> orders;
   std::vector<StageOptimization> optimizations;
   OptimizationOptions optimizationOptions;
 
-  bool allProven() const;  // every candidate and every order proven (dropped candidates are not failures)
+  // every candidate, producer policy and order proven (dropped candidates are not failures)
+  bool allProven() const;
   std::vector<const PolicyResult*> emittedPolicies() const;
+  std::vector<const ProducerPolicyResult*> emittedProducerPolicies() const;
   std::vector<const TileOrderResult*> emittedOrders() const;
 };
 

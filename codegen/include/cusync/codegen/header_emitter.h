@@ -19,13 +19,14 @@
 
 namespace cusync::codegen {
 
-// The namespace and macro stem of a spec: its name with every character outside [A-Za-z0-9_] replaced by '_'.
+// The namespace and macro stem of a spec: its name with every character outside [A-Za-z0-9_] replaced by '_', and
+// '_' appended to a C++ keyword (class.dep -> cusync::generated::class_).
 std::string specIdentifier(const std::string& specName);
 
 // `sourceFile`: the spec file as named on the command line (empty for specs built in C++), for the comment.
 std::string emitHeader(const Generation& generation, const std::string& sourceFile);
 
-// The header's file name: "<spec>.h".
+// The header's file name: "<spec>.h" (a keyword stays as it is: class.dep -> class.h).
 std::string headerFileName(const Generation& generation);
 
 }  // namespace cusync::codegen

@@ -13,7 +13,8 @@ std::string textSummary(const Generation& generation);
 
 // {"spec": ..., "parameters": {...}, "symbolicParameters": [...], "policies": [...], "rejected": [...],
 //  "tileOrders": [...], "optimizations": [...]}; every policy and order with its proof (scope, statement) or
-// failure (reason, counterexample).
-std::string jsonSummary(const Generation& generation);
+// failure (reason, counterexample). A non-empty `checkText` (cusyncgen --check's summary) becomes the string
+// field "check", so stdout stays one JSON document.
+std::string jsonSummary(const Generation& generation, const std::string& checkText = "");
 
 }  // namespace cusync::codegen
