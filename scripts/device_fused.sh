@@ -6,6 +6,7 @@
 #   TORCH_AUTOTUNE_M  sizes for torch.compile max-autotune (default: all; each costs about a minute of autotuning)
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
+#   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs
 #   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt)
 # Extra arguments go to mlp_fused_example.
 set -uo pipefail
@@ -47,7 +48,7 @@ echo "check-only: rc $check_rc"
 if [ "${SKIP_STRESS:-0}" != 1 ]; then
   timeout 240 "$build/examples/mlp/mlp_fused_stress" --executions "${STRESS_EXECUTIONS:-100000}" 2>&1 | tee -a "$out/checks.log" | tail -3
   echo "stress: rc ${PIPESTATUS[0]}"
-  for tool in racecheck synccheck; do
+  for tool in ${SANITIZERS-racecheck synccheck}; do
     timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$build/examples/mlp/mlp_fused_example" --m 1 \
       --check-only --configs fused_64x128x128_s4_ws --csv /tmp/sanitize.csv >>"$out/checks.log" 2>&1
     echo "compute-sanitizer $tool: rc $?" | tee -a "$out/checks.log"
