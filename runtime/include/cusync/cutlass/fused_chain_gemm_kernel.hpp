@@ -321,6 +321,19 @@ class FusedChainGemmKernel {
         const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
         const int kCount = kBegin(unit.unit.part + 1, stage.blocksPerTile, kTilesOfStage) - k0;
         CUSYNC_CHAIN_DELAY(unit.unit.ticket.tile.x * 7919u + unit.unit.ticket.tile.y * 104729u + unit.stage);
+        // GEMM 1's unit: the whole warp looks at the semaphores of every GEMM-0 tile the unit reads, in one round
+        // trip; the load thread then waits only for what was not posted yet.
+        std::uint32_t knownPostedEnd = 0;
+        if (unit.stage == 1 && params.firstOutput.input.synchronized()) {
+          const std::uint32_t firstRow = unit.unit.ticket.tile.y * std::uint32_t(size<0>(TileShape{}));
+          const std::uint32_t tileK = std::uint32_t(size<2>(TileShape{}));
+          knownPostedEnd = warpPollPostedColumns(
+              params.firstOutput.input,
+              producerTilesCovering(firstRow, firstRow + std::uint32_t(size<0>(TileShape{})), std::uint32_t(k0) * tileK,
+                                    std::uint32_t(k0 + kCount) * tileK, params.firstOutput.producerTileRows,
+                                    params.firstOutput.producerTileColumns, params.firstOutput.input.producerGrid),
+              unit.unit.ticket.tile.z, unit.unit.ticket.iteration);
+        }
         if (unit.stage == 0) {
           Tensor gA_mkl = get<0>(load_inputs_first);
           auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
@@ -335,7 +348,7 @@ class FusedChainGemmKernel {
                                                mainloop_pipe_producer_state, load_inputs_second,
                                                blockCoord(unit.unit.ticket), k_tile_iter, kCount,
                                                shared_storage.tensors.mainloop, params.firstOutput, params.loadOrder,
-                                               unit.unit.ticket, stage);
+                                               unit.unit.ticket, stage, knownPostedEnd);
         }
         mainloop_pipe_producer_state.advance(kCount);
       }

@@ -51,7 +51,8 @@ struct TileSyncMainloop : BaseMainloop {
                                        cute::tuple<TensorA, TensorB> const& load_inputs, BlockCoord const& blk_coord,
                                        KTileIterator k_tile_iter, int k_tile_count, TensorStorage& shared_tensors,
                                        ProducedOperandA<InputPolicy> const& produced, LoadOrder order,
-                                       TileTicket const& ticket, StageView const& consumer) {
+                                       TileTicket const& ticket, StageView const& consumer,
+                                       std::uint32_t knownPostedColumnsEnd = 0) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
 
@@ -81,8 +82,11 @@ struct TileSyncMainloop : BaseMainloop {
     };
     // Looks ahead over the whole k-range of this unit (producer_range_wait.cuh): one round trip per unit, not one
     // per producer tile, when the producer is ahead.
+    // knownPostedColumnsEnd: a warp-wide look (warpPollPostedColumns) already found these columns posted; this
+    // thread, which issues the TMA loads, owes them the proxy fence.
     ProducerRangeWait<InputPolicy> rangeWait(produced.input, producerTilesOf(*k_tile_iter, *k_tile_iter + k_tile_count),
-                                             ticket.tile.z, ticket.iteration);
+                                             ticket.tile.z, ticket.iteration, knownPostedColumnsEnd);
+    if (knownPostedColumnsEnd != 0) fenceProxyAsyncGlobal();
 
     // Waits until every producer tile that A's k-block `k` overlaps has been posted, and orders the TMA loads
     // (async proxy) after the acquire (generic proxy).
