@@ -11,6 +11,7 @@
 #include "attention.h"
 #include "conv2d.h"
 #include "gpt3_mlp.h"
+#include "gpt3_mlp_fused.h"
 #include "llama_mlp.h"
 
 #include <fstream>
@@ -190,6 +191,7 @@ void checkGoldenIsCurrent(const std::string& path, const std::string& goldenName
 
 TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bundled][golden]") {
   checkGoldenIsCurrent("examples/mlp/gpt3_mlp.dep", "gpt3_mlp.h");
+  checkGoldenIsCurrent("examples/mlp/gpt3_mlp_fused.dep", "gpt3_mlp_fused.h");
   checkGoldenIsCurrent("examples/mlp/llama_mlp.dep", "llama_mlp.h");
   checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d.dep", "conv2d.h");
@@ -204,6 +206,19 @@ TEST_CASE("GPT-3 MLP header matches the isl model on every tile, for M = 128, 10
     CHECK(c.policiesChecked == 2);
     CHECK(c.ordersChecked == 2);
   }
+}
+
+TEST_CASE("Fused GPT-3 MLP header (GEMM 2 split in k-ranges) matches the isl model on every tile, for M = 1, 64, 200",
+          "[bundled]") {
+  for (std::int64_t m : {1, 64, 200}) {
+    BundledCase c = bundledCase("examples/mlp/gpt3_mlp_fused.dep", {{"M", m}});
+    bool simulate = m == 64;
+    CUSYNC_GPT3_MLP_FUSED_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_GPT3_MLP_FUSED_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    // TileSync (one semaphore per GEMM-1 tile: what the fused kernel waits with) and RowSync.
+    CHECK(c.policiesChecked == 2);
+  }
+  CHECK(std::string(cusync::generated::gpt3_mlp_fused::Dep_dep_g1_TileSync::name) == "Dep_dep_g1_TileSync");
 }
 
 TEST_CASE("LLaMA MLP header matches the isl model on every tile, for M = 1, 128, 2048", "[bundled]") {

@@ -10,6 +10,7 @@
 #include "attention.h"
 #include "conv2d.h"
 #include "gpt3_mlp.h"
+#include "gpt3_mlp_fused.h"
 #include "llama_mlp.h"
 
 #include <catch2/catch.hpp>
@@ -133,6 +134,15 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     CUSYNC_GPT3_MLP_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     CHECK(c.bindings.size() > 3);
     totals.push_back({"gpt3_mlp", c.policyChecks, c.orderChecks});
+  }
+  {
+    // The fused chain's k-split: a consumer unit reads the producer columns its k-range covers.
+    GoldenCase c = load("examples/mlp/gpt3_mlp_fused.dep", "gpt3_mlp_fused.h");
+    CUSYNC_GPT3_MLP_FUSED_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_GPT3_MLP_FUSED_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_GPT3_MLP_FUSED_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.policyChecks > 0);
+    totals.push_back({"gpt3_mlp_fused", c.policyChecks, c.orderChecks});
   }
   {
     GoldenCase c = load("examples/mlp/llama_mlp.dep", "llama_mlp.h");
