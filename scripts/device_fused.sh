@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# On the lent GPU machine (through the device tool, from the repo root, carrying .cutlass/ and build-gen/): builds
+# On the lent GPU machine (through the device tool, from the repo root, carrying .cutlass/ and build-gen/, which
+# holds cusyncgen's headers for examples/mlp/gpt3_mlp.dep and gpt3_mlp_fused.dep made here: the GPU machine has no
+# isl, e.g. `for s in gpt3_mlp gpt3_mlp_fused; do build/tools/cusyncgen examples/mlp/$s.dep -o build-gen; done`): builds
 # the fused-chain MLP example with all cores while the torch baselines run (they use the GPU, the build only the
 # CPU), then runs the example once the baselines are done (never both on the GPU at once), and prints one table.
 # Writes CSVs, logs and the plot under $OUT.

@@ -14,6 +14,13 @@
 #include "cusync/chain_trace.h"
 #include "cusync/cutlass/load_order.hpp"
 #include "gemm_registry.h"
+#include "gpt3_mlp_fused.h"  // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_fused.dep
+
+namespace cusync::examples {
+// GEMM 1 posts and GEMM 2 waits under the policy cusyncgen proved for the fused chain's k-split dependency
+// (one semaphore per GEMM-1 tile; RowSync would make a GEMM-2 unit of one k-range wait for the whole row).
+using FusedMlpPolicy = cusync::generated::gpt3_mlp_fused::Dep_dep_g1_TileSync;
+}  // namespace cusync::examples
 
 namespace cusync::examples {
 
@@ -28,7 +35,9 @@ struct FusedChainLaunchArgs {
   __half* d1 = nullptr;
   StageView stages[2];       // GEMM 0 (posts to its semaphores when synchronized), GEMM 1
   ChainQueueView queue;      // the units this launch draws (FusedChain::queue())
-  bool synchronized = true;  // GEMM 1 waits on GEMM 0's semaphores (false: stream order between two launches)
+  // GEMM 1's view of GEMM 0's output (Stage::inputFor, which checks the pairing); null semaphores: no waits
+  // (stream order between two launches).
+  InputView<FusedMlpPolicy> gemm0Output;
   LoadOrder loadOrder = LoadOrder::WeightsFirst;
   // Split-K buffers per GEMM (stages[s].blocksPerTile > 1): partials (tiles * parts * tileM * tileN floats) and
   // one zeroed arrival counter per tile.

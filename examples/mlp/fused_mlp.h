@@ -18,7 +18,6 @@
 #include "cusync/stage.cuh"
 #include "fused_chain_registry.h"
 #include "fused_split.h"
-#include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 #include "tile_orders.h"
 
 namespace cusync::examples {
@@ -53,7 +52,10 @@ class FusedMlp {
     TileOrders::apply(first_, orders.producerGroupRows);
     TileOrders::apply(second_, orders.consumerGroupRows);
     // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.
-    if (!streamOrdered) first_.setOutputPolicy<cusync::generated::gpt3_mlp::Dep_dep_g1_TileSync>();
+    if (!streamOrdered) {
+      first_.setOutputPolicy<FusedMlpPolicy>();
+      gemm0Output_ = first_.inputFor<FusedMlpPolicy>(second_);  // refuses a producer posting under another policy
+    }
     const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
     // GEMM 1 finishes a tile's parts together (its consumer needs whole tiles); GEMM 2 runs k-range by k-range, so
     // its first units read only the GEMM-1 columns that finish first.
@@ -94,7 +96,7 @@ class FusedMlp {
     args.stages[0] = first_.view();
     args.stages[1] = second_.view();
     args.queue = chain.queue();
-    args.synchronized = !streamOrdered_;
+    args.gemm0Output = gemm0Output_;
     args.splitPartials[0] = firstSplit_.partialsPointer();
     args.splitArrivals[0] = firstSplit_.arrivalsPointer();
     args.splitPartials[1] = secondSplit_.partialsPointer();
@@ -132,6 +134,7 @@ class FusedMlp {
   bool streamOrdered_;
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;
+  InputView<FusedMlpPolicy> gemm0Output_;  // null when stream-ordered
   std::vector<std::unique_ptr<FusedChain>> chains_;
 };
 

@@ -34,7 +34,6 @@
 #include "mlp_options.h"
 #include "mlp_results.h"
 #include "tile_orders.h"
-#include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 
 using namespace cusync;
 using namespace cusync::examples;
