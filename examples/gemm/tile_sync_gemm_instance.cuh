@@ -133,26 +133,10 @@ struct TileSyncGemmInstance {
     sync.splitArrivals = args.splitArrivals;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;
 
-    if (!Kernel::can_implement(arguments)) throw cusync::Error("cusync GEMM: CUTLASS cannot implement this problem");
-    const GridShape grid = tileGrid(args.m, args.n);
-    if (!(grid == args.stage.grid))
-      throw cusync::Error("cusync GEMM: stage grid does not match the GEMM's tile grid");
-    const std::uint32_t parts = args.stage.blocksPerTile;
-    if (parts > 1 && (args.splitPartials == nullptr || args.splitArrivals == nullptr))
-      throw cusync::Error("cusync GEMM: split-K needs partial and arrival buffers");
-    if (int(parts) > args.k / TileK)
-      throw cusync::Error("cusync GEMM: more split-K parts than k-blocks");
-    // A persistent kernel launches the blocks its stage counts its tickets with (Stage::setPersistentBlocks).
-    std::uint32_t blocks = grid.tileCount() * parts;
-    if constexpr (Persistent) {
-      if (args.stage.persistentBlocks == 0)
-        throw cusync::Error("cusync GEMM: a persistent GEMM's stage needs setPersistentBlocks (its grid size)");
-      if (args.stage.hardwareOrder)
-        throw cusync::Error("cusync GEMM: a persistent GEMM takes its tiles from the counter, not blockIdx");
-      blocks = args.stage.persistentBlocks;
-    } else if (args.stage.persistentBlocks != 0) {
-      throw cusync::Error("cusync GEMM: the stage counts persistent blocks, but this GEMM is not persistent");
-    }
+    if (const char* why = Kernel::whyNotImplementable(arguments, Persistent))
+      throw cusync::Error(std::string("cusync GEMM: ") + why);
+    const std::uint32_t blocks =
+        Persistent ? args.stage.persistentBlocks : tileGrid(args.m, args.n).tileCount() * args.stage.blocksPerTile;
     auto params = Kernel::to_underlying_arguments(arguments);
     cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(blocks),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,

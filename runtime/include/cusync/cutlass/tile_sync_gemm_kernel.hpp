@@ -74,6 +74,11 @@ class TileSyncGemmKernel {
                           : ((65536 / MinBlocksPerSm - LoadRegisterRequirement * cutlass::NumThreadsPerWarpGroup) /
                              NumMmaThreads) / 8 * 8;
 
+  // The mainloop and epilogue share shared memory (a union) while a separate warp would load C during the mainloop:
+  // safe only because there is no C to load.
+  static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>,
+                "the one-tile-per-block cusync GEMM unions mainloop and epilogue shared memory: it reads no C operand");
+
   struct SharedStorage {
     union TensorStorage {
       typename CollectiveMainloop::TensorStorage mainloop;
@@ -109,9 +114,30 @@ class TileSyncGemmKernel {
                   args.sync};
   }
 
-  static bool can_implement(Arguments const& args) {
-    return CollectiveMainloop::can_implement(args.problem_shape, args.mainloop) &&
-           CollectiveEpilogue::can_implement(args.problem_shape, args.epilogue);
+  // Why a launch of this kernel (one block per work unit, or `persistent`) would be invalid, or null: CUTLASS's
+  // limits, a stage grid that is not the problem's tile grid, split-K without buffers or with more parts than
+  // k-blocks, and for a persistent kernel a stage without its block count or in hardware order (its blocks take
+  // units from the counter until none is left; in hardware order they never run out and loop forever).
+  static const char* whyNotImplementable(Arguments const& args, bool persistent) {
+    if (!CollectiveMainloop::can_implement(args.problem_shape, args.mainloop) ||
+        !CollectiveEpilogue::can_implement(args.problem_shape, args.epilogue))
+      return "CUTLASS cannot implement this problem";
+    const StageView& stage = args.sync.stage;
+    if (!(tileGrid(args.problem_shape) == stage.grid)) return "stage grid does not match the GEMM's tile grid";
+    const std::uint32_t parts = stage.blocksPerTile;
+    if (parts > 1 && (args.sync.splitPartials == nullptr || args.sync.splitArrivals == nullptr))
+      return "split-K needs partial and arrival buffers";
+    if (int(parts) > cute::ceil_div(cute::get<2>(args.problem_shape), int(cute::size<2>(TileShape{}))))
+      return "more split-K parts than k-blocks";
+    if (persistent && stage.persistentBlocks == 0)
+      return "a persistent GEMM's stage needs setPersistentBlocks (its grid size)";
+    if (persistent && stage.hardwareOrder)
+      return "a persistent GEMM takes its tiles from the counter, not blockIdx (hardware order would never stop)";
+    if (!persistent && stage.persistentBlocks != 0)
+      return "the stage counts persistent blocks, but this GEMM is not persistent";
+    return nullptr;
+  }
+  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, Persistent) == nullptr;
   }
 
   // The stage grid of this GEMM: x = N tiles, y = M tiles, z = L (batch), matching the specs' Grid(x, y).

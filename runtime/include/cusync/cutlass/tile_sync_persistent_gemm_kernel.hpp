@@ -51,6 +51,9 @@ class TileSyncPersistentGemmKernel
   using Base::MmaRegisterRequirement;
   using Base::NumMmaThreads;
   static constexpr bool Persistent = true;
+  using typename Base::Arguments;
+  using Base::whyNotImplementable;
+  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, true) == nullptr; }
   // Only the TMA producer warp follows the tile sequence, so no epilogue warp may need to load C.
   static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>, "the persistent cusync GEMM reads no C operand");
 
