@@ -262,10 +262,11 @@ int run(const Options& options) {
   variants.push_back({"cusync + wait-kernel", [&](cudaStream_t s) {
                         CUSYNC_CUDA_CHECK(cudaEventRecord(fork, s));
                         CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(sideStream, fork, 0));
-                        launchKernel(cusyncProducerCopy, grid, block, 0, s, false, waitKernelProducer.view(),
+                        launchKernel(cusyncProducerCopy, grid, block, 0, s, LaunchOrdering::StreamOrder, waitKernelProducer.view(),
                                      input.data, intermediate.data);
                         launchWaitKernel(waitKernelProducer, waitKernelConsumer, sideStream);
-                        launchKernel(cusyncConsumerCopy, grid, block, 0, sideStream, false, waitKernelConsumer.view(),
+                        launchKernel(cusyncConsumerCopy, grid, block, 0, sideStream, LaunchOrdering::StreamOrder,
+                                     waitKernelConsumer.view(),
                                      waitKernelProducer.inputFor<TileSync>(waitKernelConsumer), intermediate.data,
                                      output.data);
                         CUSYNC_CUDA_CHECK(cudaEventRecord(join, sideStream));
@@ -273,16 +274,19 @@ int run(const Options& options) {
                       }});
   auto cusyncPdlPair = [&](Stage& producerStage, Stage& consumerStage) {
     return [&, producer = &producerStage, consumer = &consumerStage](cudaStream_t s) {
-      launchKernel(cusyncProducerCopy, grid, block, 0, s, false, producer->view(), input.data, intermediate.data);
-      launchKernel(cusyncConsumerCopy, grid, block, 0, s, true, consumer->view(),
+      launchKernel(cusyncProducerCopy, grid, block, 0, s, LaunchOrdering::StreamOrder, producer->view(), input.data,
+                   intermediate.data);
+      launchKernel(cusyncConsumerCopy, grid, block, 0, s, LaunchOrdering::Programmatic, consumer->view(),
                    producer->inputFor<TileSync>(*consumer), intermediate.data, output.data);
     };
   };
   variants.push_back({"cusync + PDL", cusyncPdlPair(pdlProducer, pdlConsumer)});
   variants.push_back({"cusync + PDL + hw order", cusyncPdlPair(hardwareProducer, hardwareConsumer)});
   variants.push_back({"PDL + grid sync", [&](cudaStream_t s) {
-                        launchKernel(gridSyncProducerCopy, grid, block, 0, s, false, input.data, intermediate.data);
-                        launchKernel(gridSyncConsumerCopy, grid, block, 0, s, true, intermediate.data, output.data);
+                        launchKernel(gridSyncProducerCopy, grid, block, 0, s, LaunchOrdering::StreamOrder, input.data,
+                                     intermediate.data);
+                        launchKernel(gridSyncConsumerCopy, grid, block, 0, s, LaunchOrdering::Programmatic, intermediate.data,
+                                     output.data);
                       }});
 
   std::vector<std::unique_ptr<Graph>> graphs;

@@ -116,7 +116,8 @@ struct FusedChainInstance {
     if (const char* why = Kernel::why_not_implementable(a)) throw cusync::Error(std::string("cusync fused chain: ") + why);
     const auto params = Kernel::to_underlying_arguments(a);
     cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(args.queue.persistentBlocks),
-                         dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream, false, params);
+                         dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
+                         cusync::LaunchOrdering::StreamOrder, params);
   }
 
   static FusedChainEntry entry() {

@@ -11,6 +11,7 @@
 #include <cuda_runtime.h>
 
 #include "cusync/cutlass/load_order.hpp"
+#include "cusync/launch.cuh"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::examples {
@@ -39,7 +40,7 @@ struct GemmLaunchArgs {
   LoadOrder loadOrder = LoadOrder::WaitThenLoad;
   bool triggerDependentsAtStart = false;  // this GEMM is a PDL producer
   bool waitForPriorGrid = false;          // PDL-only baseline: griddepcontrol.wait before A
-  bool programmaticLaunch = false;        // launch with programmatic stream serialization
+  LaunchOrdering launchOrdering = LaunchOrdering::StreamOrder;  // Programmatic: this GEMM is a PDL consumer
   // Split-K: stage.blocksPerTile blocks per tile; then fp32 partials (tiles * blocksPerTile * tileM * tileN) and
   // one zeroed arrival counter per tile.
   float* splitPartials = nullptr;

@@ -140,7 +140,7 @@ struct TileSyncGemmInstance {
     auto params = Kernel::to_underlying_arguments(arguments);
     cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(blocks),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
-                         args.programmaticLaunch, params);
+                         args.launchOrdering, params);
   }
 
   static GemmKernelEntry entry() {

@@ -125,7 +125,7 @@ struct TileSyncGemmSm80Instance {
     auto params = Kernel::to_underlying_arguments(arguments);
     cusync::launchKernel(cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>, dim3(grid.tileCount()),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
-                         args.programmaticLaunch, params);
+                         args.launchOrdering, params);
   }
 
   // Names end in "_sm80" so that they never collide with the sm90 entries of the same tile shape.

@@ -100,7 +100,7 @@ SwiGluGeometry swiGluGeometry(const GemmKernelEntry& gemm1, int m, const LlamaSh
 }
 
 // Launches the SwiGLU stage posting under the LLaMA spec's policy for `down` of the given kind.
-using SwiGluLauncher = void (*)(const SwiGluStageArgs<GateUpPolicy>&, cudaStream_t, bool);
+using SwiGluLauncher = void (*)(const SwiGluStageArgs<GateUpPolicy>&, cudaStream_t, LaunchOrdering);
 SwiGluLauncher swiGluLauncher(PolicyKind down) {
   return down == PolicyKind::TileSync ? &launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_TileSync>
                                       : &launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_RowSync>;
@@ -207,7 +207,7 @@ class LlamaChain {
       second.producerTileColumns = geometry_.tileColumns;
     }
     second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    second.programmaticLaunch = variant_.programmatic();
+    second.launchOrdering = variant_.consumerLaunch();
     split2_.applyTo(second);
 
     if (variant_.ordering == Ordering::WaitKernel) {
@@ -218,7 +218,7 @@ class LlamaChain {
       CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.gemm2, streams_.fork));
       gemm1_->launch(first, stream);
       if (!avoidWaitKernelS_) launchWaitKernel(*g1_, *gs_, streams_.swiglu);
-      launchSwiGlu_(middle, streams_.swiglu, false);
+      launchSwiGlu_(middle, streams_.swiglu, LaunchOrdering::StreamOrder);
       if (!avoidWaitKernel2_) launchWaitKernel(*gs_, *g2_, streams_.gemm2);
       gemm2_->launch(second, streams_.gemm2);
       CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.swigluDone, streams_.swiglu));
@@ -227,7 +227,7 @@ class LlamaChain {
       CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.gemm2Done));
     } else {
       gemm1_->launch(first, stream);
-      launchSwiGlu_(middle, stream, variant_.programmatic());
+      launchSwiGlu_(middle, stream, variant_.consumerLaunch());
       gemm2_->launch(second, stream);
     }
   }
@@ -264,7 +264,7 @@ class BaselineSwiGlu {
     args_.s = buffers.s.get();
   }
   void enqueue(cudaStream_t stream) const {
-    launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_TileSync>(args_, stream, false);
+    launchSwiGluStage<GateUpPolicy, llama::Dep_down_gs_TileSync>(args_, stream, LaunchOrdering::StreamOrder);
   }
 
  private:

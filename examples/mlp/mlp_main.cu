@@ -112,7 +112,7 @@ class MlpPair {
       second.producerTileColumns = producerKernel_->tile.n;
     }
     second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    second.programmaticLaunch = variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::PdlGridSync;
+    second.launchOrdering = variant_.consumerLaunch();
     consumerSplit_.applyTo(second);
 
     if (variant_.ordering == Ordering::WaitKernel) {

@@ -31,6 +31,10 @@ struct VariantSpec {
   LoadOrder loadOrder;
   bool synchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
   bool programmatic() const { return ordering == Ordering::Pdl || ordering == Ordering::PdlGridSync; }
+  // How a stage after the first is launched on the chain's stream.
+  LaunchOrdering consumerLaunch() const {
+    return programmatic() ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
+  }
   std::string name() const {
     std::string n = orderingName(ordering);
     if (ordering == Ordering::WaitKernel || ordering == Ordering::Pdl) n = std::string(policyName(policy)) + "+" + n;

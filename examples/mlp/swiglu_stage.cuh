@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kSwiGluThreads) swiGluStage(const SwiGluStageA
 
 // Checks what the kernel assumes (16-byte accesses, the stage's grid) and launches one block per tile of S.
 template <class InputPolicy, class OutputPolicy>
-void launchSwiGluStage(const SwiGluStageArgs<InputPolicy>& args, cudaStream_t stream, bool programmaticLaunch) {
+void launchSwiGluStage(const SwiGluStageArgs<InputPolicy>& args, cudaStream_t stream, LaunchOrdering ordering) {
   const SwiGluGeometry& g = args.geometry;
   if (g.intermediate % kSwiGluVector != 0 || g.tileColumns % kSwiGluVector != 0 || g.tileRows == 0 ||
       g.producerTileRows == 0 || g.producerTileColumns == 0)
@@ -102,7 +102,7 @@ void launchSwiGluStage(const SwiGluStageArgs<InputPolicy>& args, cudaStream_t st
   if (!(args.stage.grid == g.grid()) || args.stage.blocksPerTile != 1)
     throw Error("SwiGLU stage: the stage's grid is not S's tile grid, or it has several blocks per tile");
   launchKernel(swiGluStage<InputPolicy, OutputPolicy>, dim3(g.grid().tileCount()), dim3(kSwiGluThreads), 0, stream,
-               programmaticLaunch, args);
+               ordering, args);
 }
 
 template <class InputPolicy, class OutputPolicy>

@@ -133,10 +133,10 @@ class DagScenario {
       return values;
     };
     const std::size_t index = nodes_.size() - 1;
-    pipeline_.add(*node.stage, {}, [this, index, salt](cudaStream_t stream, bool programmatic, bool) {
+    pipeline_.add(*node.stage, {}, [this, index, salt](cudaStream_t stream, LaunchOrdering ordering, bool) {
       Node& n = *nodes_[index];
-      launchKernel(produceTiles<OutputPolicy>, launchGrid(n.grid), dim3(kThreads), 0, stream, programmatic,
-                   n.stage->view(), n.data->data(), elementsPerTile_, salt, n.delays->data());
+      launchKernel(produceTiles<OutputPolicy>, launchGrid(n.grid), dim3(kThreads), 0, stream, ordering,
+                   n.stage->template view<OutputPolicy>(), n.data->data(), elementsPerTile_, salt, n.delays->data());
     });
     return index;
   }
@@ -171,7 +171,7 @@ class DagScenario {
     };
     std::vector<const Stage*> producers{nodes_[a]->stage.get()};
     if (readsB) producers.push_back(nodes_[b]->stage.get());
-    pipeline_.add(*node.stage, producers, [this, index, a, b, readsB](cudaStream_t stream, bool programmatic,
+    pipeline_.add(*node.stage, producers, [this, index, a, b, readsB](cudaStream_t stream, LaunchOrdering ordering,
                                                                       bool synchronizedInputs) {
       Node& n = *nodes_[index];
       Node& na = *nodes_[a];
@@ -183,7 +183,7 @@ class DagScenario {
       const InputView<PolicyB> inputB =
           synchronizedInputs && readsB ? nb.stage->inputFor<PolicyB>(*n.stage) : InputView<PolicyB>{};
       launchKernel(relayTiles<PolicyA, ReadA, PolicyB, ReadB, OutputPolicy>, launchGrid(n.grid), dim3(kThreads), 0,
-                   stream, programmatic, n.stage->view(), inputA, na.grid, na.data->data(), inputB, nb.grid,
+                   stream, ordering, n.stage->view(), inputA, na.grid, na.data->data(), inputB, nb.grid,
                    nb.data->data(), n.data->data(), elementsPerTile_, n.delays->data());
     });
     return index;

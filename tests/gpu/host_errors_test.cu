@@ -1,6 +1,6 @@
 // Host-side misuse of the runtime is reported as cusync::Error with what is wrong, never ignored: a tile order that
 // is not a bijection, a consumer waiting under another policy than its producer posts under, a producer with no
-// output policy, an empty grid.
+// output policy, a kernel given a view that posts under another policy than the stage's, an empty grid.
 #include <cstdint>
 #include <vector>
 
@@ -56,6 +56,30 @@ TEST_CASE("inputFor rejects a consumer waiting under another policy than the pro
 TEST_CASE("inputFor rejects a producer that has no output policy", "[host]") {
   Stage producer("silent", GridShape{2, 2}), consumer("reader", GridShape{2, 2});
   REQUIRE_THROWS_WITH(producer.inputFor<TileSync>(consumer), Contains("no output policy"));
+}
+
+TEST_CASE("view<P> rejects a P that is not the stage's output policy, naming both", "[host]") {
+  Stage stage("gemm1", GridShape{4, 4});
+  stage.setOutputPolicy<RowSync>();
+  REQUIRE_NOTHROW(stage.view<RowSync>());
+  REQUIRE_THROWS_AS(stage.view<TileSync>(), Error);
+  REQUIRE_THROWS_WITH(stage.view<TileSync>(), Contains("'gemm1' posts under cusync::RowSync") &&
+                                                  Contains("view posting under cusync::TileSync"));
+}
+
+TEST_CASE("view<P> rejects a stage that has no output policy", "[host]") {
+  Stage stage("last", GridShape{2, 2});
+  REQUIRE_THROWS_WITH(stage.view<TileSync>(), Contains("'last' has no output policy"));
+}
+
+TEST_CASE("view<P> of the stage's policy carries the untyped view's state", "[host]") {
+  Stage stage("gemm1", GridShape{3, 2});
+  stage.setOutputPolicy<TileSync>();
+  const TypedStageView<TileSync> typed = stage.view<TileSync>();
+  const StageView untyped = stage.view();
+  CHECK(typed.grid() == untyped.grid);
+  CHECK(typed.untyped.semaphores == untyped.semaphores);
+  CHECK(typed.untyped.tileCounter == untyped.tileCounter);
 }
 
 TEST_CASE("a stage with an empty grid is rejected", "[host]") {

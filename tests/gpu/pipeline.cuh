@@ -25,9 +25,10 @@ inline const char* orderingName(StageOrdering ordering) {
   return "?";
 }
 
-// How a stage's kernel is launched: on `stream`, with programmatic dependent launch or not, and with synchronized
-// input views (wait on producers' semaphores) or unsynchronized ones (stream order makes waiting unnecessary).
-using StageLauncher = std::function<void(cudaStream_t stream, bool programmatic, bool synchronizedInputs)>;
+// How a stage's kernel is launched: on `stream`, after the previous kernel or programmatically, and with
+// synchronized input views (wait on producers' semaphores) or unsynchronized ones (stream order makes waiting
+// unnecessary).
+using StageLauncher = std::function<void(cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs)>;
 
 class Pipeline {
  public:
@@ -46,12 +47,13 @@ class Pipeline {
   void enqueueIteration(cudaStream_t stream) {
     switch (ordering_) {
       case StageOrdering::StreamOrder:
-        for (Node& node : nodes_) node.launch(stream, false, false);
+        for (Node& node : nodes_) node.launch(stream, LaunchOrdering::StreamOrder, false);
         return;
       case StageOrdering::ProgrammaticLaunch:
         // Each stage's blocks trigger at their start, so a stage launched programmatically after its predecessor
         // runs only once all of the predecessor's blocks are resident: its waits are for running or done blocks.
-        for (std::size_t i = 0; i < nodes_.size(); ++i) nodes_[i].launch(stream, i > 0, true);
+        for (std::size_t i = 0; i < nodes_.size(); ++i)
+          nodes_[i].launch(stream, i > 0 ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder, true);
         return;
       case StageOrdering::WaitKernel:
       case StageOrdering::NoOrdering:
@@ -84,7 +86,7 @@ class Pipeline {
       }
       if (waitKernels)
         for (const Stage* producer : node.producers) launchWaitKernel(*producer, *node.stage, stageStream);
-      node.launch(stageStream, false, true);
+      node.launch(stageStream, LaunchOrdering::StreamOrder, true);
     }
     for (std::size_t i = 1; i < nodes_.size(); ++i) {
       CUSYNC_CUDA_CHECK(cudaEventRecord(*nodes_[i].done, *nodes_[i].sideStream));

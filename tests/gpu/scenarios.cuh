@@ -134,16 +134,16 @@ class PairScenario {
     salt_ = random();
     delays_.fromHost(delaysFor(shape, random));
     producer_.setOutputPolicy<Policy>();
-    pipeline_.add(producer_, {}, [this](cudaStream_t stream, bool programmatic, bool) {
+    pipeline_.add(producer_, {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       launchKernel(produceTiles<Policy>, launchGrid(shape_.producerGrid), dim3(shape_.threads), 0, stream,
-                   programmatic, producer_.view(), produced_.data(), shape_.elementsPerTile, salt_, delays_.data());
+                   ordering, producer_.view<Policy>(), produced_.data(), shape_.elementsPerTile, salt_, delays_.data());
     });
-    pipeline_.add(consumer_, {&producer_}, [this, consumerWaits](cudaStream_t stream, bool programmatic,
+    pipeline_.add(consumer_, {&producer_}, [this, consumerWaits](cudaStream_t stream, LaunchOrdering ordering,
                                                                  bool synchronizedInputs) {
       const InputView<Policy> input =
           synchronizedInputs && consumerWaits ? producer_.inputFor<Policy>(consumer_) : InputView<Policy>{};
       launchKernel(consumeTiles<Policy, Dependency, ProducedValue>, launchGrid(shape_.consumerGrid),
-                   dim3(shape_.threads), 0, stream, programmatic, consumer_.view(), input, shape_.producerGrid,
+                   dim3(shape_.threads), 0, stream, ordering, consumer_.view(), input, shape_.producerGrid,
                    produced_.data(), consumed_.data(), shape_.elementsPerTile, ProducedValue{salt_}, log_.view(),
                    1u, nullptr);
     });
@@ -189,21 +189,21 @@ class ChainScenario {
     delays_.fromHost(delaysFor(shape, random));
     a_.setOutputPolicy<TilePolicy>();
     b_.setOutputPolicy<RowPolicy>();
-    pipeline_.add(a_, {}, [this](cudaStream_t stream, bool programmatic, bool) {
+    pipeline_.add(a_, {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       launchKernel(produceTiles<TilePolicy>, launchGrid(shape_.producerGrid), dim3(shape_.threads), 0, stream,
-                   programmatic, a_.view(), aData_.data(), shape_.elementsPerTile, salt_, delays_.data());
+                   ordering, a_.view<TilePolicy>(), aData_.data(), shape_.elementsPerTile, salt_, delays_.data());
     });
-    pipeline_.add(b_, {&a_}, [this](cudaStream_t stream, bool programmatic, bool synchronizedInputs) {
+    pipeline_.add(b_, {&a_}, [this](cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs) {
       const auto input = synchronizedInputs ? a_.inputFor<TilePolicy>(b_) : InputView<TilePolicy>{};
       launchKernel(consumeTiles<TilePolicy, SameTile, ProducedValue, RowPolicy>, launchGrid(shape_.producerGrid),
-                   dim3(shape_.threads), 0, stream, programmatic, b_.view(), input, shape_.producerGrid,
+                   dim3(shape_.threads), 0, stream, ordering, b_.view(), input, shape_.producerGrid,
                    aData_.data(), bData_.data(), shape_.elementsPerTile, ProducedValue{salt_}, log_.view(), 2u,
                    delays_.data());
     });
-    pipeline_.add(c_, {&b_}, [this](cudaStream_t stream, bool programmatic, bool synchronizedInputs) {
+    pipeline_.add(c_, {&b_}, [this](cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs) {
       const auto input = synchronizedInputs ? b_.inputFor<RowPolicy>(c_) : InputView<RowPolicy>{};
       launchKernel(consumeTiles<RowPolicy, WholeRow, RelayedValue>, launchGrid(shape_.consumerGrid),
-                   dim3(shape_.threads), 0, stream, programmatic, c_.view(), input, shape_.producerGrid,
+                   dim3(shape_.threads), 0, stream, ordering, c_.view(), input, shape_.producerGrid,
                    bData_.data(), cData_.data(), shape_.elementsPerTile, RelayedValue{salt_}, log_.view(), 3u,
                    nullptr);
     });
@@ -255,19 +255,19 @@ class TwoProducerScenario {
     delaysB_.fromHost(delaysFor(shape, random));
     a_.setOutputPolicy<TilePolicy>();
     b_.setOutputPolicy<TilePolicy>();
-    pipeline_.add(a_, {}, [this](cudaStream_t stream, bool programmatic, bool) {
+    pipeline_.add(a_, {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       launchKernel(produceTiles<TilePolicy>, launchGrid(shape_.producerGrid), dim3(shape_.threads), 0, stream,
-                   programmatic, a_.view(), aData_.data(), shape_.elementsPerTile, saltA_, delaysA_.data());
+                   ordering, a_.view<TilePolicy>(), aData_.data(), shape_.elementsPerTile, saltA_, delaysA_.data());
     });
-    pipeline_.add(b_, {}, [this](cudaStream_t stream, bool programmatic, bool) {
+    pipeline_.add(b_, {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       launchKernel(produceTiles<TilePolicy>, launchGrid(shape_.producerGrid), dim3(shape_.threads), 0, stream,
-                   programmatic, b_.view(), bData_.data(), shape_.elementsPerTile, saltB_, delaysB_.data());
+                   ordering, b_.view<TilePolicy>(), bData_.data(), shape_.elementsPerTile, saltB_, delaysB_.data());
     });
-    pipeline_.add(c_, {&a_, &b_}, [this](cudaStream_t stream, bool programmatic, bool synchronizedInputs) {
+    pipeline_.add(c_, {&a_, &b_}, [this](cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs) {
       const auto inputA = synchronizedInputs ? a_.inputFor<TilePolicy>(c_) : InputView<TilePolicy>{};
       const auto inputB = synchronizedInputs ? b_.inputFor<TilePolicy>(c_) : InputView<TilePolicy>{};
       launchKernel(sumTwoProducers<TilePolicy, TilePolicy>, launchGrid(shape_.producerGrid), dim3(shape_.threads),
-                   0, stream, programmatic, c_.view(), inputA, inputB, aData_.data(), bData_.data(), cData_.data(),
+                   0, stream, ordering, c_.view(), inputA, inputB, aData_.data(), bData_.data(), cData_.data(),
                    shape_.elementsPerTile, ProducedValue{saltA_}, ProducedValue{saltB_}, log_.view(), 1u);
     });
   }

@@ -42,18 +42,19 @@ __device__ inline void delayFor(std::uint32_t nanoseconds) {
 }
 
 // A producer stage: takes the next tile of its order, waits its tile's delay, writes the tile's hashed values and
-// posts the tile under `OutputPolicy`. Triggers dependent launch first (a no-op unless the next kernel was
-// launched with programmatic stream serialization).
+// posts the tile under its stage's output policy (the typed view's, checked against the stage on the host).
+// Triggers dependent launch first (a no-op unless the next kernel was launched with programmatic stream
+// serialization). Written with the block-scoped handle, so every scenario exercises BlockTile.
 template <class OutputPolicy>
-__global__ void produceTiles(StageView self, std::uint32_t* output, std::uint32_t elementsPerTile, std::uint32_t salt,
-                             const std::uint32_t* delayNanoseconds) {
+__global__ void produceTiles(TypedStageView<OutputPolicy> self, std::uint32_t* output, std::uint32_t elementsPerTile,
+                             std::uint32_t salt, const std::uint32_t* delayNanoseconds) {
   triggerDependentLaunch();
-  const TileTicket ticket = blockAcquireTile(self);
-  const std::uint32_t tile = linearIndex(ticket.tile, self.grid);
+  BlockTile t(self);
+  const std::uint32_t tile = linearIndex(t.tile, self.grid());
   if (delayNanoseconds != nullptr) delayFor(delayNanoseconds[tile]);
   for (std::uint32_t element = threadIdx.x; element < elementsPerTile; element += blockDim.x)
-    output[std::size_t(tile) * elementsPerTile + element] = producedValue(salt, ticket.iteration, tile, element);
-  blockPost<OutputPolicy>(self, ticket.tile);
+    output[std::size_t(tile) * elementsPerTile + element] = producedValue(salt, t.iteration, tile, element);
+  t.post();
 }
 
 // A consumer stage: for each producer tile its tile reads (`Dependency`), waits for it under `InputPolicy` (once

@@ -3,6 +3,7 @@
 #include <cusync/cusync.cuh>
 
 namespace {
+// The block-level free functions (block_sync.cuh).
 __global__ void producer(cusync::StageView stage, float* out) {
   cusync::triggerDependentLaunch();
   const cusync::TileTicket ticket = cusync::blockAcquireTile(stage);
@@ -16,6 +17,27 @@ __global__ void consumer(cusync::StageView stage, cusync::InputView<cusync::RowS
   cusync::fenceProxyAsyncGlobal();
   out[threadIdx.x] = in[threadIdx.x];
 }
+
+// The same pair through the typed view and the block-scoped handle (block_tile.cuh): a middle stage that waits and
+// posts, and a last stage with the untyped view, which waits only.
+__global__ void relay(cusync::TypedStageView<cusync::TileSync> stage, cusync::InputView<cusync::RowSync> input,
+                      const float* in, float* out) {
+  cusync::BlockTile t(stage);
+  t.wait(input, cusync::TileCoord{0, t.tile.y, 0});
+  out[cusync::linearIndex(t.tile, stage.grid()) * blockDim.x + threadIdx.x] = in[threadIdx.x] + float(t.iteration);
+  t.post();
+}
+__global__ void last(cusync::StageView stage, cusync::InputView<cusync::TileSync> input, const float* in,
+                     float* out) {
+  cusync::BlockTile t(stage);
+  t.wait(input, t.tile);
+  out[threadIdx.x] = in[threadIdx.x];
+}
+// One thread posting through the typed view, as a warp-specialized kernel's storing thread would.
+__global__ void postFromOneThread(cusync::TypedStageView<cusync::TileSync> stage) {
+  if (threadIdx.x == 0) stage.postThread(cusync::TileCoord{blockIdx.x, 0, 0});
+}
+
 __global__ void chainBlock(cusync::ChainQueueView queue, cusync::StageView first, cusync::StageView second,
                            unsigned* out) {
   const cusync::StageView stages[2] = {first, second};
@@ -25,8 +47,22 @@ __global__ void chainBlock(cusync::ChainQueueView queue, cusync::StageView first
 }  // namespace
 
 void launchPair(cusync::Stage& p, cusync::Stage& c, float* a, float* b, cudaStream_t stream) {
-  cusync::launchKernel(producer, dim3(p.grid().tileCount()), dim3(32), 0, stream, false, p.view(), a);
+  using cusync::LaunchOrdering;
+  cusync::launchKernel(producer, dim3(p.grid().tileCount()), dim3(32), 0, stream, LaunchOrdering::StreamOrder,
+                       p.view(), a);
   cusync::launchWaitKernel(p, c, stream);
-  cusync::launchKernel(consumer, dim3(c.grid().tileCount()), dim3(32), 0, stream, true, c.view(),
-                       p.inputFor<cusync::RowSync>(c), static_cast<const float*>(a), b);
+  cusync::launchKernel(consumer, dim3(c.grid().tileCount()), dim3(32), 0, stream, LaunchOrdering::Programmatic,
+                       c.view(), p.inputFor<cusync::RowSync>(c), static_cast<const float*>(a), b);
+}
+
+void launchChain(cusync::Stage& first, cusync::Stage& middle, cusync::Stage& final, float* a, float* b, float* c,
+                 cudaStream_t stream) {
+  using cusync::LaunchOrdering;
+  cusync::launchKernel(relay, dim3(middle.grid().tileCount()), dim3(32), 0, stream, LaunchOrdering::Programmatic,
+                       middle.view<cusync::TileSync>(), first.inputFor<cusync::RowSync>(middle),
+                       static_cast<const float*>(a), b);
+  cusync::launchKernel(last, dim3(final.grid().tileCount()), dim3(32), 0, stream, LaunchOrdering::Programmatic,
+                       final.view(), middle.inputFor<cusync::TileSync>(final), static_cast<const float*>(b), c);
+  cusync::launchKernel(postFromOneThread, dim3(middle.grid().tileCount()), dim3(32), 0, stream,
+                       LaunchOrdering::StreamOrder, middle.view<cusync::TileSync>());
 }

@@ -12,9 +12,16 @@
 
 namespace cusync {
 
+// When a launched kernel may start relative to the kernel before it on the stream.
+enum class LaunchOrdering {
+  StreamOrder,   // after the previous kernel on the stream has finished
+  Programmatic,  // programmatic stream serialization: once every block of the previous kernel has triggered
+                 // (triggerDependentLaunch) or exited; the consumer's waits then order the data (sm_90)
+};
+
 template <class... KernelParameters, class... Arguments>
 void launchKernel(void (*kernel)(KernelParameters...), dim3 grid, dim3 block, std::size_t sharedBytes,
-                  cudaStream_t stream, bool programmaticDependency, Arguments&&... arguments) {
+                  cudaStream_t stream, LaunchOrdering ordering, Arguments&&... arguments) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
@@ -24,7 +31,7 @@ void launchKernel(void (*kernel)(KernelParameters...), dim3 grid, dim3 block, st
   attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
   attribute.val.programmaticStreamSerializationAllowed = 1;
   config.attrs = &attribute;
-  config.numAttrs = programmaticDependency ? 1 : 0;
+  config.numAttrs = ordering == LaunchOrdering::Programmatic ? 1 : 0;
   CUSYNC_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
 }
 

@@ -6,14 +6,15 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
-#include <typeinfo>
 #include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
 #include "cusync/error.h"
+#include "cusync/output_policy.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/typed_stage_view.cuh"
 
 namespace cusync {
 
@@ -120,7 +121,7 @@ class Stage {
     CUSYNC_CUDA_CHECK(cudaMalloc(&semaphores_, count * sizeof(std::uint32_t)));
     CUSYNC_CUDA_CHECK(cudaMemset(semaphores_, 0, count * sizeof(std::uint32_t)));
     semaphoreCount_ = count;
-    outputPolicy_ = &typeid(Policy);
+    outputPolicy_ = OutputPolicyTag::of<Policy>();
   }
 
   // Zeroes counters and semaphores (needed only after a launch was abandoned mid-way; iterations need no reset).
@@ -130,6 +131,17 @@ class Stage {
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(semaphores_, 0, semaphoreCount_ * sizeof(std::uint32_t), stream));
   }
 
+  // The view for a kernel that posts through it under `Policy`, which must be the policy this stage was given in
+  // setOutputPolicy: the kernel then never names the policy again, and a kernel that would post under another
+  // policy than consumers wait for is refused here.
+  template <class Policy>
+  TypedStageView<Policy> view() const {
+    if (const auto why = whyViewPolicyDiffers<Policy>(name_, outputPolicy_)) throw Error(*why);
+    return TypedStageView<Policy>{view()};
+  }
+
+  // The untyped view: for a stage nobody waits on, and for warp-specialized kernels that post from one thread
+  // (postThread<Policy>, which the host cannot check).
   StageView view() const {
     StageView v;
     v.grid = grid_;
@@ -147,12 +159,7 @@ class Stage {
   // same policy, or consumer targets would not match what producers add: that pairing error is reported here.
   template <class Policy>
   InputView<Policy> inputFor(const Stage& consumer) const {
-    if (outputPolicy_ == nullptr)
-      throw Error("cusync: stage '" + consumer.name_ + "' waits on stage '" + name_ +
-                  "', which has no output policy (call setOutputPolicy on the producer)");
-    if (*outputPolicy_ != typeid(Policy))
-      throw Error("cusync: stage '" + consumer.name_ + "' waits on stage '" + name_ + "' under policy " +
-                  typeid(Policy).name() + ", but '" + name_ + "' posts under " + outputPolicy_->name());
+    if (const auto why = whyInputPolicyDiffers<Policy>(consumer.name_, name_, outputPolicy_)) throw Error(*why);
     return InputView<Policy>{semaphores_, grid_};
   }
 
@@ -168,7 +175,7 @@ class Stage {
   std::uint32_t* orderTable_ = nullptr;
   std::uint32_t* semaphores_ = nullptr;
   std::uint32_t semaphoreCount_ = 0;
-  const std::type_info* outputPolicy_ = nullptr;
+  OutputPolicyTag outputPolicy_;
   bool hardwareOrder_ = false;
   std::uint32_t blocksPerTile_ = 1;
   std::uint32_t persistentBlocks_ = 0;
