@@ -90,7 +90,7 @@ else
   if [ $status -ne 0 ] && [ $status -ne 77 ]; then grep -vE "^\s*$" "$results/ctest.log" | tail -n 60; fi
   grep -E "tests passed|tests failed|^\s+[0-9]+ - " "$results/ctest.log" | tail -n 20
 
-  # One full wave at the copy kernel's maximum occupancy. The anchor of DESIGN.md (1584 blocks = 12 per SM) is more
+  # One full wave at the copy kernel's maximum occupancy. The docs/GPU_NOTES.md anchor (1584 blocks = 12 per SM) is more
   # than one wave for this kernel on an H100 (10 blocks per SM of 128 threads measured), which the benchmark
   # refuses by design (the experiment is defined as one wave); run it by hand with --blocks on a GPU where it fits.
   echo "== overhead benchmark"

@@ -1,5 +1,5 @@
 // CUTLASS's stock Stream-K GEMM (see streamk_gemm.h). Built without CUTLASS_ENABLE_GDC_FOR_SM90: CUTLASS 4.2's
-// Stream-K scheduler does not compile with it (GPU_NOTES.md).
+// Stream-K scheduler does not compile with it (docs/GPU_NOTES.md).
 #include "streamk_gemm.h"
 
 #include <string>

@@ -20,7 +20,7 @@ class StreamKGemm {
   StreamKGemm& operator=(const StreamKGemm&) = delete;
 
   // Initializes the Stream-K workspace (its reduction barriers) on `stream` and launches: capturable into a CUDA
-  // graph and right on every replay (a single initialization for many runs leaves stale barriers: GPU_NOTES.md).
+  // graph and right on every replay (a single initialization for many runs leaves stale barriers: docs/GPU_NOTES.md).
   void run(const __half* a, const __half* b, __half* d, cudaStream_t stream);
 
   struct Implementation;

@@ -11,7 +11,7 @@
 
 namespace cusync::gpu_test {
 
-// NoOrdering is legal only when every block of the stages is resident at once (DESIGN.md, Progress).
+// NoOrdering is legal only when every block of the stages is resident at once (docs/DESIGN.md, Progress).
 inline void requireLegal(StageOrdering ordering, const ScenarioShape& shape, std::uint32_t stages) {
   if (ordering != StageOrdering::NoOrdering) return;
   const std::uint32_t blocks = shape.producerGrid.tileCount() * (stages - 1) + shape.consumerGrid.tileCount();

@@ -18,7 +18,7 @@
 
 namespace cusync {
 
-// How a consumer stage is kept from running ahead of its producers' blocks (DESIGN.md, "Progress").
+// How a consumer stage is kept from running ahead of its producers' blocks (docs/DESIGN.md, Progress).
 enum class StageOrdering {
   StreamOrder,           // no tile synchronization: consumer after producer on one stream (the baseline)
   WaitKernel,            // separate streams; a one-thread kernel holds the consumer until all producer blocks run

@@ -1,7 +1,7 @@
 // The stage graph: one edge from a consumer grid to each producer grid it waits on, one per producer of every
 // dependency. Accepted specs have an acyclic stage graph without self-edges.
 //
-// Why (DESIGN.md, "Progress"): a consumer block that spins must be waiting for producer tiles whose blocks are
+// Why (docs/DESIGN.md, Progress): a consumer block that spins must be waiting for producer tiles whose blocks are
 // resident or finished. cusync gets this by launching stages in an order where every stage waits only on stages
 // launched before it (wait-kernel or programmatic dependent launch). A cycle g1 -> g2 -> g1 has no such order: the
 // first tiles of each wait for tiles the other produces only after its own waits pass, so both deadlock. A

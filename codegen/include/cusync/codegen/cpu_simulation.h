@@ -1,6 +1,6 @@
 // A brute-force CPU simulation of synchronized stages, to cross-check the prover.
 //
-// Model (DESIGN.md "Runtime protocol"): stages are launched in dependency order and the GPU dispatches their blocks
+// Model (docs/DESIGN.md, Progress): stages are launched in dependency order and the GPU dispatches their blocks
 // in launch order (what the wait-kernel guarantees); within a stage, blocks take tiles in the stage's tile order.
 // A GPU of `slots` block slots holds the dispatched, unfinished blocks. A resident block whose every wait is
 // satisfied (for each producer tile p it reads: semaphore sem(p) has reached value(p)) may finish; which one

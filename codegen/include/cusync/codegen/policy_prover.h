@@ -1,6 +1,6 @@
 // The isl prover: a policy is emitted only if it is proven sound, an order only if it is proven a bijection.
 //
-// Policy soundness (DESIGN.md "What must hold", 2), for producer grid P, its domain Dom(P) and the producer tiles
+// Policy soundness (docs/DESIGN.md "What must hold", 2), for producer grid P, its domain Dom(P) and the producer tiles
 // W = R(Dom(C)) some consumer reads:
 //   (range)  for all p in Dom(P): 0 <= sem(p) < semaphoreCount
 //   (value)  for all p in W: value(p) == |{p' in Dom(P) : sem(p') == sem(p)}|

@@ -4,7 +4,7 @@
 // What differs from CUTLASS's KernelTmaWarpSpecialized[Cooperative] kernels, and why:
 //  * Non-persistent: one block per tile, so the hardware hands tiles to whichever SM frees up. CUTLASS's sm90
 //    persistent scheduler assigns each block a fixed list of tiles; blocks that start late on SMs still held by
-//    the other stage then finish late, which defeats overlapping two stages (GPU_NOTES.md).
+//    the other stage then finish late, which defeats overlapping two stages (docs/GPU_NOTES.md).
 //  * The tile comes from the stage's ticket counter (its tile order), not from blockIdx.
 //  * The TMA producer thread waits for the A tiles another stage produces (TileSyncMainloop).
 //  * After the epilogue, the math threads complete their TMA stores (bulk wait_group 0, not the .read variant

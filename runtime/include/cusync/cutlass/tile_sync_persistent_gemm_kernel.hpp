@@ -4,7 +4,7 @@
 // Why persistent: a block that keeps running overlaps one tile's epilogue (and the wait for its stores) with the
 // TMA loads of its next tile, and pays the pipeline set-up once, not per tile; CUTLASS's own sm90 kernels are
 // persistent for that reason. Why dynamic: CUTLASS's persistent scheduler gives each block a fixed list of tiles,
-// so a block that starts late (on an SM the other stage still holds) finishes late (GPU_NOTES.md). Here every
+// so a block that starts late (on an SM the other stage still holds) finishes late (docs/GPU_NOTES.md). Here every
 // tile goes to whichever block asks next, in the stage's tile order, as in the non-persistent kernel.
 //
 // How the roles share a tile: the TMA producer warp draws the ticket (it is the first to need the tile) and hands
