@@ -44,8 +44,8 @@ class BlockTile {
   }
 
  private:
-  // Declared before the public members they initialize. A copy, not a reference: the handle may outlive a
-  // temporary view; the compiler keeps only the fields the block's calls read.
+  // Declared before the public members they initialize. A copy, not a reference, so that a handle made from a
+  // temporary view never reads a dead one.
   StageView stage_;
   TileTicket ticket_;
 
