@@ -23,8 +23,10 @@
 # <out-var> receives the output path: ${CMAKE_CURRENT_BINARY_DIR}/tile_rewrite/<target or "sources">/<relative path>.
 # The output carries #line directives naming the original, so compiler errors and debuggers point at the original
 # source (and nvcc resolves its "quoted" includes from the original's directory). It is regenerated when the source,
-# any header it includes (through a depfile), or the tool changes. Call it only when the tool exists:
-#   if(TARGET cusync-tile-rewriter) ... endif()
+# any header it includes (through a depfile), or the tool changes. The tool is the target cusync::cusync-tile-rewriter:
+# in cusync's own build the rewriter it builds, in a project that found the installed package (find_package(cusync))
+# the installed one. Call the function only when the tool exists:
+#   if(TARGET cusync::cusync-tile-rewriter) ... endif()
 include_guard(GLOBAL)
 
 function(cusync_add_tile_rewrite out_var)
@@ -34,9 +36,9 @@ function(cusync_add_tile_rewrite out_var)
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "cusync_add_tile_rewrite: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
-  if(NOT TARGET cusync-tile-rewriter)
+  if(NOT TARGET cusync::cusync-tile-rewriter)
     message(FATAL_ERROR "cusync_add_tile_rewrite: the #pragma tile rewriter is not built (CUSYNC_BUILD_REWRITER=OFF "
-                        "or Clang 19 not found); guard the call with if(TARGET cusync-tile-rewriter)")
+                        "or Clang 19 not found); guard the call with if(TARGET cusync::cusync-tile-rewriter)")
   endif()
   if(NOT arg_SOURCE)
     message(FATAL_ERROR "cusync_add_tile_rewrite: SOURCE is required")
@@ -69,12 +71,20 @@ function(cusync_add_tile_rewrite out_var)
 
   set(arch "${arg_CUDA_GPU_ARCH}")
   if(NOT arch)
-    list(GET CUSYNC_CUDA_ARCHITECTURES 0 first_arch)
+    # cusync's own build sets CUSYNC_CUDA_ARCHITECTURES; a user's project may set either, or neither (Hopper).
+    set(architectures ${CUSYNC_CUDA_ARCHITECTURES})
+    if(NOT architectures)
+      set(architectures ${CMAKE_CUDA_ARCHITECTURES})
+    endif()
+    if(NOT architectures)
+      set(architectures 90a)
+    endif()
+    list(GET architectures 0 first_arch)
     string(REGEX REPLACE "-(real|virtual)$" "" first_arch "${first_arch}")
     set(arch "sm_${first_arch}")
   endif()
 
-  set(command $<TARGET_FILE:cusync-tile-rewriter> "${source}" -o "${output}" --depfile "${output}.d"
+  set(command $<TARGET_FILE:cusync::cusync-tile-rewriter> "${source}" -o "${output}" --depfile "${output}.d"
               --cuda-gpu-arch=${arch})
   if(NOT arg_NO_LINE_DIRECTIVES)
     list(APPEND command --line-directives)
@@ -111,7 +121,7 @@ function(cusync_add_tile_rewrite out_var)
   add_custom_command(
     OUTPUT "${output}"
     COMMAND ${command}
-    DEPENDS "${source}" cusync-tile-rewriter
+    DEPENDS "${source}" cusync::cusync-tile-rewriter
     DEPFILE "${output}.d"
     COMMENT "Reordering #pragma tile loads of ${shown}"
     COMMAND_EXPAND_LISTS

@@ -9,6 +9,7 @@
 // Each variant is timed as a CUDA graph of many pairs, after warm-up, as the median of repeats; every repeat uses a
 // fresh random input and checks the consumer's output against it. Prints a table last; --csv writes it as CSV.
 #include <algorithm>
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -22,6 +23,7 @@
 
 #include <cuda_runtime.h>
 
+#include "common/command_line_numbers.h"
 #include "cusync/cusync.cuh"
 
 namespace {
@@ -113,32 +115,48 @@ struct Options {
   int blocksOverride = 0;       // 0: SMs x blocks per SM; else this many blocks (at most one full wave)
 };
 
+using cusync::examples::exitWithUsageError;
+using cusync::examples::integerArgument;
+
+constexpr const char* kProgram = "cusync_overhead_bench";
+constexpr const char* kUsage =
+    "Usage: cusync_overhead_bench [--csv PATH] [--pairs N] [--repeats N] [--warmup N] [--blocks-per-sm N] [--blocks N]\n"
+    "Two dependent one-wave copy kernels: stream order, cusync + wait-kernel, cusync + PDL, PDL grid sync.\n"
+    "default: one full wave, SMs x the kernels' maximum occupancy, of 16 KB blocks\n"
+    "\n"
+    "  --csv PATH          write the results as CSV\n"
+    "  --pairs N           kernel pairs per timed CUDA graph (>= 1, default 20)\n"
+    "  --repeats N         timed graph launches (>= 1, default 30)\n"
+    "  --warmup N          untimed graph launches first (>= 0, default 5)\n"
+    "  --blocks-per-sm N   blocks per SM (0: the kernels' maximum occupancy)\n"
+    "  --blocks N          blocks in all (0: SMs x blocks per SM; at most one full wave)\n"
+    "  --help              print this help\n"
+    "\n"
+    "Exit status: 0 done, 1 a wrong result or a CUDA error, 2 bad command line, 77 no CUDA device.\n";
+
+// Before any CUDA call, so that a bad command line is reported on a machine without a GPU too.
 Options parseOptions(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
     auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::runtime_error("option " + flag + " needs a value");
+      if (i + 1 >= argc) exitWithUsageError(kProgram, flag + " needs a value");
       return argv[++i];
     };
+    auto count = [&](long long minimum) { return int(integerArgument(kProgram, flag, value(), minimum, INT_MAX)); };
     if (flag == "--csv") options.csvPath = value();
-    else if (flag == "--pairs") options.pairsPerGraph = std::stoi(value());
-    else if (flag == "--repeats") options.repeats = std::stoi(value());
-    else if (flag == "--warmup") options.warmup = std::stoi(value());
-    else if (flag == "--blocks-per-sm") options.blocksPerSmOverride = std::stoi(value());
-    else if (flag == "--blocks") options.blocksOverride = std::stoi(value());
-    else if (flag == "--help") {
-      std::printf("usage: %s [--csv PATH] [--pairs N] [--repeats N] [--warmup N] [--blocks-per-sm N] [--blocks N]\n"
-                  "  default: one full wave, SMs x the kernels' maximum occupancy, of 16 KB blocks\n",
-                  argv[0]);
+    else if (flag == "--pairs") options.pairsPerGraph = count(1);
+    else if (flag == "--repeats") options.repeats = count(1);
+    else if (flag == "--warmup") options.warmup = count(0);
+    else if (flag == "--blocks-per-sm") options.blocksPerSmOverride = count(0);
+    else if (flag == "--blocks") options.blocksOverride = count(0);
+    else if (flag == "--help" || flag == "-h") {
+      std::printf("%s", kUsage);
       std::exit(0);
     } else {
-      throw std::runtime_error("unknown option " + flag + " (see --help)");
+      exitWithUsageError(kProgram, "unknown option '" + flag + "'");
     }
   }
-  if (options.pairsPerGraph < 1 || options.repeats < 1 || options.warmup < 0 || options.blocksPerSmOverride < 0 ||
-      options.blocksOverride < 0)
-    throw std::runtime_error("--pairs and --repeats must be >= 1, --warmup, --blocks-per-sm and --blocks >= 0");
   return options;
 }
 

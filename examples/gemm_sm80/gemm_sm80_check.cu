@@ -13,7 +13,7 @@
 // posted, or a tile nobody wrote, fails. Each variant runs twice on the same stages: the second run is the
 // stages' iteration 1, which checks that the counting semaphores need no reset between launches.
 //
-// Usage: gemm_sm80_check [--m 1,200,1024] [--hidden 12288] [--intermediate 6144]
+// Usage: gemm_sm80_check [--m 1,200,1024] [--hidden 12288] [--intermediate 6144] [--help]
 // Exit: 0 all correct, 1 a failure, 2 bad arguments, 77 no CUDA device (ctest: skipped).
 #include <chrono>
 #include <cmath>
@@ -21,12 +21,12 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "common/command_line_numbers.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/gelu_mlp_reference.cuh"
@@ -48,44 +48,37 @@ struct Options {
   int intermediate = 6144;   // 4H / 8 (8-way tensor parallel)
 };
 
-[[noreturn]] void usage(const std::string& problem) {
-  std::fprintf(stderr, "gemm_sm80_check: %s\nusage: gemm_sm80_check [--m 1,200,1024] [--hidden H] [--intermediate I]\n",
-               problem.c_str());
-  std::exit(2);
-}
+constexpr const char* kProgram = "gemm_sm80_check";
+constexpr const char* kUsage =
+    "Usage: gemm_sm80_check [--m 1,200,1024] [--hidden H] [--intermediate I]\n"
+    "Checks the hooked sm_80 GEMMs as a tile-synchronized MLP pair against cuBLASLt + exact GELU.\n"
+    "\n"
+    "  --m M1,M2,...      token counts M (positive; default 1,200,1024)\n"
+    "  --hidden H         GEMM 1's K and GEMM 2's N (a multiple of 8; default 12288)\n"
+    "  --intermediate I   GEMM 1's N and GEMM 2's K (a multiple of 8; default 6144)\n"
+    "  --help             print this help\n"
+    "\n"
+    "Exit status: 0 all correct, 1 a failure, 2 bad command line, 77 no CUDA device.\n";
 
-int parsePositive(const std::string& text, const std::string& what) {
-  std::size_t used = 0;
-  int value = 0;
-  try {
-    value = std::stoi(text, &used);
-  } catch (const std::exception&) {
-    usage(what + ": '" + text + "' is not a number");
-  }
-  if (used != text.size() || value <= 0) usage(what + ": '" + text + "' is not a positive integer");
-  return value;
-}
-
+// Before any CUDA call, so that a bad command line is reported on a machine without a GPU too.
 Options parseOptions(int argc, char** argv) {
   Options options;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (i + 1 >= argc) usage(arg + " needs a value");
-    const std::string value = argv[++i];
-    if (arg == "--m") {
-      options.ms.clear();
-      std::stringstream stream(value);
-      for (std::string item; std::getline(stream, item, ',');) options.ms.push_back(parsePositive(item, "--m"));
-    } else if (arg == "--hidden") {
-      options.hidden = parsePositive(value, arg);
-    } else if (arg == "--intermediate") {
-      options.intermediate = parsePositive(value, arg);
-    } else {
-      usage("unknown argument '" + arg + "'");
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
     }
+    if (arg != "--m" && arg != "--hidden" && arg != "--intermediate")
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
+    if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
+    const std::string value = argv[++i];
+    if (arg == "--m") options.ms = positiveIntListArgument(kProgram, arg, value);
+    else if (arg == "--hidden") options.hidden = positiveIntArgument(kProgram, arg, value);
+    else options.intermediate = positiveIntArgument(kProgram, arg, value);
   }
   if (options.hidden % 8 != 0 || options.intermediate % 8 != 0)
-    usage("--hidden and --intermediate must be multiples of 8 (16-byte rows for cp.async)");
+    exitWithUsageError(kProgram, "--hidden and --intermediate must be multiples of 8 (16-byte rows for cp.async)");
   return options;
 }
 

@@ -6,7 +6,7 @@
 // so a single execution that read an unposted tile, or lost a write, is counted. Graphs are replayed many times
 // without resetting counters or semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
 //
-// Usage: mlp_fused_stress [--executions N]   (default 100000 chain executions in all)
+// Usage: mlp_fused_stress [--executions N] [--help]   (default 100000 chain executions in all)
 #define CUSYNC_CHAIN_DELAY_NS 20000
 #define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
 
@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
 #include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
@@ -44,20 +45,39 @@ struct Size {
   int m, hidden, intermediate;
 };
 
+constexpr const char* kProgram = "mlp_fused_stress";
+constexpr const char* kUsage =
+    "Usage: mlp_fused_stress [--executions N]\n"
+    "Stress test of the fused chain: random per-unit delays, every chain execution checked against cuBLAS.\n"
+    "\n"
+    "  --executions N   chain executions in all (default 100000)\n"
+    "  --help           print this help\n"
+    "\n"
+    "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA device.\n";
+
+// Before any CUDA call, so that a bad command line is reported on a machine without a GPU too.
+long long parseExecutions(int argc, char** argv) {
+  long long executions = 100000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    } else if (arg == "--executions") {
+      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
+      executions = integerArgument(kProgram, arg, argv[++i], 1, 1000000000000LL);
+    } else {
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
+    }
+  }
+  return executions;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  long long executions = 100000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--executions" && i + 1 < argc) {
-      executions = std::atoll(argv[++i]);
-    } else {
-      std::fprintf(stderr, "mlp_fused_stress: unknown argument '%s' (--executions N)\n", arg.c_str());
-      return 2;
-    }
-  }
+  const long long executions = parseExecutions(argc, argv);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIPPED: no CUDA device\n");

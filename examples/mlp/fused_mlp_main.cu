@@ -9,7 +9,7 @@
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                          [--orders g8,row,...] [--verbose] [--trace FILE]
+//                          [--orders g8,row,...] [--verbose] [--trace FILE] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
@@ -86,7 +86,11 @@ void printFusedSummary(const std::vector<Result>& results, const std::vector<int
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   std::string tracePath;
-  MlpOptions options = parseMlpOptions(argc, argv, "mlp_fused_example", "mlp_fused.csv",
+  const MlpProgram description{
+      "mlp_fused_example", "The GPT-3 MLP as one persistent launch (the fused chain) against cuBLASLt and the same "
+                           "kernel stream-ordered.",
+      "mlp_fused.csv", "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"};
+  MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument != "--trace") return false;
                                          tracePath = value();

@@ -16,10 +16,12 @@
 // (gate_up_order.h: gate and up tiles of the same S columns together; labelled _paired). Default: plain.
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -309,8 +311,13 @@ int main(int argc, char** argv) {
   const std::string program = "mlp_llama_example";
   std::vector<std::uint32_t> swiGluColumns{64};
   std::vector<bool> gateUpOrders{false};  // paired or not
+  const MlpProgram description{
+      program, "The LLaMA MLP (GEMM, SwiGLU stage, GEMM) tile-synchronized, against cuBLAS, Stream-K and PDL.",
+      "mlp_llama.csv",
+      "  --swiglu-columns 64,128    widths of the SwiGLU stage's tiles to try (multiples of 8; default 64)\n"
+      "  --gate-up-order plain,paired  GEMM 1's column order: plain, or gate and up tiles paired (default plain)\n"};
   const MlpOptions options = parseMlpOptions(
-      argc, argv, program, "mlp_llama.csv", [&](const std::string& arg, const ArgumentValue& value) {
+      argc, argv, description, [&](const std::string& arg, const ArgumentValue& value) {
         if (arg == "--gate-up-order") {
           gateUpOrders.clear();
           for (const auto& word : splitList(value())) {
@@ -326,13 +333,13 @@ int main(int argc, char** argv) {
         if (arg != "--swiglu-columns") return false;
         swiGluColumns.clear();
         for (const auto& word : splitList(value())) {
-          const int columns = std::atoi(word.c_str());
-          if (columns <= 0 || columns % kSwiGluVector != 0) {
+          const std::optional<long long> columns = parseIntegerInRange(word, 1, INT_MAX);
+          if (!columns || *columns % kSwiGluVector != 0) {
             std::fprintf(stderr, "%s: --swiglu-columns: '%s' is not a positive multiple of %d\n", program.c_str(),
                          word.c_str(), kSwiGluVector);
             std::exit(2);
           }
-          swiGluColumns.push_back(std::uint32_t(columns));
+          swiGluColumns.push_back(std::uint32_t(*columns));
         }
         return true;
       });

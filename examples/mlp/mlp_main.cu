@@ -6,7 +6,7 @@
 //   Y   = XW1 * W2^T              W2: [H, 4H/8]   (GEMM 2, consumer: waits for the XW1 tiles it reads)
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
+//                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose] [--help]
 // --orders: tile orders to try for both GEMMs: row (row-major), gN (rows in groups of N, column by column inside a
 // group: grouped_order.h), col (column-major), or P:C for different producer and consumer orders (e.g. g8:row).
 // --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
@@ -148,7 +148,10 @@ class MlpPair {
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
-  const MlpOptions options = parseMlpOptions(argc, argv, "mlp_example", "mlp_gpt3.csv");
+  const MlpOptions options = parseMlpOptions(
+      argc, argv,
+      {"mlp_example", "The GPT-3 MLP on tile-synchronized CUTLASS sm90 GEMMs against cuBLAS, Stream-K and PDL.",
+       "mlp_gpt3.csv", ""});
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {

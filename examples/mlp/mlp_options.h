@@ -1,8 +1,11 @@
-// Command-line options shared by the MLP examples (GPT-3: mlp_example, LLaMA: mlp_llama_example). Host header.
+// Command-line options shared by the MLP examples (GPT-3: mlp_example, LLaMA: mlp_llama_example, the fused chain:
+// mlp_fused_example). Host header.
 //
 // Common usage: [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//               [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
-// A program may accept more arguments through `extraArgument` (it is asked first about every unknown argument).
+//               [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose] [--help]
+// A program may accept more arguments through `extraArgument` (it is asked first about every unknown argument) and
+// describes them in MlpProgram::extraOptions for --help. Everything here runs before any CUDA call, so a bad command
+// line is reported (exit 2) on a machine without a GPU too.
 #pragma once
 
 #include <cstdio>
@@ -11,6 +14,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "common/command_line_numbers.h"
 
 namespace cusync::examples {
 
@@ -42,28 +47,56 @@ using ArgumentValue = std::function<std::string()>;
 // Returns true when it consumed `argument` (calling `value` for its value, if it has one).
 using ExtraArgument = std::function<bool(const std::string& argument, const ArgumentValue& value)>;
 
-inline MlpOptions parseMlpOptions(int argc, char** argv, const std::string& program, const std::string& defaultCsv,
+// What --help says about a program beyond the common options.
+struct MlpProgram {
+  std::string name;          // for messages, e.g. mlp_example
+  std::string summary;       // one line: what the program measures
+  std::string defaultCsv;    // where results go without --csv
+  std::string extraOptions;  // usage lines of the options its `extraArgument` takes ("" if none)
+};
+
+inline std::string mlpUsage(const MlpProgram& program) {
+  return "Usage: " + program.name + " [options]\n" + program.summary + "\n\nOptions:\n" +
+         "  --m M1,M2,...       token counts M (positive; default 1,8,64,128,256,512,1024,2048,4096)\n"
+         "  --pairs N           MLPs per timed CUDA graph (default 10)\n"
+         "  --samples N         timed graph launches per variant (default 9)\n"
+         "  --csv FILE          results (default " + program.defaultCsv + ")\n"
+         "  --check-only        check correctness, time nothing\n"
+         "  --configs a,b       tile configurations to try (default: every registered one)\n"
+         "  --variants a,b      variants to run (default: all)\n"
+         "  --orders row,g8,... tile orders to try: row, gN (groups of N rows), col, or P:C (producer:consumer)\n"
+         "  --streamk           also run CUTLASS Stream-K\n"
+         "  --baselines-only    only the baselines (cuBLAS, Stream-K)\n"
+         "  --verbose           print every variant's result\n" +
+         program.extraOptions +
+         "  --help              print this help\n"
+         "\nExit status: 0 every result correct, 1 a wrong result or nothing to run, 2 bad command line, 77 no CUDA "
+         "device.\n";
+}
+
+inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& program,
                                   const ExtraArgument& extraArgument = {}) {
   MlpOptions options;
-  options.program = program;
-  options.csvPath = defaultCsv;
+  options.program = program.name;
+  options.csvPath = program.defaultCsv;
+  const std::string& name = program.name;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const ArgumentValue value = [&]() -> std::string {
-      if (i + 1 >= argc) {
-        std::fprintf(stderr, "%s: %s needs a value\n", program.c_str(), arg.c_str());
-        std::exit(2);
-      }
+      if (i + 1 >= argc) exitWithUsageError(name, arg + " needs a value");
       return argv[++i];
     };
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", mlpUsage(program).c_str());
+      std::exit(0);
+    }
     if (extraArgument && extraArgument(arg, value)) continue;
     if (arg == "--m") {
-      options.ms.clear();
-      for (auto& m : splitList(value())) options.ms.push_back(std::stoi(m));
+      options.ms = positiveIntListArgument(name, arg, value());
     } else if (arg == "--pairs") {
-      options.pairsPerGraph = std::stoi(value());
+      options.pairsPerGraph = positiveIntArgument(name, arg, value());
     } else if (arg == "--samples") {
-      options.samples = std::stoi(value());
+      options.samples = positiveIntArgument(name, arg, value());
     } else if (arg == "--csv") {
       options.csvPath = value();
     } else if (arg == "--streamk") {
@@ -82,8 +115,7 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const std::string& prog
     } else if (arg == "--configs") {
       options.configs = splitList(value());
     } else {
-      std::fprintf(stderr, "%s: unknown argument '%s'\n", program.c_str(), arg.c_str());
-      std::exit(2);
+      exitWithUsageError(name, "unknown argument '" + arg + "'");
     }
   }
   return options;

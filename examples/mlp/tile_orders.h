@@ -4,12 +4,14 @@
 // orders, e.g. g8:row. Host header.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "common/command_line_numbers.h"
 #include "cusync/grouped_order.h"
 #include "cusync/stage.cuh"
 
@@ -23,8 +25,7 @@ struct TileOrders {
     if (word == "row") return 1;
     if (word == "col") return 0;
     if (word.size() > 1 && word[0] == 'g') {
-      const int rows = std::atoi(word.c_str() + 1);
-      if (rows > 0) return std::uint32_t(rows);
+      if (const auto rows = parseIntegerInRange(word.substr(1), 1, INT_MAX)) return std::uint32_t(*rows);
     }
     std::fprintf(stderr, "%s: unknown tile order '%s' (row, col, gN or P:C)\n", program.c_str(), word.c_str());
     std::exit(2);

@@ -75,7 +75,7 @@ TEST_CASE("without --check cusyncgen prints a one-line verdict", "[cli]") {
 TEST_CASE("--help and --version", "[cli]") {
   auto help = runCusyncgen({"--help"});
   CHECK(help.exitCode == 0);
-  CHECK_THAT(help.out, Catch::StartsWith("usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT]"));
+  CHECK_THAT(help.out, Catch::StartsWith("Usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT]"));
   CHECK_THAT(help.out, Catch::Contains("Exit status: 0 ok; 1 errors in the spec"));
   auto version = runCusyncgen({"--version"});
   CHECK(version.exitCode == 0);

@@ -101,13 +101,30 @@ void clearAnonymousLocations(spec::Spec& spec) {
 
 namespace {
 
+// The process's folder for the files the tests write (spec files, cusyncgen's output). ctest runs every test case
+// as its own process, so each process removes its folder when it exits; otherwise every run of the suite would
+// leave hundreds of them in the temporary directory.
+class ProcessTemporaryDirectory {
+public:
+  ProcessTemporaryDirectory()
+      : path_(std::filesystem::temp_directory_path() / ("cusync-frontend-tests-" + std::to_string(getpid()))) {
+    std::filesystem::create_directories(path_);
+  }
+  ~ProcessTemporaryDirectory() {
+    std::error_code ignored;  // a destructor at exit has nobody to report to
+    std::filesystem::remove_all(path_, ignored);
+  }
+  ProcessTemporaryDirectory(const ProcessTemporaryDirectory&) = delete;
+  ProcessTemporaryDirectory& operator=(const ProcessTemporaryDirectory&) = delete;
+  std::string path() const { return path_.string(); }
+
+private:
+  std::filesystem::path path_;
+};
+
 std::string temporaryDirectory() {
-  static std::string directory = [] {
-    auto path = std::filesystem::temp_directory_path() / ("cusync-frontend-tests-" + std::to_string(getpid()));
-    std::filesystem::create_directories(path);
-    return path.string();
-  }();
-  return directory;
+  static const ProcessTemporaryDirectory directory;
+  return directory.path();
 }
 
 std::string shellQuote(const std::string& text) {

@@ -58,7 +58,7 @@ std::optional<std::string> parseMachineOption(const std::string& option, const s
 }  // namespace
 
 std::string usageText() {
-  return "usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT] [--json] [--sms N] [--occupancy [GRID=]N]...\n"
+  return "Usage: cusyncgen SPEC.dep [-D NAME=VALUE]... [--check] [-o OUT] [--json] [--sms N] [--occupancy [GRID=]N]...\n"
          "                 [--help] [--version]\n";
 }
 

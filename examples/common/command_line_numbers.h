@@ -1,0 +1,70 @@
+// Checked parsing of the numbers on the command lines of the example and benchmark programs. Host header, C++17.
+//
+// std::stoi throws on "abc" (uncaught, the program aborts: exit 134) and reads "12abc" as 12; std::atoi reads "abc"
+// as 0. Here a number is a whole decimal integer within the range its option allows, or a usage error that names
+// the option and the text and exits 2 (the exit status every cusync program gives a bad command line).
+#pragma once
+
+#include <charconv>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <system_error>
+#include <vector>
+
+namespace cusync::examples {
+
+// Prints "<program>: <message>" and a pointer to --help on stderr, then exits 2.
+[[noreturn]] inline void exitWithUsageError(const std::string& program, const std::string& message) {
+  std::fprintf(stderr, "%s: %s\nTry '%s --help'.\n", program.c_str(), message.c_str(), program.c_str());
+  std::exit(2);
+}
+
+// The integer `text` spells, when it is a whole decimal number (an optional sign, digits, nothing else) in
+// [minimum, maximum]; nullopt otherwise, overflow of long long included.
+inline std::optional<long long> parseIntegerInRange(const std::string& text, long long minimum, long long maximum) {
+  const char* begin = text.data();
+  const char* end = text.data() + text.size();
+  if (begin != end && *begin == '+') ++begin;  // from_chars takes '-' but not '+'
+  long long value = 0;
+  const auto [stop, error] = std::from_chars(begin, end, value);
+  if (begin == end || error != std::errc() || stop != end) return std::nullopt;
+  if (value < minimum || value > maximum) return std::nullopt;
+  return value;
+}
+
+// The value of `option` (e.g. "--pairs") as an integer in [minimum, maximum], or a usage error.
+inline long long integerArgument(const std::string& program, const std::string& option, const std::string& text,
+                                 long long minimum, long long maximum) {
+  const std::optional<long long> value = parseIntegerInRange(text, minimum, maximum);
+  if (!value) {
+    exitWithUsageError(program, option + ": '" + text + "' is not an integer from " + std::to_string(minimum) +
+                                    " to " + std::to_string(maximum));
+  }
+  return *value;
+}
+
+// A positive int, the common case: sizes, counts, repetitions.
+inline int positiveIntArgument(const std::string& program, const std::string& option, const std::string& text) {
+  return int(integerArgument(program, option, text, 1, INT_MAX));
+}
+
+// A comma-separated list of positive ints, e.g. --m 1,8,64. An empty list or an empty item ("1,,8") is an error:
+// it is a typo more often than a wish to skip a value.
+inline std::vector<int> positiveIntListArgument(const std::string& program, const std::string& option,
+                                                const std::string& text) {
+  std::vector<int> values;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    const std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (item.empty()) exitWithUsageError(program, option + ": '" + text + "' has an empty item");
+    values.push_back(positiveIntArgument(program, option, item));
+    if (comma == std::string::npos) return values;
+    start = comma + 1;
+  }
+}
+
+}  // namespace cusync::examples
