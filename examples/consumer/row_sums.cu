@@ -63,9 +63,11 @@ int main() {
 
   cudaStream_t stream;
   CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
-  cusync::launchKernel(scaleTiles, dim3(scaleGrid.tileCount()), dim3(kThreads), 0, stream, false, producer.view(),
+  cusync::launchKernel(scaleTiles, dim3(scaleGrid.tileCount()), dim3(kThreads), 0, stream,
+                       cusync::LaunchOrdering::StreamOrder, producer.view(),
                        static_cast<const float*>(in), scaled, 2.0f);
-  cusync::launchKernel(sumRows, dim3(sumGrid.tileCount()), dim3(kThreads), 0, stream, true, consumer.view(), input,
+  cusync::launchKernel(sumRows, dim3(sumGrid.tileCount()), dim3(kThreads), 0, stream,
+                       cusync::LaunchOrdering::Programmatic, consumer.view(), input,
                        static_cast<const float*>(scaled), sums);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
 
