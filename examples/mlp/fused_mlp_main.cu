@@ -23,6 +23,7 @@
 
 #include "ceilings.h"
 #include "check_then_time.h"
+#include "cublas_gelu_mlp_baseline.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/gelu_mlp_reference.cuh"
@@ -146,14 +147,10 @@ int main(int argc, char** argv) {
     GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
     prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes,
                             stream);
+    // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
     {
-      CublasLtGemm gemm1(lt, m, shape.intermediate, shape.hidden, true, workspace.get(), workspaceBytes);
-      CublasLtGemm gemm2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
-      auto enqueue = [&](cudaStream_t s) {
-        gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
-        gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
-      };
-      const auto [us, check] = checkThenTime(enqueue, {&buffers.xw1}, buffers.y, buffers.yReference, stream, options);
+      const auto [us, check] = measureCublasGeluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
+                                                    shape.intermediate, stream, options);
       results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, check.passes(kRelativeErrorBound), 0, 0,
                          0});
     }
