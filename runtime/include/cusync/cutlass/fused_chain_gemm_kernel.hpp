@@ -26,6 +26,7 @@
 
 #include "cusync/chain_queue.cuh"
 #include "cusync/chain_trace.h"
+#include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
@@ -223,35 +224,14 @@ class FusedChainGemmKernel {
   }
   static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
 
-  struct Pipelines {
-    MainloopPipeline mainloop;
-    EpiLoadPipeline epiLoad;
-    EpiStorePipeline epiStore;
-  };
+  // The pipelines of the warp roles (kernel_pipelines.hpp). One tile shape and element type for both GEMMs: the
+  // same bytes per k-block; no warp loads C.
   template <class PipelineStorage>
-  CUTLASS_DEVICE static Pipelines makePipelines(PipelineStorage& storage, Params const& params,
-                                                bool isMainloopProducer, bool isMath, int warp_group_thread_idx) {
-    typename MainloopPipeline::Params mainloop_pipeline_params;
-    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
-    if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
-    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
-    mainloop_pipeline_params.num_consumers = NumMmaThreads;
-    // One tile shape and element type for both GEMMs: the same bytes per k-block.
-    mainloop_pipeline_params.transaction_bytes = params.first.mainloop.tma_transaction_bytes;
-
-    typename EpiLoadPipeline::Params epi_load_pipeline_params;
-    if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    epi_load_pipeline_params.dst_blockid = 0;
-    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
-    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
-    if constexpr (EpilogueFirst::RequiresTransactionBytes)
-      epi_load_pipeline_params.transaction_bytes = params.first.epilogue.tma_transaction_bytes;
-
-    typename EpiStorePipeline::Params epi_store_pipeline_params;
-    epi_store_pipeline_params.always_wait = true;
-    return Pipelines{MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
-                     EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params),
-                     EpiStorePipeline(epi_store_pipeline_params)};
+  CUTLASS_DEVICE static auto makePipelines(PipelineStorage& storage, Params const& params, bool isMainloopProducer,
+                                           bool isMath, int warp_group_thread_idx) {
+    return makeKernelPipelines<CollectiveMainloop, EpilogueFirst, int(NumMmaThreads)>(
+        storage, params.first.mainloop.tma_transaction_bytes, params.first.epilogue, isMainloopProducer,
+        /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 
   // A unit's k-range: the balanced split of the other hooked kernels.

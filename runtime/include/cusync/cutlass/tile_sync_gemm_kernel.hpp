@@ -24,6 +24,7 @@
 #include <cutlass/kernel_hardware_info.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
+#include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
@@ -137,8 +138,7 @@ class TileSyncGemmKernel {
       return "the stage counts persistent blocks, but this GEMM is not persistent";
     return nullptr;
   }
-  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, Persistent) == nullptr;
-  }
+  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, Persistent) == nullptr; }
 
   // The stage grid of this GEMM: x = N tiles, y = M tiles, z = L (batch), matching the specs' Grid(x, y).
   static GridShape tileGrid(ProblemShape const& problem) {
@@ -151,39 +151,13 @@ class TileSyncGemmKernel {
   using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
   using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
 
-  // The pipelines CUTLASS's collectives run on, for this kernel's warp roles: the TMA producer warp loads the
-  // operands, the epilogue producer warp would load C, the math warp groups consume both. Every thread constructs
-  // them (the persistent kernel too); a block barrier must follow before first use.
-  struct Pipelines {
-    MainloopPipeline mainloop;
-    EpiLoadPipeline epiLoad;
-    EpiStorePipeline epiStore;
-  };
+  // The pipelines of this kernel's warp roles (kernel_pipelines.hpp); the persistent kernel uses them too.
   template <class PipelineStorage>
-  CUTLASS_DEVICE static Pipelines makePipelines(PipelineStorage& storage, Params const& params,
-                                                bool isMainloopProducer, bool isEpilogueProducer, bool isMath,
-                                                int warp_group_thread_idx) {
-    typename MainloopPipeline::Params mainloop_pipeline_params;
-    if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
-    if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
-    mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
-    mainloop_pipeline_params.num_consumers = NumMmaThreads;
-    mainloop_pipeline_params.transaction_bytes = params.mainloop.tma_transaction_bytes;
-
-    typename EpiLoadPipeline::Params epi_load_pipeline_params;
-    if (isEpilogueProducer) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
-    if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-    epi_load_pipeline_params.dst_blockid = 0;
-    epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
-    epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
-    if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
-      epi_load_pipeline_params.transaction_bytes = params.epilogue.tma_transaction_bytes;
-
-    typename EpiStorePipeline::Params epi_store_pipeline_params;
-    epi_store_pipeline_params.always_wait = true;
-    return Pipelines{MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
-                     EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params),
-                     EpiStorePipeline(epi_store_pipeline_params)};
+  CUTLASS_DEVICE static auto makePipelines(PipelineStorage& storage, Params const& params, bool isMainloopProducer,
+                                           bool isEpilogueProducer, bool isMath, int warp_group_thread_idx) {
+    return makeKernelPipelines<CollectiveMainloop, CollectiveEpilogue, int(NumMmaThreads)>(
+        storage, params.mainloop.tma_transaction_bytes, params.epilogue, isMainloopProducer, isEpilogueProducer,
+        isMath, warp_group_thread_idx);
   }
 
   CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {

@@ -1,0 +1,56 @@
+// The pipelines CUTLASS's sm90 collectives run on, for the warp roles every hooked cusync GEMM kernel has (one tile
+// per block, persistent, fused chain): the TMA producer warp loads the operands, an epilogue producer warp would
+// load C, the math warp groups consume both. Every thread constructs them; a block barrier must follow before first
+// use. Device code; needs CUTLASS.
+#pragma once
+
+#include <cstdint>
+
+#include <cutlass/pipeline/pipeline.hpp>
+
+namespace cusync::cutlass_sm90 {
+
+template <class MainloopPipeline, class EpiLoadPipeline, class EpiStorePipeline>
+struct KernelPipelines {
+  MainloopPipeline mainloop;
+  EpiLoadPipeline epiLoad;
+  EpiStorePipeline epiStore;
+};
+
+// `mainloopTransactionBytes`: the bytes TMA brings per k-block (A and B); `epilogueParams`: the epilogue's, for the
+// bytes per C load when the epilogue needs them.
+template <class CollectiveMainloop, class CollectiveEpilogue, int NumMmaThreads, class PipelineStorage,
+          class EpilogueParams>
+CUTLASS_DEVICE KernelPipelines<typename CollectiveMainloop::MainloopPipeline, typename CollectiveEpilogue::LoadPipeline,
+                               typename CollectiveEpilogue::StorePipeline>
+makeKernelPipelines(PipelineStorage& storage, std::uint32_t mainloopTransactionBytes,
+                    EpilogueParams const& epilogueParams, bool isMainloopProducer, bool isEpilogueProducer,
+                    bool isMath, int warp_group_thread_idx) {
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+  using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
+  using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
+
+  typename MainloopPipeline::Params mainloop_pipeline_params;
+  if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
+  if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
+  mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
+  mainloop_pipeline_params.num_consumers = NumMmaThreads;
+  mainloop_pipeline_params.transaction_bytes = mainloopTransactionBytes;
+
+  typename EpiLoadPipeline::Params epi_load_pipeline_params;
+  if (isEpilogueProducer) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
+  if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+  epi_load_pipeline_params.dst_blockid = 0;
+  epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
+  epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+  if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
+    epi_load_pipeline_params.transaction_bytes = epilogueParams.tma_transaction_bytes;
+
+  typename EpiStorePipeline::Params epi_store_pipeline_params;
+  epi_store_pipeline_params.always_wait = true;
+  return {MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
+          EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params), EpiStorePipeline(epi_store_pipeline_params)};
+}
+
+}  // namespace cusync::cutlass_sm90
