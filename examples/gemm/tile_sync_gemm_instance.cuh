@@ -13,6 +13,7 @@
 
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_sync_persistent_gemm_kernel.hpp"
+#include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
@@ -87,21 +88,10 @@ struct TileSyncGemmInstance {
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
   static std::uint32_t semaphoreCount(GridShape g) { return OutputPolicy::semaphoreCount(g); }
 
-  static void prepareFunction() {
-    static bool prepared = false;
-    if (prepared) return;
-    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::SharedStorageSize));
-    prepared = true;
-  }
-
+  using Occupancy = KernelOccupancy<&cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>>;
+  static void prepareFunction() { Occupancy::allowSharedMemory(Kernel::SharedStorageSize); }
   static int maxActiveBlocksPerSm() {
-    prepareFunction();
-    int blocks = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, Kernel::MaxThreadsPerBlock,
-        Kernel::SharedStorageSize));
-    return blocks;
+    return Occupancy::maxActiveBlocksPerSm(Kernel::MaxThreadsPerBlock, Kernel::SharedStorageSize);
   }
 
   static void launch(const GemmLaunchArgs& args, cudaStream_t stream) {

@@ -14,6 +14,7 @@
 #include "cusync/cutlass_sm80/activation_epilogue.hpp"
 #include "cusync/cutlass_sm80/fp16_tn_config.hpp"
 #include "cusync/cutlass_sm80/tile_sync_gemm_kernel.hpp"
+#include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
@@ -61,22 +62,10 @@ struct TileSyncGemmSm80Instance {
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
   static std::uint32_t semaphoreCount(GridShape g) { return OutputPolicy::semaphoreCount(g); }
 
-  static void prepareFunction() {
-    static bool prepared = false;
-    if (prepared) return;
-    // More than 48 KiB of dynamic shared memory needs an opt-in (128x128x32 with 4 stages uses 64 KiB).
-    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>,
-                                           cudaFuncAttributeMaxDynamicSharedMemorySize, Kernel::SharedStorageSize));
-    prepared = true;
-  }
-
+  using Occupancy = KernelOccupancy<&cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>>;
+  static void prepareFunction() { Occupancy::allowSharedMemory(Kernel::SharedStorageSize); }
   static int maxActiveBlocksPerSm() {
-    prepareFunction();
-    int blocks = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>, Kernel::MaxThreadsPerBlock,
-        Kernel::SharedStorageSize));
-    return blocks;
+    return Occupancy::maxActiveBlocksPerSm(Kernel::MaxThreadsPerBlock, Kernel::SharedStorageSize);
   }
 
   static void launch(const GemmLaunchArgs& args, cudaStream_t stream) {
