@@ -43,12 +43,6 @@
 
 namespace cusync::cutlass_sm90 {
 
-CUTLASS_DEVICE std::uint64_t globalTimerNs() {
-  std::uint64_t t;
-  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-  return t;
-}
-
 namespace detail {
 #if defined(CUSYNC_CHAIN_DELAY_NS)
 CUTLASS_DEVICE void chainDelay(std::uint32_t seed) {
@@ -295,7 +289,7 @@ class FusedChainGemmKernel {
         const ChainUnit unit = shared_storage.units[unit_write.index()];
         ++unit_write;
         if (!unit.hasWork()) break;
-        if (params.trace != nullptr && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = globalTimerNs();
+        if (params.trace != nullptr && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = ::cusync::detail::globalTimerNs();
         const StageView& stage = params.stages[unit.stage];
         const int kTilesOfStage = kTiles[unit.stage];
         const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
@@ -367,7 +361,7 @@ class FusedChainGemmKernel {
         trace->part = unit.unit.part;
         trace->block = blockIdx.x;
         trace->sm = sm;
-        trace->mathStart = globalTimerNs();
+        trace->mathStart = ::cusync::detail::globalTimerNs();
       }
       const StageView& stage = params.stages[unit.stage];
       const std::uint32_t parts = stage.blocksPerTile;
@@ -383,7 +377,7 @@ class FusedChainGemmKernel {
                                 mma_thread_idx, shared_storage.tensors.mainloop, params.second.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
       mainloop_pipe_consumer_state.advance(kCount);
-      if (trace != nullptr) trace->mmaDone = globalTimerNs();
+      if (trace != nullptr) trace->mmaDone = ::cusync::detail::globalTimerNs();
 
       const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
       if (parts > 1) {
@@ -392,7 +386,7 @@ class FusedChainGemmKernel {
         if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
                 split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
                 shared_storage.lastArrival, rowsInTile)) {
-          if (trace != nullptr) trace->done = globalTimerNs();
+          if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
           continue;  // another part of this tile arrives later and finishes it
         }
       }
@@ -428,7 +422,7 @@ class FusedChainGemmKernel {
         cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
         if (mma_thread_idx == 0) stage.template postThread<Policy>(tile);
       }
-      if (trace != nullptr) trace->done = globalTimerNs();
+      if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
     }
     if (lastEpilogueStage == 0)
       epilogue_first.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
