@@ -10,7 +10,7 @@ if [[ ! -x "$build/tools/cusyncgen" ]]; then
 fi
 cmake --build "$build" --target cusyncgen -j 2 >/dev/null
 cd "$root"  # spec paths in the header comments are relative to the repository root
-for spec in examples/mlp/gpt3_mlp.dep examples/mlp/gpt3_mlp_fused.dep examples/mlp/llama_mlp.dep examples/attention/attention.dep \
+for spec in examples/mlp/gpt3_mlp.dep examples/mlp/gpt3_mlp_fused.dep examples/mlp/llama_mlp.dep examples/mlp/llama_mlp_fused.dep examples/attention/attention.dep \
             examples/conv2d/conv2d.dep; do
   "$build/tools/cusyncgen" "$spec" -o tests/golden >/dev/null
   echo "regenerated tests/golden/$(basename "$spec" .dep).h"

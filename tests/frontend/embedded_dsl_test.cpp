@@ -28,6 +28,16 @@ spec::Spec recordGpt3Mlp() {
   return recorder.spec();
 }
 
+spec::Spec recordLlamaMlpFused() {
+  dsl::SpecRecorder recorder("llama_mlp_fused");
+  {
+    using namespace cusync::dsl;
+#include "examples/mlp/llama_mlp_fused.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
 spec::Spec recordGpt3MlpFused() {
   dsl::SpecRecorder recorder("gpt3_mlp_fused");
   {
@@ -116,6 +126,10 @@ TEST_CASE("gpt3_mlp.dep compiled as C++ records the parser's IR", "[embedded]") 
 TEST_CASE("gpt3_mlp_fused.dep (3-D consumer grid, k-range Range bounds) compiled as C++ records the parser's IR",
           "[embedded]") {
   requireSameIr(recordGpt3MlpFused(), parseBundled("examples/mlp/gpt3_mlp_fused.dep"));
+}
+
+TEST_CASE("llama_mlp_fused.dep compiled as C++ records the parser's IR", "[embedded]") {
+  requireSameIr(recordLlamaMlpFused(), parseBundled("examples/mlp/llama_mlp_fused.dep"));
 }
 
 TEST_CASE("llama_mlp.dep compiled as C++ records the parser's IR", "[embedded]") {

@@ -12,6 +12,7 @@
 #include "conv2d.h"
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
+#include "llama_mlp_fused.h"
 #include "llama_mlp.h"
 
 #include <fstream>
@@ -193,6 +194,7 @@ TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bun
   checkGoldenIsCurrent("examples/mlp/gpt3_mlp.dep", "gpt3_mlp.h");
   checkGoldenIsCurrent("examples/mlp/gpt3_mlp_fused.dep", "gpt3_mlp_fused.h");
   checkGoldenIsCurrent("examples/mlp/llama_mlp.dep", "llama_mlp.h");
+  checkGoldenIsCurrent("examples/mlp/llama_mlp_fused.dep", "llama_mlp_fused.h");
   checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d.dep", "conv2d.h");
 }
@@ -219,6 +221,20 @@ TEST_CASE("Fused GPT-3 MLP header (GEMM 2 split in k-ranges) matches the isl mod
     CHECK(c.policiesChecked == 2);
   }
   CHECK(std::string(cusync::generated::gpt3_mlp_fused::Dep_dep_g1_TileSync::name) == "Dep_dep_g1_TileSync");
+}
+
+TEST_CASE("Fused LLaMA MLP header (paired SwiGLU epilogue, GEMM 2 split in k-ranges) matches the isl model on every "
+          "tile, for M = 1, 64, 300",
+          "[bundled]") {
+  for (std::int64_t m : {1, 64, 300}) {
+    BundledCase c = bundledCase("examples/mlp/llama_mlp_fused.dep", {{"M", m}});
+    bool simulate = m == 64;
+    CUSYNC_LLAMA_MLP_FUSED_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_LLAMA_MLP_FUSED_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    // TileSync (one semaphore per S tile: what the fused kernel waits with) and RowSync.
+    CHECK(c.policiesChecked == 2);
+  }
+  CHECK(std::string(cusync::generated::llama_mlp_fused::Dep_dep_g1_TileSync::name) == "Dep_dep_g1_TileSync");
 }
 
 TEST_CASE("LLaMA MLP header matches the isl model on every tile, for M = 1, 128, 2048", "[bundled]") {

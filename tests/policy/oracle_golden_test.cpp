@@ -11,6 +11,7 @@
 #include "conv2d.h"
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
+#include "llama_mlp_fused.h"
 #include "llama_mlp.h"
 
 #include <catch2/catch.hpp>
@@ -143,6 +144,15 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     CUSYNC_GPT3_MLP_FUSED_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     CHECK(c.policyChecks > 0);
     totals.push_back({"gpt3_mlp_fused", c.policyChecks, c.orderChecks});
+  }
+  {
+    // The LLaMA chain: S tiles (one per paired gate/up GEMM tile) read by k-ranges of the second GEMM.
+    GoldenCase c = load("examples/mlp/llama_mlp_fused.dep", "llama_mlp_fused.h");
+    CUSYNC_LLAMA_MLP_FUSED_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_LLAMA_MLP_FUSED_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_LLAMA_MLP_FUSED_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.policyChecks > 0);
+    totals.push_back({"llama_mlp_fused", c.policyChecks, c.orderChecks});
   }
   {
     GoldenCase c = load("examples/mlp/llama_mlp.dep", "llama_mlp.h");
