@@ -4,7 +4,9 @@
 # isl, e.g. `for s in gpt3_mlp gpt3_mlp_fused; do build/tools/cusyncgen examples/mlp/$s.dep -o build-gen; done`): builds
 # the fused-chain MLP example with all cores while the torch baselines run (they use the GPU, the build only the
 # CPU), then runs the example once the baselines are done (never both on the GPU at once), and prints one table.
-# Writes CSVs, logs and the plot under $OUT.
+# Writes CSVs, logs and the plot under $OUT (per model: MODEL_torch.csv, MODEL_mlp_fused.csv, MODEL_summary.txt,
+# MODEL_mlp_fused.png; one checks.log).
+#   MODELS            models to run, of gpt3 and llama (default: gpt3)
 #   TORCH_AUTOTUNE_M  sizes for torch.compile max-autotune (default: all; each costs about a minute of autotuning)
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
@@ -17,18 +19,21 @@ mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
-ms=1,8,64,128,256,512,1024,2048,4096
+ms=${MS:-1,8,64,128,256,512,1024,2048,4096}
+models=${MODELS:-gpt3}
 torch_pid=
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
-  PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --csv "$out/torch.csv" --m "$ms" \
-    ${TORCH_AUTOTUNE_M:+--autotune-m "$TORCH_AUTOTUNE_M"} --budget-s "${TORCH_BUDGET_S:-240}" \
-    >"$out/torch.log" 2>&1 &
+  (for model in $models; do
+     PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --model "$model" --csv "$out/${model}_torch.csv" \
+       --m "$ms" ${TORCH_AUTOTUNE_M:+--autotune-m "$TORCH_AUTOTUNE_M"} --budget-s "${TORCH_BUDGET_S:-240}"
+   done) >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
   -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
   -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
-  ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} >/dev/null || exit 1
+  ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} \
+  ${CUSYNC_SWIGLU_FUSED_CONFIGS:+"-DCUSYNC_SWIGLU_FUSED_CONFIGS=$CUSYNC_SWIGLU_FUSED_CONFIGS"} >/dev/null || exit 1
 start=$(date +%s)
 cmake --build "$build" --target mlp_fused_example mlp_fused_stress -j "$(nproc)" >/tmp/build.log 2>&1
 build_rc=$?
@@ -37,12 +42,15 @@ echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
 [ -n "$torch_pid" ] && { wait "$torch_pid"; tail -3 "$out/torch.log"; }
 [ $build_rc -eq 0 ] || exit 1
 # Every variant at every M checked first (a hang is cut by the timeout and named by the verbose lines), then timed.
-timeout "${CHECK_TIMEOUT_S:-180}" "$build/examples/mlp/mlp_fused_example" --m "$ms" --check-only --verbose \
-  --csv /tmp/mlp_fused_check.csv "$@" >"$out/checks.log" 2>&1
-check_rc=$?
-tail -4 "$out/checks.log"
-echo "check-only: rc $check_rc"
-[ $check_rc -eq 0 ] || exit 1
+: >"$out/checks.log"
+for model in $models; do
+  timeout "${CHECK_TIMEOUT_S:-180}" "$build/examples/mlp/mlp_fused_example" --model "$model" --m "$ms" --check-only \
+    --verbose --csv /tmp/mlp_fused_check.csv "$@" >>"$out/checks.log" 2>&1
+  check_rc=$?
+  tail -3 "$out/checks.log"
+  echo "check-only $model: rc $check_rc" | tee -a "$out/checks.log"
+  [ $check_rc -eq 0 ] || exit 1
+done
 # Stress (random per-unit delays, every execution checked, graph replays without reset) and compute-sanitizer's
 # race and synchronization checks on a small fused run; all appended to checks.log. racecheck also checks cuBLAS's
 # own nvjet kernels (the reference and the baseline) and reports shared-memory hazards inside them (2026-11-23:
@@ -56,11 +64,21 @@ if [ "${SKIP_STRESS:-0}" != 1 ]; then
     echo "compute-sanitizer $tool: rc $?" | tee -a "$out/checks.log"
   done
 fi
-timeout "${TIME_TIMEOUT_S:-300}" "$build/examples/mlp/mlp_fused_example" --m "$ms" --csv "$out/mlp_fused.csv" "$@" 2>&1 | tee "$out/mlp_fused.log"
-rc=${PIPESTATUS[0]}
-if [ -f "$out/torch.csv" ] && [ -f "$out/mlp_fused.csv" ]; then
-  plot=""
-  python3 -c "import matplotlib" 2>/dev/null && plot="$out/mlp_fused.png"
-  python3 "$root/bench/mlp/summarize_fused.py" "$out/mlp_fused.csv" "$out/torch.csv" $plot | tee "$out/summary.txt"
-fi
+rc=0
+for model in $models; do
+  timeout "${TIME_TIMEOUT_S:-300}" "$build/examples/mlp/mlp_fused_example" --model "$model" --m "$ms" \
+    --csv "$out/${model}_mlp_fused.csv" "$@" >"/tmp/${model}_mlp_fused.log" 2>&1
+  model_rc=$?
+  [ $model_rc -eq 0 ] || rc=$model_rc
+  grep -E "^device|ceilings|FAILED|all results" "/tmp/${model}_mlp_fused.log"
+  cat "/tmp/${model}_mlp_fused.log" >>"$out/checks.log"
+  if [ -f "$out/${model}_mlp_fused.csv" ]; then
+    plot=""
+    python3 -c "import matplotlib" 2>/dev/null && plot="$out/${model}_mlp_fused.png"
+    torch_csv=""
+    [ -f "$out/${model}_torch.csv" ] && torch_csv="$out/${model}_torch.csv"
+    echo "== $model (rc $model_rc)" | tee -a "$out/summary.txt"
+    python3 "$root/bench/mlp/summarize_fused.py" "$out/${model}_mlp_fused.csv" $torch_csv ${torch_csv:+$plot} | tee -a "$out/summary.txt"
+  fi
+done
 exit $rc

@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """What a PyTorch user already has for the GPT-3 MLP slice (fp16): eager, the cuBLASLt GELU epilogue through
-torch._addmm_activation, torch.compile (default and max-autotune). Each variant is checked against a float32
+torch._addmm_activation, torch.compile (default and max-autotune). With --model llama, the LLaMA-65B MLP slice
+(H = 8192, F/8 = 2752, SwiGLU): eager as vLLM-style code writes it (one GEMM over [gate | up], silu * up, GEMM)
+and torch.compile of the same. Each variant is checked against a float32
 reference on fresh random inputs (NaN fails) and timed as CUDA-graph replays (10 calls per graph, warm-up, median
 of several replays), so the numbers compare with mlp_fused_example's, taken in the same device call.
 
-Usage: torch_baselines.py --csv OUT.csv [--m 1,8,...] [--autotune-m 1,256,...] [--budget-s SECONDS]
+Usage: torch_baselines.py --csv OUT.csv [--model gpt3|llama] [--m 1,8,...] [--autotune-m 1,256,...] [--budget-s S]
 max-autotune compiles and benchmarks many Triton GEMMs per shape (about a minute each on the lent machine), so it
 runs at --autotune-m only (default: every M) and stops starting new shapes once --budget-s is spent; the CSV is
 rewritten after every result, so a run cut short keeps what it measured.
@@ -17,12 +19,18 @@ import time
 import torch
 import torch.nn.functional as F
 
-HIDDEN, INTERMEDIATE = 12288, 4 * 12288 // 8
+SHAPES = {"gpt3": (12288, 4 * 12288 // 8), "llama": (8192, 22016 // 8)}  # (hidden, intermediate) per GPU
 BOUND = 2e-2  # the bound mlp_fused_example checks with (fp16 operands and intermediate, K up to 12288)
 
 
 def mlp_eager(x, w1, w2):
     return F.linear(F.gelu(F.linear(x, w1)), w2)
+
+
+def swiglu_mlp_eager(x, w1, w2):
+    """w1: [gate | up] as one [2I, H] weight."""
+    gate, up = F.linear(x, w1).chunk(2, dim=-1)
+    return F.linear(F.silu(gate) * up, w2)
 
 
 def time_graph(fn, calls=10, warmups=3, samples=9):
@@ -60,6 +68,7 @@ def relative_error(out, ref):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--csv", required=True)
+    parser.add_argument("--model", choices=sorted(SHAPES), default="gpt3")
     parser.add_argument("--m", default="1,8,64,128,256,512,1024,2048,4096")
     parser.add_argument("--autotune-m", default=None)
     parser.add_argument("--budget-s", type=float, default=480.0)
@@ -75,8 +84,11 @@ def main():
     # makes dynamo recompile with symbolic sizes, and max-autotune's GEMMs then ran 6x slower than at the first
     # shape (measured: 11984 us at M = 4096); the cache must hold one entry per M.
     torch._dynamo.config.cache_size_limit = max(64, 2 * len(ms))
-    compiled_default = torch.compile(mlp_eager, dynamic=False)
-    compiled_autotune = torch.compile(mlp_eager, mode="max-autotune-no-cudagraphs", dynamic=False)
+    llama = args.model == "llama"
+    hidden, intermediate = SHAPES[args.model]
+    eager = swiglu_mlp_eager if llama else mlp_eager
+    compiled_default = torch.compile(eager, dynamic=False)
+    compiled_autotune = torch.compile(eager, mode="max-autotune-no-cudagraphs", dynamic=False)
     rows = []
 
     def record(m, variant, us, err):
@@ -90,16 +102,18 @@ def main():
         print(f"M={m:5d} {variant:28s} {us:9.1f} us  rel.err {err:.2e}{'' if correct else '  FAILED'}", flush=True)
 
     for m in ms:
-        x = torch.randn(m, HIDDEN, device="cuda", dtype=torch.float16)
-        w1 = (torch.randn(INTERMEDIATE, HIDDEN, device="cuda") / HIDDEN ** 0.5).half()
-        w2 = (torch.randn(HIDDEN, INTERMEDIATE, device="cuda") / INTERMEDIATE ** 0.5).half()
-        zero_bias = torch.zeros(INTERMEDIATE, device="cuda", dtype=torch.float16)
-        ref = F.linear(F.gelu(F.linear(x.float(), w1.float())), w2.float())
+        x = torch.randn(m, hidden, device="cuda", dtype=torch.float16)
+        w1 = (torch.randn((2 if llama else 1) * intermediate, hidden, device="cuda") / hidden ** 0.5).half()
+        w2 = (torch.randn(hidden, intermediate, device="cuda") / intermediate ** 0.5).half()
+        ref = eager(x.float(), w1.float(), w2.float())
         variants = {
-            "torch-eager": lambda: mlp_eager(x, w1, w2),
-            "torch-addmm-gelu": lambda: F.linear(torch._addmm_activation(zero_bias, x, w1.t(), use_gelu=True), w2),
+            "torch-eager": lambda: eager(x, w1, w2),
             "torch-compile": lambda: compiled_default(x, w1, w2),
         }
+        if not llama:
+            zero_bias = torch.zeros(intermediate, device="cuda", dtype=torch.float16)
+            variants["torch-addmm-gelu"] = lambda: F.linear(
+                torch._addmm_activation(zero_bias, x, w1.t(), use_gelu=True), w2)
         if m in autotune_ms and time.time() - began < args.budget_s:
             variants["torch-compile-max-autotune"] = lambda: compiled_autotune(x, w1, w2)
         for name, fn in variants.items():
@@ -108,7 +122,7 @@ def main():
                 record(m, name, us, relative_error(out, ref))
             except Exception as error:  # a baseline that fails must not stop the others
                 print(f"M={m} {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
-        del x, w1, w2, ref
+        del x, w1, w2, ref, variants
         torch.cuda.empty_cache()
     print(f"torch baselines done in {time.time() - began:.0f} s", flush=True)
 

@@ -1,8 +1,10 @@
-// Builds one fused-chain GEMM (fused_chain_gemm_kernel.hpp) from a tile configuration and registers it
-// (fused_chain_registry.h). Included by exactly one translation unit per instantiation. Device + host code.
+// Builds one fused-chain GEMM (fused_chain_gemm_kernel.hpp) from a tile configuration and GEMM 0's activation, and
+// registers it (fused_chain_registry.h). Included by exactly one translation unit per instantiation. Device + host
+// code.
 #pragma once
 
 #include <string>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
@@ -12,6 +14,7 @@
 #include <cutlass/util/packed_stride.hpp>
 
 #include "cusync/cutlass/fused_chain_gemm_kernel.hpp"
+#include "cusync/cutlass/paired_glu_epilogue.hpp"
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"  // tileSyncGemmEntry
 #include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
@@ -20,8 +23,13 @@
 
 namespace cusync::examples {
 
-template <int TileM, int TileN, int TileK, int Stages, bool Cooperative>
+// GEMM 0's epilogue: GELU (the GPT-3 MLP) or SwiGLU of paired gate/up columns (the LLaMA MLP).
+enum class ChainActivation { Gelu, PairedSwiGlu };
+
+template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
+          ChainActivation Activation = ChainActivation::Gelu>
 struct FusedChainInstance {
+  static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
   using LayoutA = cutlass::layout::RowMajor;     // K contiguous
   using LayoutB = cutlass::layout::ColumnMajor;  // B[K,N] stored N x K
@@ -33,20 +41,25 @@ struct FusedChainInstance {
                                             cutlass::gemm::KernelTmaWarpSpecialized>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
                                               cutlass::epilogue::TmaWarpSpecialized>;
-  template <template <class> class Activation>
+  template <template <class> class ElementwiseActivation>
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignment, Element, LayoutD,
       kAlignment, EpilogueSchedule,
-      cutlass::epilogue::fusion::LinCombEltAct<Activation, Element, float, void, float>>::CollectiveOp;
+      cutlass::epilogue::fusion::LinCombEltAct<ElementwiseActivation, Element, float, void, float>>::CollectiveOp;
   using EpilogueGelu = Epilogue<cutlass::epilogue::thread::GELU>;
   using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
   using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, kAlignment, Element, LayoutB,
       kAlignment, float, TileShape, ClusterShape, cutlass::gemm::collective::StageCount<Stages>,
       KernelSchedule>::CollectiveOp;
-  using Policy = FusedMlpPolicy;  // fused_chain_registry.h
-  using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueGelu, EpilogueIdentity, Policy>;
+  using EpilogueFirst = std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
+                                           EpilogueGelu>;
+  using Policy = std::conditional_t<kSwiGlu, SwiGluMlpPolicy, FusedMlpPolicy>;  // fused_chain_registry.h
+  using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueIdentity, Policy>;
+  using LaunchArgs = FusedChainLaunchArgsFor<Policy>;
+  using Entry = FusedChainEntryFor<Policy>;
+  static constexpr int kFirstOutputColumnsDivisor = Kernel::kFirstOutputColumnsDivisor;
 
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
 
@@ -62,46 +75,51 @@ struct FusedChainInstance {
                                                                     std::uint32_t* arrivals) {
     using StrideA = typename CollectiveMainloop::StrideA;
     using StrideB = typename CollectiveMainloop::StrideB;
-    using StrideD = typename Epi::StrideD;
     typename Kernel::template GemmArguments<Epi> g;
     g.problem_shape = typename Kernel::ProblemShape{m, n, k, 1};
     g.mainloop = {reinterpret_cast<const Element*>(a), cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(m, k, 1)),
                   reinterpret_cast<const Element*>(b), cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(n, k, 1))};
-    g.epilogue.thread.alpha = 1.0f;
-    g.epilogue.thread.beta = 0.0f;
-    g.epilogue.ptr_C = nullptr;
-    g.epilogue.dC = {};
-    g.epilogue.ptr_D = reinterpret_cast<Element*>(d);
-    g.epilogue.dD = cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(m, n, 1));
+    if constexpr (std::is_same_v<Epi, EpilogueIdentity> || std::is_same_v<Epi, EpilogueGelu>) {
+      using StrideD = typename Epi::StrideD;
+      g.epilogue.thread.alpha = 1.0f;
+      g.epilogue.thread.beta = 0.0f;
+      g.epilogue.ptr_C = nullptr;
+      g.epilogue.dC = {};
+      g.epilogue.ptr_D = reinterpret_cast<Element*>(d);
+      g.epilogue.dD = cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(m, n, 1));
+    } else {
+      g.epilogue.s = d;  // [m, n / 2]
+    }
     g.split = cusync::cutlass_sm90::SplitKBuffers{partials, arrivals};
     return g;
   }
 
-  static typename Kernel::Arguments arguments(const FusedChainLaunchArgs& args) {
+  static typename Kernel::Arguments arguments(const LaunchArgs& args) {
     typename Kernel::Arguments a;
-    a.first = gemmArguments<EpilogueGelu>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0, args.splitPartials[0],
-                                          args.splitArrivals[0]);
-    a.second = gemmArguments<EpilogueIdentity>(args.m, args.n1, args.n0, args.d0, args.b1, args.d1,
-                                               args.splitPartials[1], args.splitArrivals[1]);
+    a.first = gemmArguments<EpilogueFirst>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0, args.splitPartials[0],
+                                           args.splitArrivals[0]);
+    // GEMM 1 reads the columns GEMM 0's epilogue writes: n0, or n0 / 2 after the paired SwiGLU.
+    a.second = gemmArguments<EpilogueIdentity>(args.m, args.n1, args.n0 / kFirstOutputColumnsDivisor, args.d0, args.b1,
+                                               args.d1, args.splitPartials[1], args.splitArrivals[1]);
     a.stages[0] = args.stages[0];
     a.stages[1] = args.stages[1];
     a.queue = args.queue;
     a.firstOutput.input = args.gemm0Output;
     if (args.gemm0Output.producerSemaphores != nullptr) {
       a.firstOutput.producerTileRows = TileM;
-      a.firstOutput.producerTileColumns = TileN;
+      a.firstOutput.producerTileColumns = TileN / kFirstOutputColumnsDivisor;
     }
     a.loadOrder = args.loadOrder;
     a.trace = args.trace;
     return a;
   }
 
-  static std::string whyNotImplementable(const FusedChainLaunchArgs& args) {
+  static std::string whyNotImplementable(const LaunchArgs& args) {
     const char* why = Kernel::why_not_implementable(arguments(args));
     return why ? why : "";
   }
 
-  static void launch(const FusedChainLaunchArgs& args, cudaStream_t stream) {
+  static void launch(const LaunchArgs& args, cudaStream_t stream) {
     prepareFunction();
     const auto a = arguments(args);
     if (const char* why = Kernel::why_not_implementable(a)) throw cusync::Error(std::string("cusync fused chain: ") + why);
@@ -111,10 +129,10 @@ struct FusedChainInstance {
                          cusync::LaunchOrdering::StreamOrder, params);
   }
 
-  static FusedChainEntry entry() {
+  static Entry entry() {
     const std::string name = "fused_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" +
                              std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws");
-    return FusedChainEntry{name, GemmTileShape{TileM, TileN, TileK}, Stages, Cooperative, &tileGrid,
+    return Entry{name, GemmTileShape{TileM, TileN, TileK}, Stages, Cooperative, &tileGrid,
                            &maxActiveBlocksPerSm, &whyNotImplementable, &launch};
   }
 };

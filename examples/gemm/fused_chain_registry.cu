@@ -1,8 +1,11 @@
 #include "fused_chain_registry.h"
 
 namespace cusync::examples {
-std::vector<FusedChainEntry>& fusedChainRegistry() {
-  static std::vector<FusedChainEntry> registry;
+template <class Policy>
+std::vector<FusedChainEntryFor<Policy>>& fusedChainRegistry() {
+  static std::vector<FusedChainEntryFor<Policy>> registry;
   return registry;
 }
+template std::vector<FusedChainEntryFor<FusedMlpPolicy>>& fusedChainRegistry<FusedMlpPolicy>();
+template std::vector<FusedChainEntryFor<SwiGluMlpPolicy>>& fusedChainRegistry<SwiGluMlpPolicy>();
 }  // namespace cusync::examples

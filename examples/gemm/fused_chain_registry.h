@@ -1,6 +1,8 @@
 // Type-erased access to the fused-chain GEMM instantiations (fused_chain_gemm_kernel.hpp): two dependent GEMMs in
-// one persistent launch, D0 = GELU(A0 * B0^T), D1 = D0 * B1^T. Each instantiation lives in its own translation unit
-// and registers itself here, so host programs neither include CUTLASS nor recompile kernels. Host header.
+// one persistent launch, D0 = act(A0 * B0^T), D1 = D0 * B1^T, act = GELU (GPT-3) or the paired SwiGLU (LLaMA:
+// B0's rows paired per tile, D0 = silu(gate) * up with half of GEMM 0's columns). Each instantiation lives in its
+// own translation unit and registers itself in the registry of its chain's policy, so host programs neither include
+// CUTLASS nor recompile kernels. Host header.
 #pragma once
 
 #include <cstdint>
@@ -14,19 +16,24 @@
 #include "cusync/chain_trace.h"
 #include "cusync/cutlass/load_order.hpp"
 #include "gemm_registry.h"
-#include "gpt3_mlp_fused.h"  // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_fused.dep
+#include "gpt3_mlp_fused.h"   // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_fused.dep
+#include "llama_mlp_fused.h"  // ... and from examples/mlp/llama_mlp_fused.dep
 
 namespace cusync::examples {
 // GEMM 1 posts and GEMM 2 waits under the policy cusyncgen proved for the fused chain's k-split dependency
 // (one semaphore per GEMM-1 tile; RowSync would make a GEMM-2 unit of one k-range wait for the whole row).
 using FusedMlpPolicy = cusync::generated::gpt3_mlp_fused::Dep_dep_g1_TileSync;
+// The LLaMA chain's: one semaphore per S tile (= per paired gate/up tile of GEMM 1).
+using SwiGluMlpPolicy = cusync::generated::llama_mlp_fused::Dep_dep_g1_TileSync;
 }  // namespace cusync::examples
 
 namespace cusync::examples {
 
-// One launch of the chain. GEMM 0: [m, k0] x [k0, n0] -> d0 (GELU); GEMM 1: [m, n0] x [n0, n1] -> d1. Weights are
-// stored N x K (a Linear layer's weight).
-struct FusedChainLaunchArgs {
+// One launch of the chain. GEMM 0: [m, k0] x [k0, n0] -> d0 (GELU: [m, n0]; paired SwiGLU: [m, n0 / 2]);
+// GEMM 1: d0 x [n0 (/ 2), n1] -> d1. Weights are stored N x K (a Linear layer's weight). `Policy` names the chain:
+// GEMM 0 posts and GEMM 1 waits under it.
+template <class Policy>
+struct FusedChainLaunchArgsFor {
   int m = 0, k0 = 0, n0 = 0, n1 = 0;
   const __half* a0 = nullptr;
   const __half* b0 = nullptr;
@@ -37,7 +44,7 @@ struct FusedChainLaunchArgs {
   ChainQueueView queue;      // the units this launch draws (FusedChain::queue())
   // GEMM 1's view of GEMM 0's output (Stage::inputFor, which checks the pairing); null semaphores: no waits
   // (stream order between two launches).
-  InputView<FusedMlpPolicy> gemm0Output;
+  InputView<Policy> gemm0Output;
   LoadOrder loadOrder = LoadOrder::WeightsFirst;
   // Split-K buffers per GEMM (stages[s].blocksPerTile > 1): partials (tiles * parts * tileM * tileN floats) and
   // one zeroed arrival counter per tile.
@@ -46,7 +53,9 @@ struct FusedChainLaunchArgs {
   ChainUnitTrace* trace = nullptr;  // queue.ticketsPerLaunch() records, or null (chain_trace.h)
 };
 
-struct FusedChainEntry {
+template <class Policy>
+struct FusedChainEntryFor {
+  using LaunchArgs = FusedChainLaunchArgsFor<Policy>;
   std::string name;  // e.g. fused_64x128x128_s4_ws
   GemmTileShape tile;
   int stages;
@@ -54,14 +63,25 @@ struct FusedChainEntry {
   GridShape (*tileGrid)(int m, int n);
   int (*maxActiveBlocksPerSm)();
   // Empty when the launch is valid, else why not (the kernel's own checks).
-  std::string (*whyNotImplementable)(const FusedChainLaunchArgs& args);
-  void (*launch)(const FusedChainLaunchArgs& args, cudaStream_t stream);
+  std::string (*whyNotImplementable)(const LaunchArgs& args);
+  void (*launch)(const LaunchArgs& args, cudaStream_t stream);
 };
 
-std::vector<FusedChainEntry>& fusedChainRegistry();
+// The GPT-3 (GELU) chain's and the LLaMA (paired SwiGLU) chain's.
+using FusedChainLaunchArgs = FusedChainLaunchArgsFor<FusedMlpPolicy>;
+using FusedChainEntry = FusedChainEntryFor<FusedMlpPolicy>;
+using SwiGluChainLaunchArgs = FusedChainLaunchArgsFor<SwiGluMlpPolicy>;
+using SwiGluChainEntry = FusedChainEntryFor<SwiGluMlpPolicy>;
 
+// The instances of the chain of `Policy` (FusedMlpPolicy: GPT-3, SwiGluMlpPolicy: LLaMA).
+template <class Policy = FusedMlpPolicy>
+std::vector<FusedChainEntryFor<Policy>>& fusedChainRegistry();
+
+template <class Policy>
 struct FusedChainRegistration {
-  explicit FusedChainRegistration(FusedChainEntry entry) { fusedChainRegistry().push_back(std::move(entry)); }
+  explicit FusedChainRegistration(FusedChainEntryFor<Policy> entry) {
+    fusedChainRegistry<Policy>().push_back(std::move(entry));
+  }
 };
 
 }  // namespace cusync::examples

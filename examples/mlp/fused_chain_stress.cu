@@ -1,8 +1,9 @@
-// Stress test of the fused chain (ctest label gpu): the GELU MLP chain with a pseudo-random delay of up to
+// Stress test of the fused chain (ctest label gpu): the GELU MLP chain and the SwiGLU MLP chain (paired gate/up
+// GEMM whose epilogue writes S with plain stores before its post) with a pseudo-random delay of up to
 // CUSYNC_CHAIN_DELAY_NS injected into every unit, in the load warp before its first wait and in the math warps
 // before each post (fused_chain_gemm_kernel.hpp's compile-time hook, never built into benchmarks). Sizes, split-K
 // settings and both part orders vary; every chain execution inside a CUDA graph is preceded by poisoning its
-// intermediate and output with NaN and followed by an element-wise comparison with a cuBLAS + exact-GELU reference,
+// intermediate and output with NaN and followed by an element-wise comparison with a cuBLAS + exact-activation reference,
 // so a single execution that read an unposted tile, or lost a write, is counted. Graphs are replayed many times
 // without resetting counters or semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
 //
@@ -20,6 +21,8 @@
 #include "common/graph_timer.cuh"
 #include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
+#include "swiglu_mlp_reference.cuh"
+#include "swiglu_weight_pairing.h"
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -40,6 +43,7 @@ __global__ void countMismatches(const __half* out, const __half* ref, std::size_
 }
 
 using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
+using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -85,8 +89,6 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-  const FusedChainEntry kernel = StressKernel::entry();
-  const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.maxActiveBlocksPerSm());
   cudaStream_t stream;
   CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
   cublasLtHandle_t lt;
@@ -95,51 +97,78 @@ int main(int argc, char** argv) {
   DeviceBuffer<char> workspace(workspaceBytes);
   DeviceBuffer<unsigned long long> mismatches(1);
   const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const FusedChainEntry geluKernel = StressKernel::entry();
+  const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
+  const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
+  // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
   const std::vector<Size> sizes{{1, 2048, 1024}, {64, 1024, 512}, {200, 2048, 768}, {512, 1024, 1024}};
   const TileOrders orders = TileOrders::parse("g8", "mlp_fused_stress");
   struct Case {
+    bool swiGlu;
     Size size;
     FusedSplit split;
   };
   std::vector<Case> cases;
-  for (const Size& size : sizes)
-    for (const FusedSplit& split : fusedSplitCandidates(kernel.tileGrid(size.m, size.intermediate).tileCount(),
-                                                        std::uint32_t(size.hidden / kernel.tile.k),
-                                                        kernel.tileGrid(size.m, size.hidden).tileCount(),
-                                                        std::uint32_t(size.intermediate / kernel.tile.k), slots))
-      cases.push_back({size, split});
+  for (bool swiGlu : {false, true})
+    for (const Size& size : sizes) {
+      const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
+      for (const FusedSplit& split : fusedSplitCandidates(geluKernel.tileGrid(size.m, gemm1Columns).tileCount(),
+                                                          std::uint32_t(size.hidden / geluKernel.tile.k),
+                                                          geluKernel.tileGrid(size.m, size.hidden).tileCount(),
+                                                          std::uint32_t(size.intermediate / geluKernel.tile.k), slots))
+        cases.push_back({swiGlu, size, split});
+    }
   const int perGraph = 100;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
   long long totalExecutions = 0, totalMismatches = 0;
-  std::printf("device: %s; %zu cases (size x split), %d chain executions per graph, %lld replays each, delays up to "
-              "%d ns per unit\n", properties.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
-  for (const Case& c : cases) {
-    GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
-    prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
-                            workspaceBytes, stream);
-    FusedMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, buffers, c.split, orders, slots, false);
+  std::printf("device: %s; %zu cases (chain x size x split), %d chain executions per graph, %lld replays each, "
+              "delays up to %d ns per unit\n", properties.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
+  // Replays `perGraph` poisoned, checked executions of `mlp` per graph; returns the mismatched elements.
+  auto stress = [&](auto& mlp, DeviceBuffer<__half>& intermediate, DeviceBuffer<__half>& y,
+                    const DeviceBuffer<__half>& reference) {
     CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
-    const auto start = std::chrono::steady_clock::now();
     timeWithGraph(
         [&](cudaStream_t s) {
-          poison(buffers.xw1, s);
-          poison(buffers.y, s);
+          poison(intermediate, s);
+          poison(y, s);
           mlp.enqueue(s);
-          countMismatches<><<<264, 256, 0, s>>>(buffers.y.get(), buffers.yReference.get(), buffers.y.size(),
-                                               mismatches.get());
+          countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
           CUSYNC_CUDA_CHECK(cudaGetLastError());
         },
         stream, perGraph, 0, int(replays));
     CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
     unsigned long long bad = 0;
     CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+    return bad;
+  };
+  for (const Case& c : cases) {
+    const auto start = std::chrono::steady_clock::now();
+    unsigned long long bad = 0;
+    if (!c.swiGlu) {
+      GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
+      prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
+                              workspaceBytes, stream);
+      FusedMlp mlp(geluKernel, c.size.m, c.size.hidden, c.size.intermediate, buffers, c.split, orders, slots, false);
+      bad = stress(mlp, buffers.xw1, buffers.y, buffers.yReference);
+    } else {
+      SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
+      prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
+                                workspaceBytes, stream);
+      pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.size.intermediate, c.size.hidden,
+                     swiGluKernel.tile.n, stream);
+      FusedSwiGluMlp mlp(swiGluKernel, c.size.m, c.size.hidden, c.size.intermediate,
+                         MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
+                                     buffers.y.get()},
+                         c.split, orders, slots, false);
+      bad = stress(mlp, buffers.s, buffers.y, buffers.yReference);
+    }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     totalExecutions += perGraph * replays;
     totalMismatches += bad;
-    std::printf("M=%d H=%d I=%d split %ux%u: %lld executions in %.1f s, %llu mismatched elements%s\n", c.size.m,
-                c.size.hidden, c.size.intermediate, c.split.firstParts, c.split.secondParts, perGraph * replays,
-                seconds, bad, bad ? "  FAILED" : "");
+    std::printf("%s M=%d H=%d I=%d split %ux%u: %lld executions in %.1f s, %llu mismatched elements%s\n",
+                c.swiGlu ? "SwiGLU" : "GELU", c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
+                c.split.secondParts, perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
   }
   std::printf("%lld chain executions, %lld mismatched elements, 0 hangs (a hang traps the watchdog): %s\n",
               totalExecutions, totalMismatches, totalMismatches == 0 ? "PASSED" : "FAILED");

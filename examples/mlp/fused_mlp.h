@@ -1,12 +1,14 @@
-// The GELU MLP (XW1 = GELU(X W1^T), Y = XW1 W2^T) as a fused chain of one configuration, split-K and tile order:
-// one persistent launch (tile-synchronized) or the same kernel launched once per GEMM in stream order. Shared by
-// mlp_fused_example and the fused-chain stress test. Host header.
+// An MLP as a fused chain of one configuration, split-K and tile order: one persistent launch (tile-synchronized)
+// or the same kernel launched once per GEMM in stream order. GPT-3's GELU MLP (XW1 = GELU(X W1^T), Y = XW1 W2^T)
+// or LLaMA's SwiGLU MLP (S = silu(X Wgate^T) * (X Wup^T) from one GEMM over paired gate/up weights, Y = S W2^T),
+// by the chain's policy. Shared by mlp_fused_example and the fused-chain stress test. Host header.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -37,15 +39,31 @@ struct SplitState {
   std::uint32_t* arrivalsPointer() const { return arrivals ? arrivals->get() : nullptr; }
 };
 
+// What an MLP chain reads and writes: X [m, hidden]; W1 [GEMM 1's columns, hidden] (GELU: [intermediate, hidden];
+// SwiGLU: gate and up rows paired per tile, [2 * intermediate, hidden]); the intermediate [m, intermediate]
+// (GELU(X W1^T) or S); W2 [hidden, intermediate]; Y [m, hidden].
+struct MlpOperands {
+  const __half* x = nullptr;
+  const __half* w1 = nullptr;
+  __half* intermediate = nullptr;
+  const __half* w2 = nullptr;
+  __half* y = nullptr;
+};
+
 // The MLP as a fused chain of one configuration, split and tile order: one launch (synchronized) or two
-// stream-ordered launches of the same kernel.
-class FusedMlp {
+// stream-ordered launches of the same kernel. `Policy`: FusedMlpPolicy (GELU) or SwiGluMlpPolicy (paired SwiGLU).
+template <class Policy>
+class FusedMlpChain {
  public:
-  FusedMlp(const FusedChainEntry& kernel, int m, int hidden, int intermediate, GeluMlpBuffers& buffers,
-           FusedSplit split, const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
-      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), buffers_(buffers),
+  using Entry = FusedChainEntryFor<Policy>;
+  // GEMM 1's columns per intermediate column: the paired SwiGLU computes gate and up in one GEMM.
+  static constexpr int kGemm1ColumnsPerIntermediate = std::is_same_v<Policy, SwiGluMlpPolicy> ? 2 : 1;
+
+  FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, MlpOperands operands, FusedSplit split,
+                const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
+      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), operands_(operands),
         streamOrdered_(streamOrdered),
-        first_("gemm1", kernel.tileGrid(m, intermediate)),
+        first_("gemm1", kernel.tileGrid(m, kGemm1ColumnsPerIntermediate * intermediate)),
         second_("gemm2", kernel.tileGrid(m, hidden)),
         firstSplit_(first_, kernel.tile, split.firstParts),
         secondSplit_(second_, kernel.tile, split.secondParts) {
@@ -53,8 +71,8 @@ class FusedMlp {
     TileOrders::apply(second_, orders.consumerGroupRows);
     // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.
     if (!streamOrdered) {
-      first_.setOutputPolicy<FusedMlpPolicy>();
-      gemm0Output_ = first_.inputFor<FusedMlpPolicy>(second_);  // refuses a producer posting under another policy
+      first_.setOutputPolicy<Policy>();
+      gemm0Output_ = first_.inputFor<Policy>(second_);  // refuses a producer posting under another policy
     }
     const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
     // GEMM 1 finishes a tile's parts together (its consumer needs whole tiles); GEMM 2 runs k-range by k-range, so
@@ -79,20 +97,30 @@ class FusedMlp {
     }
   }
 
+  // The GELU MLP on a GeluMlpBuffers' operands.
+  FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, GeluMlpBuffers& buffers, FusedSplit split,
+                const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
+      : FusedMlpChain(kernel, m, hidden, intermediate,
+                      MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(),
+                                  buffers.y.get()},
+                      split, orders, slots, streamOrdered) {
+    static_assert(kGemm1ColumnsPerIntermediate == 1, "GeluMlpBuffers hold a GELU MLP");
+  }
+
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
 
-  FusedChainLaunchArgs arguments(const FusedChain& chain) const {
-    FusedChainLaunchArgs args;
+  typename Entry::LaunchArgs arguments(const FusedChain& chain) const {
+    typename Entry::LaunchArgs args;
     args.m = m_;
     args.k0 = hidden_;
-    args.n0 = intermediate_;
+    args.n0 = kGemm1ColumnsPerIntermediate * intermediate_;
     args.n1 = hidden_;
-    args.a0 = buffers_.x.get();
-    args.b0 = buffers_.w1.get();
-    args.d0 = buffers_.xw1.get();
-    args.b1 = buffers_.w2.get();
-    args.d1 = buffers_.y.get();
+    args.a0 = operands_.x;
+    args.b0 = operands_.w1;
+    args.d0 = operands_.intermediate;
+    args.b1 = operands_.w2;
+    args.d1 = operands_.y;
     args.stages[0] = first_.view();
     args.stages[1] = second_.view();
     args.queue = chain.queue();
@@ -115,7 +143,7 @@ class FusedMlp {
       const std::size_t records = chain->queue().ticketsPerLaunch();
       DeviceBuffer<ChainUnitTrace> buffer(records);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream));
-      FusedChainLaunchArgs args = arguments(*chain);
+      typename Entry::LaunchArgs args = arguments(*chain);
       args.trace = buffer.get();
       kernel_.launch(args, stream);
       CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -128,14 +156,17 @@ class FusedMlp {
   }
 
  private:
-  const FusedChainEntry& kernel_;
+  const Entry& kernel_;
   int m_, hidden_, intermediate_;
-  GeluMlpBuffers& buffers_;
+  MlpOperands operands_;
   bool streamOrdered_;
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;
-  InputView<FusedMlpPolicy> gemm0Output_;  // null when stream-ordered
+  InputView<Policy> gemm0Output_;  // null when stream-ordered
   std::vector<std::unique_ptr<FusedChain>> chains_;
 };
+
+using FusedMlp = FusedMlpChain<FusedMlpPolicy>;        // GPT-3: GELU
+using FusedSwiGluMlp = FusedMlpChain<SwiGluMlpPolicy>;  // LLaMA: paired SwiGLU
 
 }  // namespace cusync::examples

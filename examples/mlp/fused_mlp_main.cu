@@ -1,19 +1,23 @@
 // GPT-3 MLP (tensor-parallel slice) as ONE persistent launch: both GEMMs' work units drawn from one chain queue
 // (fused_chain_gemm_kernel.hpp), GEMM 2's units waiting tile by tile and k-block by k-block for the GELU(X W1^T)
-// tiles they read. Side by side in one run, every variant checked against a cuBLAS + exact-GELU reference on fresh
-// random inputs (outputs and intermediate poisoned with NaN), then timed with CUDA graphs:
-//   cuBLASLt            GEMM (GELU epilogue) then GEMM, back to back
+// tiles they read. With --model llama, the LLaMA-65B MLP slice (H = 8192, F/8 = 2752) the same way: GEMM 1 over
+// gate/up weights paired per tile, its epilogue writing S = silu(gate) * up (paired_glu_epilogue.hpp). Side by
+// side in one run, every variant checked against a cuBLAS + exact-activation reference on fresh random inputs
+// (outputs and intermediates poisoned with NaN), then timed with CUDA graphs:
+//   cuBLASLt            GEMM (GELU epilogue) then GEMM, back to back; LLaMA: GEMM, SwiGLU kernel, GEMM
 //   Fused               the chain in one launch, tile-synchronized
 //   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
 // Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
-// Usage: mlp_fused_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                          [--orders g8,row,...] [--verbose] [--trace FILE] [--help]
+// Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
+//                          [--configs a,b] [--orders g8,row,...] [--verbose] [--trace FILE] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
+#include <functional>
 #include <cstdio>
 #include <memory>
 #include <string>
@@ -34,6 +38,8 @@
 #include "fused_split.h"
 #include "mlp_options.h"
 #include "mlp_results.h"
+#include "swiglu_mlp_reference.cuh"
+#include "swiglu_weight_pairing.h"
 #include "tile_orders.h"
 
 using namespace cusync;
@@ -41,14 +47,20 @@ using namespace cusync::examples;
 
 namespace {
 
+// The tensor-parallel slice (8-way) of each model's MLP, and how many GEMM-1 columns an intermediate column takes.
 struct MlpShape {
-  int hidden = 12288;
-  int intermediate = 4 * 12288 / 8;  // 6144
+  const char* model;
+  int hidden;
+  int intermediate;
+  int gemm1ColumnsPerIntermediate;  // 2 for SwiGLU: gate and up in one GEMM
 };
+constexpr MlpShape kGpt3Shape{"gpt3", 12288, 4 * 12288 / 8, 1};  // intermediate 6144
+constexpr MlpShape kLlamaShape{"llama", 8192, 22016 / 8, 2};      // intermediate 2752
 
-std::vector<const FusedChainEntry*> selectedKernels(const MlpOptions& options) {
-  std::vector<const FusedChainEntry*> kernels;
-  for (const auto& entry : fusedChainRegistry())
+template <class Policy>
+std::vector<const FusedChainEntryFor<Policy>*> selectedKernels(const MlpOptions& options) {
+  std::vector<const FusedChainEntryFor<Policy>*> kernels;
+  for (const auto& entry : fusedChainRegistry<Policy>())
     if (options.configs.empty() ||
         std::find(options.configs.begin(), options.configs.end(), entry.name) != options.configs.end())
       kernels.push_back(&entry);
@@ -82,21 +94,102 @@ void printFusedSummary(const std::vector<Result>& results, const std::vector<int
   }
 }
 
+// What every fused variant of one M needs: its operands, the buffers to poison, the output and its reference.
+struct FusedRunContext {
+  int m;
+  MlpShape shape;
+  MlpOperands operands;
+  std::vector<DeviceBuffer<__half>*> intermediates;
+  DeviceBuffer<__half>* output;
+  const DeviceBuffer<__half>* reference;
+  std::uint32_t smCount;
+  const std::vector<TileOrders>* tileOrders;
+  const MlpOptions* options;
+  std::FILE* traceFile;
+  cudaStream_t stream;
+};
+
+// Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
+// `prepareWeights(kernel)` runs before a kernel's variants (the paired SwiGLU layout depends on its tile).
+template <class Policy, class PrepareWeights>
+bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kernels, const FusedRunContext& c,
+                      PrepareWeights&& prepareWeights, std::vector<Result>& results) {
+  bool allCorrect = true;
+  const int m = c.m;
+  const int gemm1Columns = c.shape.gemm1ColumnsPerIntermediate * c.shape.intermediate;
+  for (const FusedChainEntryFor<Policy>* kernel : kernels) {
+    const int occupancy = kernel->maxActiveBlocksPerSm();
+    if (occupancy == 0) continue;  // does not fit on this device (shared memory)
+    prepareWeights(*kernel);
+    const std::uint32_t slots = c.smCount * std::uint32_t(occupancy);
+    const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
+    const std::uint32_t tiles2 = kernel->tileGrid(m, c.shape.hidden).tileCount();
+    const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
+    const auto splits =
+        fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(c.shape.intermediate), slots);
+    for (const TileOrders& orders : *c.tileOrders)
+      for (const FusedSplit& split : splits)
+        for (bool streamOrdered : {false, true}) {
+          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, c.operands, split, orders, slots,
+                                    streamOrdered);
+          const std::string config = kernel->name + split.label() + orders.label();
+          const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
+          const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, c.intermediates, *c.output,
+                                                 *c.reference, c.stream, *c.options);
+          const bool correct = check.passes(kRelativeErrorBound);
+          allCorrect = allCorrect && correct;
+          results.push_back({m, config, variant, us, check.relativeError, correct,
+                             double(mlp.first().workUnitsPerLaunch()) / slots,
+                             double(mlp.second().workUnitsPerLaunch()) / slots, 0});
+          if (c.traceFile != nullptr && !c.options->checkOnly) {
+            const auto traces = mlp.traceOnce(c.stream);
+            for (std::size_t launch = 0; launch < traces.size(); ++launch)
+              for (const ChainUnitTrace& t : traces[launch])
+                std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu\n", m, config.c_str(),
+                             variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
+                             (unsigned long long)t.drawn, (unsigned long long)t.mathStart,
+                             (unsigned long long)t.mmaDone, (unsigned long long)t.done);
+          }
+          if (c.options->verbose || !correct)
+            std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", m,
+                        config.c_str(), variant.c_str(), us, check.relativeError, check.nonFinite);
+        }
+  }
+  return allCorrect;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   std::string tracePath;
+  std::string model = "gpt3";
   const MlpProgram description{
-      "mlp_fused_example", "The GPT-3 MLP as one persistent launch (the fused chain) against cuBLASLt and the same "
-                           "kernel stream-ordered.",
-      "mlp_fused.csv", "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"};
+      "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
+                           "the same kernel stream-ordered.",
+      "mlp_fused.csv",
+      "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
+      "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
-                                         if (argument != "--trace") return false;
-                                         tracePath = value();
-                                         return true;
+                                         if (argument == "--trace") {
+                                           tracePath = value();
+                                           return true;
+                                         }
+                                         if (argument == "--model") {
+                                           model = value();
+                                           if (model != "gpt3" && model != "llama") {
+                                             std::fprintf(stderr,
+                                                          "mlp_fused_example: --model takes gpt3 or llama, not '%s'\n",
+                                                          model.c_str());
+                                             std::exit(2);
+                                           }
+                                           return true;
+                                         }
+                                         return false;
                                        });
+  const bool llama = model == "llama";
+  const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
   std::FILE* traceFile = nullptr;
   if (!tracePath.empty()) {
     traceFile = std::fopen(tracePath.c_str(), "w");
@@ -115,10 +208,11 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
-  const MlpShape shape;
-  const auto kernels = selectedKernels(options);
-  if (kernels.empty()) {
-    std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected\n");
+  const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
+  const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
+  if (llama ? swiGluKernels.empty() : geluKernels.empty()) {
+    std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",
+                 model.c_str());
     return 1;
   }
   cudaStream_t stream;
@@ -129,9 +223,13 @@ int main(int argc, char** argv) {
   DeviceBuffer<char> workspace(workspaceBytes);
 
   const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  std::printf("device: %s, %d SMs; seed %llu; fused configs:", properties.name, properties.multiProcessorCount,
+  std::printf("device: %s, %d SMs; model %s (H %d, intermediate %d); seed %llu; fused configs:", properties.name,
+              properties.multiProcessorCount, shape.model, shape.hidden, shape.intermediate,
               static_cast<unsigned long long>(seed));
-  for (const auto* k : kernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
+  if (llama)
+    for (const auto* k : swiGluKernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
+  else
+    for (const auto* k : geluKernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
   std::printf("\n");
 
   Ceilings ceilings{0, 0, 0};
@@ -143,60 +241,58 @@ int main(int argc, char** argv) {
 
   std::vector<Result> results;
   bool allCorrect = true;
+  const std::uint32_t smCount = std::uint32_t(properties.multiProcessorCount);
   for (int m : options.ms) {
-    GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
-    prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes,
-                            stream);
-    // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
-    {
-      const auto [us, check] = measureCublasGeluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
-                                                    shape.intermediate, stream, options);
-      results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, check.passes(kRelativeErrorBound), 0, 0,
-                         0});
-    }
-    for (const FusedChainEntry* kernel : kernels) {
-      const int occupancy = kernel->maxActiveBlocksPerSm();
-      if (occupancy == 0) continue;  // does not fit on this device (shared memory)
-      const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * occupancy);
-      const std::uint32_t tiles1 = kernel->tileGrid(m, shape.intermediate).tileCount();
-      const std::uint32_t tiles2 = kernel->tileGrid(m, shape.hidden).tileCount();
-      const auto splits = fusedSplitCandidates(tiles1, std::uint32_t(shape.hidden / kernel->tile.k), tiles2,
-                                               std::uint32_t(shape.intermediate / kernel->tile.k), slots);
-      for (const TileOrders& orders : tileOrders)
-        for (const FusedSplit& split : splits)
-          for (bool streamOrdered : {false, true}) {
-            FusedMlp mlp(*kernel, m, shape.hidden, shape.intermediate, buffers, split, orders, slots, streamOrdered);
-            const std::string config = kernel->name + split.label() + orders.label();
-            const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
-            const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, {&buffers.xw1},
-                                                   buffers.y, buffers.yReference, stream, options);
-            const bool correct = check.passes(kRelativeErrorBound);
-            allCorrect = allCorrect && correct;
-            results.push_back({m, config, variant, us, check.relativeError, correct,
-                               double(mlp.first().workUnitsPerLaunch()) / slots,
-                               double(mlp.second().workUnitsPerLaunch()) / slots, 0});
-            if (traceFile != nullptr && !options.checkOnly) {
-              const auto traces = mlp.traceOnce(stream);
-              for (std::size_t launch = 0; launch < traces.size(); ++launch)
-                for (const ChainUnitTrace& t : traces[launch])
-                  std::fprintf(traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu\n", m, config.c_str(),
-                               variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
-                               (unsigned long long)t.drawn, (unsigned long long)t.mathStart,
-                               (unsigned long long)t.mmaDone, (unsigned long long)t.done);
-            }
-            if (options.verbose || !correct)
-              std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ",
-                          m, config.c_str(), variant.c_str(), us, check.relativeError, check.nonFinite);
-          }
+    FusedRunContext context{m, shape, {}, {}, nullptr, nullptr, smCount, &tileOrders, &options, traceFile, stream};
+    auto record = [&](const char* config, const Measurement& measured) {
+      const bool correct = measured.check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      results.push_back({m, config, "cuBLAS", measured.microseconds, measured.check.relativeError, correct, 0, 0, 0});
+      if (!correct)
+        std::printf("FAILED: M=%d cuBLAS baseline: relative error %.3g, %llu non-finite\n", m,
+                    measured.check.relativeError, measured.check.nonFinite);
+    };
+    if (!llama) {
+      GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
+      prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(),
+                              workspaceBytes, stream);
+      // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
+      record("cuBLASLt", measureCublasGeluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
+                                              shape.intermediate, stream, options));
+      context.operands = {buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()};
+      context.intermediates = {&buffers.xw1};
+      context.output = &buffers.y;
+      context.reference = &buffers.yReference;
+      allCorrect = runFusedVariants(geluKernels, context, [](const FusedChainEntry&) {}, results) && allCorrect;
+    } else {
+      SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
+      prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(),
+                                workspaceBytes, stream);
+      // Baseline: cuBLASLt GEMM over [gate | up], a vectorized SwiGLU kernel, cuBLASLt GEMM.
+      record("cuBLASLt", measureCublasSwiGluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
+                                                shape.intermediate, int(smCount), stream, options));
+      context.operands = {buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
+                          buffers.y.get()};
+      context.intermediates = {&buffers.s};
+      context.output = &buffers.y;
+      context.reference = &buffers.yReference;
+      const auto pairWeights = [&](const SwiGluChainEntry& kernel) {
+        pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden,
+                       kernel.tile.n, stream);
+        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      };
+      allCorrect = runFusedVariants(swiGluKernels, context, pairWeights, results) && allCorrect;
     }
     writeResultsCsv(options.csvPath, results);
     std::printf("M=%d done: %zu results so far\n", m, results.size());
   }
   // The floor per M, in the CSV too (variant "floor"), so that the summary beside the torch baselines has it.
   auto floorUs = [&](int m) {
-    const double flops = 2.0 * m * (double(shape.hidden) * shape.intermediate * 2);
-    const double bytes = 2.0 * (2.0 * shape.hidden * shape.intermediate + double(m) * shape.hidden * 2 +
-                                2.0 * m * shape.intermediate);
+    const double gemm1Columns = double(shape.gemm1ColumnsPerIntermediate) * shape.intermediate;
+    const double flops = 2.0 * m * double(shape.hidden) * (gemm1Columns + shape.intermediate);
+    // Both weights once, X read and Y written, the intermediate written and read.
+    const double bytes = 2.0 * (double(shape.hidden) * (gemm1Columns + shape.intermediate) +
+                                double(m) * shape.hidden * 2 + 2.0 * m * shape.intermediate);
     return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
   };
   for (int m : options.ms) results.push_back({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});

@@ -13,9 +13,12 @@
 // the math warp groups through a shared-memory pipeline of units; the math warp groups run CUTLASS's MMA, reduce
 // split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. Both GEMMs
 // use one mainloop collective (one tile shape, one shared-memory layout); only their TMA descriptors and problem
-// shapes differ. The two epilogues share shared memory: a block's units come in ticket order, so it switches from
+// shapes differ. GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a
+// TileN-wide [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues share shared memory: a block's units come in ticket order, so it switches from
 // GEMM 0 to GEMM 1 once, after completing all its GEMM-0 stores.
 #pragma once
+
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
@@ -44,6 +47,26 @@
 namespace cusync::cutlass_sm90 {
 
 namespace detail {
+// How many GEMM columns make one output column: CUTLASS's epilogues write every column (1); an epilogue that
+// combines columns says so with OutputColumnsDivisor.
+template <class Epilogue, class = void>
+struct OutputColumnsDivisor {
+  static constexpr int value = 1;
+};
+template <class Epilogue>
+struct OutputColumnsDivisor<Epilogue, std::void_t<decltype(Epilogue::OutputColumnsDivisor)>> {
+  static constexpr int value = Epilogue::OutputColumnsDivisor;
+};
+
+// Null when the epilogue can store the problem's tiles: CUTLASS's can_implement, or the epilogue's own reason.
+template <class Epilogue, class ProblemShape, class Arguments>
+const char* whyEpilogueCannotStore(ProblemShape const& problem, Arguments const& args) {
+  if constexpr (OutputColumnsDivisor<Epilogue>::value != 1)
+    return Epilogue::why_not_implementable(problem, args);
+  else
+    return Epilogue::can_implement(problem, args) ? nullptr : "CUTLASS cannot implement GEMM 0's epilogue";
+}
+
 #if defined(CUSYNC_CHAIN_DELAY_NS)
 CUTLASS_DEVICE void chainDelay(std::uint32_t seed) {
   std::uint32_t h = seed * 0x9E3779B9u ^ std::uint32_t(clock64());
@@ -62,7 +85,7 @@ template <class CollectiveMainloop_, class EpilogueFirst_, class EpilogueSecond_
 class FusedChainGemmKernel {
  public:
   using CollectiveMainloop = TileSyncMainloop<CollectiveMainloop_>;
-  using EpilogueFirst = EpilogueFirst_;    // GEMM 0's epilogue (e.g. GELU)
+  using EpilogueFirst = EpilogueFirst_;    // GEMM 0's epilogue: a CUTLASS one (e.g. GELU) or the paired SwiGLU
   using EpilogueSecond = EpilogueSecond_;  // GEMM 1's epilogue
   using Policy = Policy_;                  // GEMM 0 posts and GEMM 1 waits under it
   using TileShape = typename CollectiveMainloop::TileShape;
@@ -83,6 +106,9 @@ class FusedChainGemmKernel {
   static constexpr std::uint32_t LoadRegisterRequirement = 40;
   static constexpr std::uint32_t MmaRegisterRequirement = 232;
   static constexpr int kStages = 2;  // GEMM 0 and GEMM 1
+  // Columns GEMM 0's epilogue writes per tile column: 1, or 2 for the paired SwiGLU (paired_glu_epilogue.hpp),
+  // whose TileN-wide tile yields TileN/2 columns of GEMM 1's A.
+  static constexpr int kFirstOutputColumnsDivisor = detail::OutputColumnsDivisor<EpilogueFirst>::value;
 
   static constexpr int kWorkUnitStages = 2;  // units the load warp may draw ahead of the math warps
   using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
@@ -178,15 +204,17 @@ class FusedChainGemmKernel {
   static const char* why_not_implementable(Arguments const& args) {
     if (!CollectiveMainloop::can_implement(args.first.problem_shape, args.first.mainloop) ||
         !CollectiveMainloop::can_implement(args.second.problem_shape, args.second.mainloop) ||
-        !EpilogueFirst::can_implement(args.first.problem_shape, args.first.epilogue) ||
         !EpilogueSecond::can_implement(args.second.problem_shape, args.second.epilogue))
       return "CUTLASS cannot implement one of the two problems";
+    if (const char* why = detail::whyEpilogueCannotStore<EpilogueFirst>(args.first.problem_shape, args.first.epilogue))
+      return why;
     if (!(tileGrid(args.first.problem_shape) == args.stages[0].grid) ||
         !(tileGrid(args.second.problem_shape) == args.stages[1].grid))
       return "a stage grid does not match its GEMM's tile grid";
     if (cute::get<0>(args.first.problem_shape) != cute::get<0>(args.second.problem_shape) ||
-        cute::get<1>(args.first.problem_shape) != cute::get<2>(args.second.problem_shape))
-      return "GEMM 1's A is not GEMM 0's output (M must match, and GEMM 1's K must be GEMM 0's N)";
+        cute::get<1>(args.first.problem_shape) / kFirstOutputColumnsDivisor != cute::get<2>(args.second.problem_shape))
+      return "GEMM 1's A is not GEMM 0's output (M must match, and GEMM 1's K must be the columns GEMM 0 writes: its N, "
+             "or N/2 after a paired gate/up epilogue)";
     if (args.queue.ticketCounter == nullptr || args.queue.persistentBlocks == 0)
       return "the chain queue needs a ticket counter and its persistent block count";
     if (args.queue.stageCount != kStages) return "the chain queue must list both GEMMs (a GEMM may have no units)";
@@ -198,7 +226,7 @@ class FusedChainGemmKernel {
       return "the chain queue's units do not match the stages' work units";
     if (args.firstOutput.input.producerSemaphores != nullptr &&
         (args.firstOutput.producerTileRows != cute::size<0>(TileShape{}) ||
-         args.firstOutput.producerTileColumns != cute::size<1>(TileShape{}) ||
+         args.firstOutput.producerTileColumns != cute::size<1>(TileShape{}) / kFirstOutputColumnsDivisor ||
          !(args.firstOutput.input.producerGrid == args.stages[0].grid)))
       return "GEMM 1 waits on GEMM 0 with another tile shape or grid than GEMM 0 has";
     if (args.firstOutput.input.producerSemaphores != nullptr && unitsFirst != 0 && unitsSecond != 0 &&
@@ -219,12 +247,13 @@ class FusedChainGemmKernel {
   static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
 
   // The pipelines of the warp roles (kernel_pipelines.hpp). One tile shape and element type for both GEMMs: the
-  // same bytes per k-block; no warp loads C.
+  // same bytes per k-block; no warp loads C. Built from GEMM 1's epilogue, always a CUTLASS one (GEMM 0's may be
+  // the paired SwiGLU, which only borrows the pipeline types).
   template <class PipelineStorage>
   CUTLASS_DEVICE static auto makePipelines(PipelineStorage& storage, Params const& params, bool isMainloopProducer,
                                            bool isMath, int warp_group_thread_idx) {
-    return makeKernelPipelines<CollectiveMainloop, EpilogueFirst, int(NumMmaThreads)>(
-        storage, params.first.mainloop.tma_transaction_bytes, params.first.epilogue, isMainloopProducer,
+    return makeKernelPipelines<CollectiveMainloop, EpilogueSecond, int(NumMmaThreads)>(
+        storage, params.first.mainloop.tma_transaction_bytes, params.second.epilogue, isMainloopProducer,
         /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 

@@ -1,0 +1,98 @@
+// The buffers of the LLaMA SwiGLU MLP as the fused chain runs it (S = silu(X Wgate^T) * (X Wup^T), Y = S W2^T),
+// its reference (cuBLASLt GEMM over [gate | up], the independent SwiGLU of swiglu_reference.cuh, cuBLASLt GEMM) and
+// the cuBLASLt baseline (the same two GEMMs with a vectorized SwiGLU kernel between them). Host and device code.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+
+#include <cublasLt.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "check_then_time.h"
+#include "common/cublas_gemm.cuh"
+#include "common/device_buffers.cuh"
+#include "mlp_options.h"
+#include "swiglu_reference.cuh"
+
+namespace cusync::examples {
+
+struct SwiGluMlpBuffers {
+  // gateUp: [W1 | V] as a Linear layer stores it ([2I, H]); gateUpPaired: rows paired per tile for the fused chain
+  // (swiglu_weight_pairing.h); gateUpOut: the baseline's GEMM-1 output [m, 2I].
+  DeviceBuffer<__half> x, gateUp, gateUpPaired, w2, gateUpOut, s, y, gateUpReference, sReference, yReference;
+  SwiGluMlpBuffers(int m, int hidden, int intermediate)
+      : x(std::size_t(m) * hidden),
+        gateUp(std::size_t(2) * intermediate * hidden),
+        gateUpPaired(std::size_t(2) * intermediate * hidden),
+        w2(std::size_t(hidden) * intermediate),
+        gateUpOut(std::size_t(m) * 2 * intermediate),
+        s(std::size_t(m) * intermediate),
+        y(std::size_t(m) * hidden),
+        gateUpReference(std::size_t(m) * 2 * intermediate),
+        sReference(std::size_t(m) * intermediate),
+        yReference(std::size_t(m) * hidden) {}
+};
+
+// Fresh random inputs (weights scaled by 1/sqrt(K)) and the reference S and Y.
+inline void prepareSwiGluMlpReference(SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
+                                      std::uint64_t seed, cublasLtHandle_t lt, void* workspace,
+                                      std::size_t workspaceBytes, cudaStream_t stream) {
+  fillRandom(buffers.x, seed + 3 * m, 1.0f);
+  fillRandom(buffers.gateUp, seed + 3 * m + 1, 1.0f / std::sqrt(float(hidden)));
+  fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(intermediate)));
+  CublasLtGemm reference1(lt, m, 2 * intermediate, hidden, false, workspace, workspaceBytes);
+  CublasLtGemm reference2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
+  reference1.run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpReference.get(), stream);
+  swiGluReference<><<<1024, 256, 0, stream>>>(buffers.gateUpReference.get(), buffers.sReference.get(),
+                                              std::size_t(m), std::size_t(intermediate));
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+  reference2.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+namespace detail {
+// S = silu(gate) * up over [m, 2I] -> [m, I], 8 halves (16 bytes) per thread and access: the baseline's middle
+// kernel, memory-bound like any elementwise pass. `intermediate` must be a multiple of 8.
+template <int = 0>
+__global__ void swiGluVectorized(const __half* gateUp, __half* s, std::size_t m, std::size_t intermediate) {
+  const std::size_t vectorsPerRow = intermediate / 8;
+  for (std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; v < m * vectorsPerRow;
+       v += std::size_t(gridDim.x) * blockDim.x) {
+    const std::size_t row = v / vectorsPerRow, column = (v % vectorsPerRow) * 8;
+    const uint4 gate = *reinterpret_cast<const uint4*>(gateUp + row * 2 * intermediate + column);
+    const uint4 up = *reinterpret_cast<const uint4*>(gateUp + row * 2 * intermediate + intermediate + column);
+    uint4 out;
+    const __half2* g = reinterpret_cast<const __half2*>(&gate);
+    const __half2* u = reinterpret_cast<const __half2*>(&up);
+    __half2* o = reinterpret_cast<__half2*>(&out);
+    for (int i = 0; i < 4; ++i) {
+      const float2 gf = __half22float2(g[i]), uf = __half22float2(u[i]);
+      o[i] = __float22half2_rn(float2{gf.x / (1.0f + __expf(-gf.x)) * uf.x, gf.y / (1.0f + __expf(-gf.y)) * uf.y});
+    }
+    *reinterpret_cast<uint4*>(s + row * intermediate + column) = out;
+  }
+}
+}  // namespace detail
+
+// cuBLASLt GEMM over [gate | up], the vectorized SwiGLU, cuBLASLt GEMM (cuBLASLt has no SwiGLU epilogue).
+inline Measurement measureCublasSwiGluMlp(cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                                          SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
+                                          int smCount, cudaStream_t stream, const MlpOptions& options) {
+  CublasLtGemm gemm1(lt, m, 2 * intermediate, hidden, false, workspace, workspaceBytes);
+  CublasLtGemm gemm2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
+  const std::size_t vectors = std::size_t(m) * intermediate / 8;
+  const int blocks = int(std::min<std::size_t>((vectors + 255) / 256, std::size_t(smCount) * 8));
+  auto enqueue = [&](cudaStream_t s) {
+    gemm1.run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpOut.get(), s);
+    detail::swiGluVectorized<><<<blocks, 256, 0, s>>>(buffers.gateUpOut.get(), buffers.s.get(), std::size_t(m),
+                                                      std::size_t(intermediate));
+    gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+  };
+  return checkThenTime(enqueue, {&buffers.gateUpOut, &buffers.s}, buffers.y, buffers.yReference, stream, options);
+}
+
+}  // namespace cusync::examples
