@@ -27,7 +27,9 @@ std::vector<analysis::BoundsViolation> check(const std::string& text, std::strin
 
 TEST_CASE("the bundled specs are in bounds, symbolically and for bound values", "[bounds]") {
   for (const char* file : {"examples/mlp/gpt3_mlp.dep", "examples/mlp/llama_mlp.dep",
-                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep"}) {
+                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep",
+                           "examples/conv2d/conv2d_3x3.dep", "examples/conv2d/conv2d_bottleneck.dep",
+                           "examples/conv2d/conv2d_stride2.dep"}) {
     INFO(file);
     std::string text = test::readFile(test::sourcePath(file));
     for (bool bind : {false, true}) {

@@ -70,7 +70,9 @@ TEST_CASE("the GPT-3 MLP spec parses into the IR of the paper's Figure 5a", "[pa
 
 TEST_CASE("every bundled spec parses", "[parser]") {
   for (const char* file : {"examples/mlp/gpt3_mlp.dep", "examples/mlp/llama_mlp.dep",
-                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep"}) {
+                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep",
+                           "examples/conv2d/conv2d_3x3.dep", "examples/conv2d/conv2d_bottleneck.dep",
+                           "examples/conv2d/conv2d_stride2.dep"}) {
     INFO(file);
     test::parseOrFail(test::readFile(test::sourcePath(file)), file);
   }
