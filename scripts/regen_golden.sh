@@ -10,8 +10,10 @@ if [[ ! -x "$build/tools/cusyncgen" ]]; then
 fi
 cmake --build "$build" --target cusyncgen -j 2 >/dev/null
 cd "$root"  # spec paths in the header comments are relative to the repository root
-for spec in examples/mlp/gpt3_mlp.dep examples/mlp/gpt3_mlp_fused.dep examples/mlp/llama_mlp.dep examples/mlp/llama_mlp_fused.dep examples/attention/attention.dep \
-            examples/conv2d/conv2d.dep; do
+for spec in examples/mlp/gpt3_mlp.dep examples/mlp/gpt3_mlp_fused.dep examples/mlp/llama_mlp.dep \
+            examples/mlp/llama_mlp_fused.dep examples/attention/attention.dep \
+            examples/conv2d/conv2d.dep examples/conv2d/conv2d_3x3.dep examples/conv2d/conv2d_bottleneck.dep \
+            examples/conv2d/conv2d_stride2.dep; do
   "$build/tools/cusyncgen" "$spec" -o tests/golden >/dev/null
   echo "regenerated tests/golden/$(basename "$spec" .dep).h"
 done

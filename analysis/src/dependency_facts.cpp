@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -111,6 +112,8 @@ std::optional<std::int64_t> evaluate(const spec::Expr& expr, const IslModel& mod
     case Kind::Mul: return *a * *b;
     case Kind::FloorDiv: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(floorDivide(*a, *b));
     case Kind::Mod: return *b == 0 ? std::nullopt : std::optional<std::int64_t>(*a - *b * floorDivide(*a, *b));
+    case Kind::Min: return std::min(*a, *b);
+    case Kind::Max: return std::max(*a, *b);
     default: return std::nullopt;
   }
 }

@@ -148,8 +148,9 @@ isl::pw_aff ExpressionLowering::lower(const spec::Expr& expr, const LoweringScop
     case Kind::Sub:
     case Kind::Mul:
     case Kind::FloorDiv:
-    case Kind::Mod: break;
-
+    case Kind::Mod:
+    case Kind::Min:
+    case Kind::Max: break;
 
     case Kind::Neg: {
       if (expr.operands.size() != 1) fail(expr, scope, "malformed negation");
@@ -164,6 +165,9 @@ isl::pw_aff ExpressionLowering::lower(const spec::Expr& expr, const LoweringScop
   switch (expr.kind) {
     case Kind::Add: return left.add(right);
     case Kind::Sub: return left.sub(right);
+    // Piecewise: isl splits the domain where the operands cross, so a clipped bound stays exact.
+    case Kind::Min: return left.min(right);
+    case Kind::Max: return left.max(right);
     case Kind::Mul: {
       bool leftConstant = isl_pw_aff_is_cst(left.get()) == isl_bool_true;
       bool rightConstant = isl_pw_aff_is_cst(right.get()) == isl_bool_true;

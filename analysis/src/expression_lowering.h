@@ -1,7 +1,7 @@
 // Lowering spec expressions to isl piecewise quasi-affine functions, with the checks that make them so.
 //
 // Concrete parameters become constants, symbolic ones isl parameters. A product needs one constant factor; a
-// division or modulo needs a constant non-zero divisor (floor semantics, as in isl). Anything else is reported at
+// division or modulo needs a constant non-zero divisor (floor semantics, as in isl); min and max are piecewise. Anything else is reported at
 // the expression's location with why it is not affine.
 #pragma once
 

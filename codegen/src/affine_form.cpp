@@ -91,6 +91,8 @@ std::optional<std::int64_t> evaluate(const spec::Expr& e, const ExpressionContex
     case Kind::Mod:
       if (*b == 0) return std::nullopt;
       return *a - *b * floorDivide(*a, *b);
+    case Kind::Min: return std::min(*a, *b);
+    case Kind::Max: return std::max(*a, *b);
     default: return std::nullopt;
   }
 }
@@ -144,7 +146,7 @@ std::optional<AffineForm> affineForm(const spec::Expr& e, const ExpressionContex
       return scale(*form, *factor);
     }
     default:
-      return std::nullopt;  // floor division or modulo of a dimension variable
+      return std::nullopt;  // floor division, modulo, min or max of a dimension variable
   }
 }
 

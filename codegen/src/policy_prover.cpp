@@ -211,6 +211,33 @@ Proof provePolicy(const ProofModels& models, const PolicyCandidate& candidate, c
   });
 }
 
+Proof proveCovers(const analysis::IslModel& model, const PolicyCandidate& candidate, const PolicyFunctions& functions,
+                  const isl::map& reads) {
+  Proof proof;
+  proof.parameters = parameterText(model);
+  proof.scope = model.symbolicParameters().empty() ? ProofScope::GivenParameterValues : ProofScope::AllParameterValues;
+  const std::string& P = candidate.producerGrid;
+  const std::string& C = candidate.consumerGrid;
+  isl::set producerDomain = domainOf(model, P);
+  isl::set consumerDomain = domainOf(model, C);
+  isl::map semaphoreMap = toIsl(functions.semaphore, gridContext(model, P)).intersect_domain(producerDomain).as_map();
+  isl::map sameSemaphore = semaphoreMap.apply_range(semaphoreMap.reverse());
+  isl::map listed = model.dependency(candidate.dependency).producers[candidate.producerIndex].relation
+                        .intersect_range(producerDomain)
+                        .intersect_params(model.context());
+  isl::map waitedFor = listed.apply_range(sameSemaphore);  // c -> every tile of a semaphore c waits on
+  proof.statement = "for " + proof.parameters + ": every " + P + " tile a " + C + " tile c reads shares a " +
+                    "semaphore with a tile dependency `" + candidate.dependency + "` lists for c, so c waits for it";
+  isl::map missing = reads.intersect_params(model.context()).intersect_domain(consumerDomain).subtract(waitedFor);
+  if (!missing.is_empty()) {
+    proof.failure = "a consumer tile reads a producer tile it does not wait for (the spec's tiles are too few)";
+    proof.counterexample = sampleOf(missing);
+    return proof;
+  }
+  proof.proven = true;
+  return proof;
+}
+
 Proof proveTileOrder(const ProofModels& models, const std::string& grid, const IndexExpression& index) {
   return proveWithFallback(models, [&](const analysis::IslModel& model) {
     return proveTileOrderIn(model, grid, index);

@@ -101,6 +101,8 @@ Term operator-(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr
 Term operator*(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr::Kind::Mul, a, b)); }
 Term operator/(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr::Kind::FloorDiv, a, b)); }
 Term operator%(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr::Kind::Mod, a, b)); }
+Term min(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr::Kind::Min, a, b)); }
+Term max(const Term& a, const Term& b) { return Term(binaryExpr(spec::Expr::Kind::Max, a, b)); }
 Term operator+(const Term& a) { return a; }
 Term operator-(const Term& a) {
   spec::Expr e;

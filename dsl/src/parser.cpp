@@ -19,9 +19,10 @@ namespace {
 using detail::Token;
 using detail::TokenKind;
 
-// Words of the notation. They cannot name declarations (in C++ they are the DSL's types and functions).
-constexpr std::string_view kReservedWords[] = {"Param", "Symbolic", "Where", "Dim", "Grid",
-                                               "Tile",  "ForAll",   "Range", "Dep"};
+// Words of the notation. They cannot name declarations (in C++ they are the DSL's types and functions; a
+// declaration named `min` would hide the function in the C++ reading of the file).
+constexpr std::string_view kReservedWords[] = {"Param", "Symbolic", "Where", "Dim", "Grid", "Tile",
+                                               "ForAll", "Range",    "Dep",   "min", "max"};
 
 bool isReserved(std::string_view word) {
   for (auto reserved : kReservedWords) {
@@ -516,6 +517,10 @@ class Parser {
       expect(TokenKind::RightParen, "to close '('");
       return inner;
     }
+    if (token.kind == TokenKind::Identifier && (token.text == "min" || token.text == "max")) {
+      next();
+      return minMax(token);
+    }
     if (token.kind == TokenKind::Identifier) {
       next();
       const Symbol& symbol = lookup(token);
@@ -552,6 +557,32 @@ class Parser {
       }
     }
     fail(token, fmt::format("expected an integer expression, found {}", detail::describe(token)));
+  }
+
+  // `min(a, b)` / `max(a, b)`, after the function's name: exactly two operands. Not folded, even for constants:
+  // in the C++ reading the DSL's min/max build the same expression, whatever their operands.
+  TypedExpr minMax(const Token& function) {
+    expect(TokenKind::LeftParen, fmt::format("after '{}' ({}(a, b) takes two expressions)", function.text,
+                                             function.text));
+    std::vector<spec::Expr> operands;
+    if (peek().kind != TokenKind::RightParen) {
+      do {
+        if (operands.size() == 2) {
+          fail(peek(), fmt::format("{}(a, b) takes two expressions; nest it for more: {}(a, {}(b, c))",
+                                   function.text, function.text, function.text));
+        }
+        operands.push_back(expression().expr);
+      } while (accept(TokenKind::Comma));
+    }
+    if (operands.size() != 2) {
+      fail(function, fmt::format("{}(a, b) takes two expressions, found {}", function.text, operands.size()));
+    }
+    expect(TokenKind::RightParen, fmt::format("to close {}(", function.text));
+    spec::Expr e;
+    e.kind = function.text == "min" ? spec::Expr::Kind::Min : spec::Expr::Kind::Max;
+    e.location = locationOf(function);
+    e.operands = std::move(operands);
+    return {std::move(e), false};
   }
 
   TypedExpr binary(const Token& op, spec::Expr::Kind kind, TypedExpr left, TypedExpr right) {

@@ -37,6 +37,11 @@ std::string toString(const spec::Expr& e) {
                                                            : fmt::format("{}.<{}>", e.name, e.dimensionIndex);
     case spec::Expr::Kind::Neg:
       return e.operands.size() == 1 ? "-" + operand(e.operands[0], 3) : "-?";
+    case spec::Expr::Kind::Min:
+    case spec::Expr::Kind::Max:
+      if (e.operands.size() != 2) return "?";
+      return fmt::format("{}({}, {})", e.kind == spec::Expr::Kind::Min ? "min" : "max", toString(e.operands[0]),
+                         toString(e.operands[1]));
     default: break;
   }
   if (e.operands.size() != 2) return "?";

@@ -27,7 +27,9 @@ std::vector<analysis::BoundsViolation> check(const std::string& text, std::strin
 
 TEST_CASE("the bundled specs are in bounds, symbolically and for bound values", "[bounds]") {
   for (const char* file : {"examples/mlp/gpt3_mlp.dep", "examples/mlp/llama_mlp.dep",
-                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep"}) {
+                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep",
+                           "examples/conv2d/conv2d_3x3.dep", "examples/conv2d/conv2d_bottleneck.dep",
+                           "examples/conv2d/conv2d_stride2.dep"}) {
     INFO(file);
     std::string text = test::readFile(test::sourcePath(file));
     for (bool bind : {false, true}) {
@@ -114,4 +116,31 @@ TEST_CASE("a dimension the consumer tile does not bind makes the read unbounded"
   auto violations = check("Dim x, y;\nGrid g1(x, y, 4, 4);\nGrid g2(x, 4);\nDep d({g2, Tile(x)}, {g1, Tile(x, y)});");
   REQUIRE(violations.size() == 1);
   CHECK(violations[0].example.consumer.grid == "g2");
+}
+
+// A halo range needs clipping at both ends of the producer grid: without max(0, ...) the first consumer tile reads
+// tile -1, without min(g1.y, ...) the last one reads a tile past the grid, for some admissible B.
+TEST_CASE("a halo Range is in bounds only when clipped with max and min, for every B", "[bounds]") {
+  const std::string grids = "Symbolic B = 4;\nWhere(B >= 1, B <= 32);\nDim x, y;\n"
+                            "Grid g1(x, y, 2, 3*B);\nGrid g2(x, y, 2, 3*B);\n";
+  CHECK(check(grids + "Dep d({g2, Tile(x, y)}, {g1, ForAll(ForAll(Tile(x, y), x, Range(g1.x)), y, "
+                      "Range(max(0, y - 1), min(g1.y, y + 2)))});")
+            .empty());
+
+  std::string rendered;
+  auto below = check(grids + "Dep d({g2, Tile(x, y)}, {g1, ForAll(ForAll(Tile(x, y), x, Range(g1.x)), y, "
+                             "Range(y - 1, min(g1.y, y + 2)))});",
+                     &rendered);
+  REQUIRE(below.size() == 1);
+  CHECK(below[0].example.consumer.coordinates.at(1) == 0);
+  CHECK(below[0].example.producer.coordinates.at(1) == -1);
+  CHECK_THAT(rendered, Catch::Contains("test.dep:6:30: error: dependency 'd' reads tiles outside producer grid"));
+
+  auto above = check(grids + "Dep d({g2, Tile(x, y)}, {g1, ForAll(ForAll(Tile(x, y), x, Range(g1.x)), y, "
+                             "Range(max(0, y - 1), y + 2))});");
+  REQUIRE(above.size() == 1);
+  REQUIRE(above[0].parameters.count("B") == 1);
+  std::int64_t b = above[0].parameters.at("B");
+  CHECK(above[0].example.consumer.coordinates.at(1) == 3 * b - 1);  // the last tile, at the B the check chose
+  CHECK(above[0].example.producer.coordinates.at(1) == 3 * b);
 }

@@ -55,6 +55,22 @@ TEST_CASE("cusyncgen --check accepts every bundled spec", "[cli]") {
   CHECK_THAT(attention.out, Catch::Contains("per consumer tile: 1 column of gP.y = 8 tiles"));
 }
 
+TEST_CASE("cusyncgen --check proves the conv halo specs for every B and says the halo moves with the tile", "[cli]") {
+  for (const char* file : {"examples/conv2d/conv2d_3x3.dep", "examples/conv2d/conv2d_bottleneck.dep",
+                           "examples/conv2d/conv2d_stride2.dep"}) {
+    auto result = runCusyncgen({sourcePath(file), "--check"});
+    INFO(file << "\n" << result.err);
+    CHECK(result.exitCode == 0);
+    CHECK_THAT(result.out, Catch::Contains("for every value of B the constraints allow"));
+    CHECK_THAT(result.out, Catch::Contains("RowSync: proven (symbolic, all B with 0 < B <= 32)"));
+    CHECK_THAT(result.out, Catch::Contains("verdict: ok"));
+  }
+  auto halo = runCusyncgen({sourcePath("examples/conv2d/conv2d_3x3.dep"), "--check"});
+  // Two channel tiles of two or three pixel tiles (the tile's own and those above and below it, within the image).
+  CHECK_THAT(halo.out, Catch::Contains("per consumer tile: 4 to 6 tiles (depends on the consumer tile)"));
+  CHECK_THAT(halo.out, Catch::Contains("(bounds depend on the consumer tile), varies producer coordinate y"));
+}
+
 TEST_CASE("cusyncgen -D changes parameter values and is checked", "[cli]") {
   auto result = runCusyncgen({sourcePath("examples/mlp/gpt3_mlp.dep"), "--check", "-D", "TileN=256", "-DM=512"});
   INFO(result.err);

@@ -78,6 +78,38 @@ spec::Spec recordConv2d() {
   return recorder.spec();
 }
 
+// The convolution specs use min and max in Range bounds: in C++ they are cusync::dsl::min / max on Terms.
+spec::Spec recordConv2d3x3() {
+  dsl::SpecRecorder recorder("conv2d_3x3");
+  {
+    using namespace cusync::dsl;
+#include "examples/conv2d/conv2d_3x3.dep"
+  }
+  INFO(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}));
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordConv2dBottleneck() {
+  dsl::SpecRecorder recorder("conv2d_bottleneck");
+  {
+    using namespace cusync::dsl;
+#include "examples/conv2d/conv2d_bottleneck.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordConv2dStride2() {
+  dsl::SpecRecorder recorder("conv2d_stride2");
+  {
+    using namespace cusync::dsl;
+#include "examples/conv2d/conv2d_stride2.dep"
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
 // The parser reads the file under the same path the compiler recorded for the #include.
 spec::Spec parseBundled(const std::string& relative) {
   dsl::Diagnostics diagnostics;
@@ -142,6 +174,34 @@ TEST_CASE("attention.dep compiled as C++ records the parser's IR", "[embedded]")
 
 TEST_CASE("conv2d.dep compiled as C++ records the parser's IR", "[embedded]") {
   requireSameIr(recordConv2d(), parseBundled("examples/conv2d/conv2d.dep"));
+}
+
+TEST_CASE("the convolution specs (min, max and floor division in Range bounds) compiled as C++ record the parser's "
+          "IR",
+          "[embedded]") {
+  spec::Spec recorded = recordConv2d3x3();
+  // The clipped lower bound is max(...)/TileM: a Max node under the division, as the parser builds it.
+  const spec::Range& halo = recorded.dependencies.at(0).producers.at(0).tiles.at(0).ranges.at(1).range;
+  REQUIRE(halo.lower.kind == spec::Expr::Kind::FloorDiv);
+  CHECK(halo.lower.operands.at(0).kind == spec::Expr::Kind::Max);
+  CHECK(halo.upper.kind == spec::Expr::Kind::Min);
+  requireSameIr(recorded, parseBundled("examples/conv2d/conv2d_3x3.dep"));
+  requireSameIr(recordConv2dBottleneck(), parseBundled("examples/conv2d/conv2d_bottleneck.dep"));
+  requireSameIr(recordConv2dStride2(), parseBundled("examples/conv2d/conv2d_stride2.dep"));
+}
+
+TEST_CASE("min and max of two integers build the expression the parser builds", "[embedded]") {
+  dsl::SpecRecorder recorder("min_max");
+  {
+    using namespace cusync::dsl;
+    Dim x;
+    Grid g(x, max(2, 3) + min(4, 5));  // cusync::dsl::min/max: there is no other in scope
+  }
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  const spec::Expr& extent = recorder.spec().grids.at(0).extents.at(0);
+  REQUIRE(extent.kind == spec::Expr::Kind::Add);
+  CHECK(extent.operands.at(0).kind == spec::Expr::Kind::Max);
+  CHECK(dsl::toString(extent) == "max(2, 3) + min(4, 5)");
 }
 
 TEST_CASE("the comparison notices a difference in a single expression", "[embedded]") {

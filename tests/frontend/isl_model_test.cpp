@@ -10,6 +10,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <map>
 
 using namespace cusync;
 using analysis::ConcreteTile;
@@ -107,6 +108,25 @@ TEST_CASE("points convert back to tiles and parameter values", "[model]") {
   CHECK(pair.producer.coordinates[1] == pair.consumer.coordinates[1]);
   CHECK(model.parameterValuesOf(point) == analysis::ParameterValues{{"B", 3}});
   CHECK_THAT(model.toString(), Catch::Contains("dependency dep (g2 -> g1)"));
+}
+
+// Range(max(...), min(...)) lowers to a piecewise relation: two tiles at the grid's edges, three inside.
+TEST_CASE("min and max in Range bounds clip the relation piecewise", "[model]") {
+  auto model = modelOrFail(parseOrFail(
+      "Dim x, y;\nGrid g1(x, y, 1, 5);\nGrid g2(x, y, 1, 5);\n"
+      "Dep d({g2, Tile(x, y)}, {g1, ForAll(Tile(x, y), y, Range(max(0, y - 1), min(g1.y, y + 2)))});"));
+  std::map<std::int64_t, std::vector<std::int64_t>> read;
+  for (const auto& pair : analysis::tilePairsOf(model, model.dependency("d").producers.at(0).relation))
+    read[pair.consumer.coordinates.at(1)].push_back(pair.producer.coordinates.at(1));
+  CHECK(read == std::map<std::int64_t, std::vector<std::int64_t>>{
+                    {0, {0, 1}}, {1, {0, 1, 2}}, {2, {1, 2, 3}}, {3, {2, 3, 4}}, {4, {3, 4}}});
+  // A symbolic operand makes the pieces depend on the parameter; max(y - B, 0) reads from 0 while y < B.
+  auto symbolic = modelOrFail(parseOrFail(
+      "Symbolic B = 2;\nWhere(B >= 1, B <= 4);\nDim x;\nGrid g1(x, 8);\nGrid g2(x, 8);\n"
+      "Dep d({g2, Tile(x)}, {g1, ForAll(Tile(x), x, Range(max(x - B, 0), x + 1))});"),
+                              bound({{"B", 3}}));
+  isl::map relation = symbolic.dependency("d").producers.at(0).relation;
+  CHECK(analysis::tilePairsOf(symbolic, relation).size() == 1 + 2 + 3 + 4 + 4 * 4);  // x reads min(x, 3) + 1
 }
 
 TEST_CASE("non-affine tile coordinates are errors at the expression", "[model][errors]") {

@@ -70,7 +70,9 @@ TEST_CASE("the GPT-3 MLP spec parses into the IR of the paper's Figure 5a", "[pa
 
 TEST_CASE("every bundled spec parses", "[parser]") {
   for (const char* file : {"examples/mlp/gpt3_mlp.dep", "examples/mlp/llama_mlp.dep",
-                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep"}) {
+                           "examples/attention/attention.dep", "examples/conv2d/conv2d.dep",
+                           "examples/conv2d/conv2d_3x3.dep", "examples/conv2d/conv2d_bottleneck.dep",
+                           "examples/conv2d/conv2d_stride2.dep"}) {
     INFO(file);
     test::parseOrFail(test::readFile(test::sourcePath(file)), file);
   }
@@ -94,6 +96,47 @@ TEST_CASE("conv2d: the x*s tile", "[parser]") {
   const auto& tile = spec.dependencies.at(0).producers.at(0).tiles.at(0).tile;
   REQUIRE(tile.coordinates[0].kind == spec::Expr::Kind::Mul);
   CHECK(dsl::toString(tile) == "Tile(x*s, y)");
+}
+
+TEST_CASE("min and max take two expressions and are not folded", "[parser]") {
+  spec::Spec spec = parseOrFail(
+      "Param Q = 56; Dim x, y; Grid g(x, y, 2, 49); Grid c(x, y, 2, 49);\n"
+      "ForAll halo(Tile(x, y), y, Range(max(0, y - 1)/2, 1 + min(g.y, min(y + 2, 3*Q))));\n"
+      "Dep d({c, Tile(x, y)}, {g, halo});");
+  const spec::Range& range = spec.dependencies.at(0).producers.at(0).tiles.at(0).ranges.at(0).range;
+  REQUIRE(range.lower.kind == spec::Expr::Kind::FloorDiv);  // max(...) is a primary: it binds before '/'
+  const spec::Expr& clipped = range.lower.operands.at(0);
+  REQUIRE(clipped.kind == spec::Expr::Kind::Max);
+  REQUIRE(clipped.operands.size() == 2);
+  CHECK(clipped.operands[0].kind == spec::Expr::Kind::Constant);
+  CHECK(clipped.operands[0].value == 0);
+  CHECK(clipped.operands[1].kind == spec::Expr::Kind::Sub);
+  CHECK(clipped.location.line == 2);
+  CHECK(clipped.location.column == 34);
+  CHECK(range.upper.operands.at(1).kind == spec::Expr::Kind::Min);
+  CHECK(dsl::toString(range) == "Range(max(0, y - 1)/2, 1 + min(g.y, min(y + 2, 3*Q)))");
+}
+
+TEST_CASE("malformed min and max are errors at their location", "[parser][errors]") {
+  const std::string prefix = "Dim x, y; Grid g(x, y, 2, 49);\n";
+  CHECK_THAT(parseErrors(prefix + "ForAll f(Tile(x, y), y, Range(max(0), y));"),
+             Catch::Contains("test.dep:2:31: error: max(a, b) takes two expressions, found 1"));
+  CHECK_THAT(parseErrors(prefix + "ForAll f(Tile(x, y), y, Range(min(), y));"),
+             Catch::Contains("test.dep:2:31: error: min(a, b) takes two expressions, found 0"));
+  CHECK_THAT(parseErrors(prefix + "ForAll f(Tile(x, y), y, Range(min(0, y, g.y), y));"),
+             Catch::Contains("test.dep:2:41: error: min(a, b) takes two expressions; nest it for more: "
+                             "min(a, min(b, c))"));
+  CHECK_THAT(parseErrors(prefix + "ForAll f(Tile(x, y), y, Range(min + 1, y));"),
+             Catch::Contains("test.dep:2:35: error: expected '(' after 'min' (min(a, b) takes two expressions)"));
+  CHECK_THAT(parseErrors(prefix + "ForAll f(Tile(x, y), y, Range(max(0, y - 1, y));"),
+             Catch::Contains("test.dep:2:45: error: max(a, b) takes two expressions; nest it"));
+  // They are words of the notation: in the C++ reading a declaration named min would hide the function.
+  CHECK_THAT(parseErrors("Param min = 4;"),
+             Catch::Contains("test.dep:1:7: error: 'min' is a word of the notation and cannot name a parameter"));
+  CHECK_THAT(parseErrors("Dim x, max;"), Catch::Contains("'max' is a word of the notation and cannot name"));
+  // Not folded, so not a constant: `Param Z = max(1, 2);` does not compile as C++ either.
+  CHECK_THAT(parseErrors("Param Z = max(1, 2);"),
+             Catch::Contains("the value of parameter 'Z' must be an integer constant"));
 }
 
 TEST_CASE("nested ForAll records ranges innermost first", "[parser]") {

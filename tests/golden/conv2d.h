@@ -25,7 +25,7 @@ inline constexpr std::int64_t TileN = 128;
 
 // ---- Policies -------------------------------------------------------------------------------------
 
-// Dependency `dep` (examples/conv2d/conv2d.dep:17:5): a g2 tile waits for the g1 tiles it reads. Conv2DTileSync:
+// Dependency `dep` (examples/conv2d/conv2d.dep:24:5): a g2 tile waits for the g1 tiles it reads. Conv2DTileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 32: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a g2 tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
@@ -48,7 +48,7 @@ struct Dep_dep_g1_Conv2DTileSync {
   }
 };
 
-// Dependency `dep` (examples/conv2d/conv2d.dep:17:5): a g2 tile waits for the g1 tiles it reads. RowSync:
+// Dependency `dep` (examples/conv2d/conv2d.dep:24:5): a g2 tile waits for the g1 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { g2[x = 1, y = 0] ->

@@ -10,6 +10,9 @@
 
 #include "attention.h"
 #include "conv2d.h"
+#include "conv2d_3x3.h"
+#include "conv2d_bottleneck.h"
+#include "conv2d_stride2.h"
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
 #include "llama_mlp_fused.h"
@@ -197,6 +200,9 @@ TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bun
   checkGoldenIsCurrent("examples/mlp/llama_mlp_fused.dep", "llama_mlp_fused.h");
   checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d.dep", "conv2d.h");
+  checkGoldenIsCurrent("examples/conv2d/conv2d_3x3.dep", "conv2d_3x3.h");
+  checkGoldenIsCurrent("examples/conv2d/conv2d_bottleneck.dep", "conv2d_bottleneck.h");
+  checkGoldenIsCurrent("examples/conv2d/conv2d_stride2.dep", "conv2d_stride2.h");
 }
 
 TEST_CASE("GPT-3 MLP header matches the isl model on every tile, for M = 128, 1024, 2048", "[bundled]") {
@@ -279,6 +285,36 @@ TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[b
     CUSYNC_CONV2D_TILE_ORDERS(CUSYNC_CHECK_ORDER)
     CHECK(c.policiesChecked == 2);
   }
+}
+
+// The true convolution dependencies (halo ranges with min, max and floor division; tests/policy/conv_halo_test.cpp
+// checks them against the stencil). B = 3 leaves the stride-2 layers' last tile partial (3*784 = 36.75 tiles).
+TEST_CASE("Conv2D halo headers (3x3, bottleneck, stride 2) match the isl model on every tile, for B = 1, 3",
+          "[bundled]") {
+  for (std::int64_t b : {1, 3}) {
+    bool simulate = b == 1;
+    {
+      BundledCase c = bundledCase("examples/conv2d/conv2d_3x3.dep", {{"B", b}});
+      CUSYNC_CONV2D_3X3_POLICIES(CUSYNC_CHECK_POLICY)
+      CUSYNC_CONV2D_3X3_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+      CHECK(c.policiesChecked == 2);  // TileSync, RowSync
+    }
+    {
+      BundledCase c = bundledCase("examples/conv2d/conv2d_bottleneck.dep", {{"B", b}});
+      CUSYNC_CONV2D_BOTTLENECK_POLICIES(CUSYNC_CHECK_POLICY)
+      CUSYNC_CONV2D_BOTTLENECK_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+      CHECK(c.policiesChecked == 4);  // TileSync and RowSync for each of the two dependencies
+    }
+    {
+      BundledCase c = bundledCase("examples/conv2d/conv2d_stride2.dep", {{"B", b}});
+      CUSYNC_CONV2D_STRIDE2_POLICIES(CUSYNC_CHECK_POLICY)
+      CUSYNC_CONV2D_STRIDE2_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+      CHECK(c.policiesChecked == 4);
+    }
+  }
+  // g1 of the stride-2 spec feeds both consumers: it posts under one policy that serves both.
+  using namespace cusync::generated::conv2d_stride2;
+  CHECK(std::string(Producer_g1_RowSync::name) == "Producer_g1_RowSync");
 }
 
 namespace {

@@ -9,6 +9,9 @@
 
 #include "attention.h"
 #include "conv2d.h"
+#include "conv2d_3x3.h"
+#include "conv2d_bottleneck.h"
+#include "conv2d_stride2.h"
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
 #include "llama_mlp_fused.h"
@@ -36,14 +39,15 @@ struct GoldenCase {
   int policyChecks = 0, producerPolicyChecks = 0, orderChecks = 0;
 };
 
-GoldenCase load(const std::string& specPath, const std::string& headerName) {
+// `limit`: up to how many admissible values are checked each (oracle::admissibleValues), sampled beyond it.
+GoldenCase load(const std::string& specPath, const std::string& headerName, std::size_t limit = 16) {
   dsl::SourceTexts sources;
   dsl::Diagnostics diagnostics;
   auto spec = dsl::parseSpecFile(std::string(CUSYNC_SOURCE_DIR) + "/" + specPath, sources, diagnostics);
   REQUIRE(spec.has_value());
   GoldenCase c{*spec, oracle::readHeader(readText(std::string(CUSYNC_SOURCE_DIR) + "/tests/golden/" + headerName)),
                {}};
-  c.bindings = oracle::admissibleValues(*spec, 16);
+  c.bindings = oracle::admissibleValues(*spec, limit);
   oracle::Values given;
   for (const spec::Parameter& p : spec->parameters) given[p.name] = p.defaultValue;
   REQUIRE(c.bindings.front() == given);
@@ -176,6 +180,30 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     CUSYNC_CONV2D_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_CONV2D_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     totals.push_back({"conv2d", c.policyChecks, c.orderChecks});
+  }
+  {
+    // Halo ranges clipped with min and max: the oracle evaluates them itself, at every B in [1, 32].
+    GoldenCase c = load("examples/conv2d/conv2d_3x3.dep", "conv2d_3x3.h", 32);
+    CHECK(c.bindings.size() == 32);
+    CUSYNC_CONV2D_3X3_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_CONV2D_3X3_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_CONV2D_3X3_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    totals.push_back({"conv2d_3x3", c.policyChecks, c.orderChecks});
+  }
+  {
+    GoldenCase c = load("examples/conv2d/conv2d_bottleneck.dep", "conv2d_bottleneck.h", 32);
+    CUSYNC_CONV2D_BOTTLENECK_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_CONV2D_BOTTLENECK_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_CONV2D_BOTTLENECK_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    totals.push_back({"conv2d_bottleneck", c.policyChecks, c.orderChecks});
+  }
+  {
+    GoldenCase c = load("examples/conv2d/conv2d_stride2.dep", "conv2d_stride2.h", 32);
+    CUSYNC_CONV2D_STRIDE2_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_CONV2D_STRIDE2_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_CONV2D_STRIDE2_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.producerPolicyChecks >= 2 * 32);  // g1 feeds dep3x3 and dep1x1: each producer policy, both, every B
+    totals.push_back({"conv2d_stride2", c.policyChecks, c.orderChecks});
   }
   for (const Totals& t : totals) {
     INFO(t.spec);

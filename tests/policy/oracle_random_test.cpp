@@ -268,7 +268,8 @@ void runShard(int shard, int specsPerShard) {
   CHECK(totals.policyChecks > 4 * specsPerShard);
   CHECK(totals.producerPolicyChecks > 0);
   for (const char* feature :
-       {"diamond", "transpose", "symbolic x", "stride remainder", "block remainder", "scaled", "range from x"})
+       {"diamond", "transpose", "symbolic x", "stride remainder", "block remainder", "scaled", "range from x",
+        "clipped halo"})
     CHECK(totals.features[feature] > 0);
   if (std::getenv("CUSYNC_ORACLE_KEEP") == nullptr) std::filesystem::remove_all(directory);
 }

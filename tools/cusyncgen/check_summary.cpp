@@ -65,8 +65,10 @@ std::string rangedSection(const analysis::ProducerFacts& producer, const analysi
       for (auto d : r.producerDimensions) {
         moves += fmt::format("{}{}", moves.empty() ? "" : ", ", grid.grid.dimensions[d]);
       }
-      out += fmt::format("      ranged: {} over {} = [{}, {}){}\n", r.dimension, dsl::toString(r.range),
-                         r.lower ? std::to_string(*r.lower) : "?", r.upper ? std::to_string(*r.upper) : "?",
+      // Bounds that move with the consumer tile (a halo, a k-range) have no one value to show.
+      std::string bounds = r.lower && r.upper ? fmt::format(" = [{}, {})", *r.lower, *r.upper)
+                                              : std::string(" (bounds depend on the consumer tile)");
+      out += fmt::format("      ranged: {} over {}{}{}\n", r.dimension, dsl::toString(r.range), bounds,
                          moves.empty() ? " (varies no producer coordinate)"
                                         : fmt::format(", varies producer coordinate {}", moves));
     }

@@ -86,7 +86,7 @@ class Generator {
     std::string g = "g" + std::to_string(p);
     GridShape3 C = P;
     for (int attempt = 0; attempt < 8; ++attempt) {
-      switch (pick(0, 11)) {
+      switch (pick(0, 12)) {
         case 0: return {tile("x", "y"), C, "identity"};
         case 1:
           if (batched_) break;
@@ -141,6 +141,11 @@ class Generator {
           std::string from = std::to_string(n) + "*x";
           return {"ForAll(" + tile("x", "y") + ", x, Range(" + from + ", " + from + " + " + std::to_string(n) + "))", C,
                   "range from x"};
+        }
+        case 12: {  // a halo of h rows each side, clipped to the grid with max and min (a convolution's)
+          std::string h = std::to_string(pick(1, 2));
+          return {"ForAll(" + tile("x", "y") + ", y, Range(max(0, y - " + h + "), min(" + g + ".y, y + " + h + " + 1)))",
+                  C, "clipped halo"};
         }
         case 10:
           C.x = {0, 0, pick(1, 3)};

@@ -48,6 +48,8 @@ std::int64_t evaluate(const spec::Expr& e, const spec::Spec& spec, const Values&
     case Kind::Sub: return operand(0) - operand(1);
     case Kind::Mul: return operand(0) * operand(1);
     case Kind::Neg: return -operand(0);
+    case Kind::Min: return std::min(operand(0), operand(1));
+    case Kind::Max: return std::max(operand(0), operand(1));
     case Kind::FloorDiv:
     case Kind::Mod: {
       std::int64_t a = operand(0), b = operand(1);

@@ -1,7 +1,7 @@
 // The independent oracle: a brute-force checker of generated policies and tile orders that knows only the spec IR
 // and the functions a header emits (compiled by the host compiler), nothing of cusyncgen's isl model or of its
-// index-expression evaluator. It has its own evaluator of spec expressions (floor division, as spec.h defines
-// them), enumerates every consumer tile and the producer tiles it reads straight from the Tile/ForAll/Range
+// index-expression evaluator. It has its own evaluator of spec expressions (floor division, min and max, as spec.h
+// defines them), enumerates every consumer tile and the producer tiles it reads straight from the Tile/ForAll/Range
 // declarations, and checks, policy by policy, at concrete parameter values:
 //   - every producer tile the consumer reads lies inside the producer grid;
 //   - sem(p) lies in [0, semaphoreCount) for every producer tile;
@@ -26,7 +26,7 @@ namespace cusync::oracle {
 
 using Values = std::map<std::string, std::int64_t>;  // parameter name -> value
 
-// Evaluates a spec expression with floor division and modulo; dimension values come from `dimensions`.
+// Evaluates a spec expression with floor division, modulo, min and max; dimension values come from `dimensions`.
 // Throws std::runtime_error on what the spec language does not define (unknown names, division by zero).
 std::int64_t evaluate(const spec::Expr& e, const spec::Spec& spec, const Values& parameters,
                       const Values& dimensions = {});

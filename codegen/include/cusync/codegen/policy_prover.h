@@ -52,6 +52,17 @@ struct Proof {
 // Proves a policy's soundness for its dependency and producer.
 Proof provePolicy(const ProofModels& models, const PolicyCandidate& candidate, const PolicyFunctions& functions);
 
+// Proves that a consumer waiting under the policy has waited for every producer tile in `reads`, a relation
+// { C[c] -> P[p] } in `model`'s context with the dependency's consumer and producer grids as tuples: a consumer
+// tile c waits on sem(p) for every p its dependency lists, R(c), which covers every tile sharing one of those
+// semaphores, so the claim is reads(c) ⊆ sem⁻¹(sem(R(c))) for every consumer tile and admissible parameter value.
+// `reads` is what the consumer really reads, derived independently of the spec (e.g. a convolution's stencil,
+// pixel by pixel): the check that the spec's Ranges are not too small. Together with provePolicy (value(s) ==
+// |sem⁻¹(s)|) it says a consumer passes its waits only after every tile in reads(c) has posted. A failure names a
+// consumer tile, a tile it reads but does not wait for, and the parameter values. Throws NotAffine.
+Proof proveCovers(const analysis::IslModel& model, const PolicyCandidate& candidate, const PolicyFunctions& functions,
+                  const isl::map& reads);
+
 // Proves that `index` is a bijection from the grid's tiles onto [0, tileCount).
 Proof proveTileOrder(const ProofModels& models, const std::string& grid, const IndexExpression& index);
 

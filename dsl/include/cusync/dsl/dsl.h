@@ -79,6 +79,10 @@ Term operator/(const Term& a, const Term& b);
 Term operator%(const Term& a, const Term& b);
 Term operator-(const Term& a);
 Term operator+(const Term& a);
+// `min(a, b)`, `max(a, b)`: to clip a Range bound to a grid or an image. Found by ADL and by `using namespace
+// cusync::dsl`; they build an expression even for two integers, as the parser does.
+Term min(const Term& a, const Term& b);
+Term max(const Term& a, const Term& b);
 
 // `B >= 1`: a constraint on symbolic parameters, given to Where.
 class Comparison {

@@ -22,14 +22,15 @@ struct SourceLocation {
 // An integer expression over parameters, grid dimensions and grid extents.
 // Grid extents and Range bounds may only use parameters, constants and extents; tile coordinates may also use
 // dimensions, and must be affine in them (checked by the analysis, not by construction).
-// Division is floor division, as in isl.
+// Division is floor division, as in isl. Min and Max (`min(a, b)`, `max(a, b)`) clip a bound to a grid or an image
+// (`Range(max(0, y - 1), min(g1.y, y + 2))`); isl models them as piecewise affine functions.
 struct Expr {
-  enum class Kind { Constant, Parameter, Dimension, GridExtent, Add, Sub, Mul, FloorDiv, Mod, Neg };
+  enum class Kind { Constant, Parameter, Dimension, GridExtent, Add, Sub, Mul, FloorDiv, Mod, Neg, Min, Max };
   Kind kind = Kind::Constant;
   std::int64_t value = 0;       // Constant
   std::string name;             // Parameter / Dimension name; grid name for GridExtent
   int dimensionIndex = 0;       // GridExtent: which extent of the grid named `name` (0 = x, 1 = y, 2 = z)
-  std::vector<Expr> operands;   // Add, Sub, Mul, FloorDiv, Mod: two; Neg: one
+  std::vector<Expr> operands;   // Add, Sub, Mul, FloorDiv, Mod, Min, Max: two; Neg: one
   SourceLocation location;
   friend bool operator==(const Expr&, const Expr&) = default;
 };
