@@ -177,6 +177,12 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
     require(first_parts >= 1 && second_parts >= 1, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: split-K parts must be at least 1");
     const auto& entry = findConfig(config);
+    // Refused before anything is allocated: the partial buffers grow with the parts.
+    const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
+    require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
+                " has more parts than k-blocks (" + std::to_string(kBlocks(hidden)) + " and " +
+                std::to_string(kBlocks(intermediate)) + " with " + entry.name + ")");
     requireHopper(device);
     requirePlanDevice(device);
     cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;

@@ -142,6 +142,7 @@ class _Registry:
 
 @dataclass
 class _PlanEntry:
+    key: tuple  # (device, stream, shape, activation, choice)
     plan: _library.Plan
     choice: tuning.Choice
     description: dict
@@ -156,26 +157,34 @@ def _plan_limit() -> int:
 
 
 def _plan_for(device: int, stream: int, shape: MlpShape, activation: str, capturing: bool) -> _PlanEntry:
+    """The plan of this stream for this shape, created on first use. Inside a stream capture nothing can be created
+    (a plan allocates and zeroes device memory); the usual warm-up runs on another stream than the capture
+    (torch.cuda.graph captures on a stream of its own), so a capture borrows that stream's plan, and the graph must
+    then be replayed in order with the other uses of that plan (docs/PYTORCH_OP.md)."""
     with _registry.lock:
         choice = _registry.choices.get((device, shape, activation, str(tuning.table_path())))
-        entry = _registry.plans.get((device, stream, shape, activation, choice)) if choice else None
+        entry = None
+        if choice is not None:
+            entry = _registry.plans.get((device, stream, shape, activation, choice))
+            if entry is None and capturing:
+                entry = next((e for k, e in reversed(_registry.plans.items())
+                              if k[0] == device and k[2:] == (shape, activation, choice)), None)
         if entry is None and capturing:
             raise RuntimeError(
-                f"cusync.mlp: no plan yet for M={shape.m}, H={shape.hidden}, I={shape.intermediate} on this stream, "
-                "and creating one (allocating and zeroing device memory) is not allowed while the stream is capturing "
-                "a CUDA graph; call the op once with this shape on the capture stream before capturing (a warm-up, "
-                "as torch.cuda.graphs recommends)")
-        choice = choice or _registry.choice(device, shape, activation)
-        key = (device, stream, shape, activation, choice)
-        entry = _registry.plans.get(key)
+                f"cusync.mlp: no plan yet for M={shape.m}, H={shape.hidden}, I={shape.intermediate}, and creating one "
+                "(allocating and zeroing device memory) is not allowed while a CUDA graph is being captured; call the "
+                "op once with this shape before capturing (a warm-up, as torch.cuda.graph's documentation advises)")
         if entry is None:
+            choice = choice or _registry.choice(device, shape, activation)
             plan = _library.Plan(device, shape.m, shape.hidden, shape.intermediate, activation, choice, stream)
             units, blocks = plan.info()
-            entry = _PlanEntry(plan, choice, {"config": choice.label, "source": choice.source, "work_units": units,
-                                              "persistent_blocks": blocks})
+            key = (device, stream, shape, activation, choice)
+            entry = _PlanEntry(key, plan, choice, {"config": choice.label, "source": choice.source,
+                                                   "work_units": units, "persistent_blocks": blocks})
+            _evict(_plan_limit() - 1)
             _registry.plans[key] = entry
-            _evict(_plan_limit())
-        _registry.plans.move_to_end(key)
+        else:
+            _registry.plans.move_to_end(entry.key)
         entry.captured = entry.captured or capturing
         return entry
 
