@@ -58,7 +58,8 @@ def _configure_arguments(build_dir):
     if shutil.which("ninja") and not (Path(build_dir) / "CMakeCache.txt").is_file():
         arguments += ["-G", "Ninja"]
     pregenerated = os.environ.get("CUSYNC_PREGENERATED_DIR") or str(REPO / "build-gen")
-    if all((Path(pregenerated) / f"{spec}.h").is_file() for spec in ("gpt3_mlp", "gpt3_mlp_fused")):
+    # Configuring the repository's examples needs all three specs' headers.
+    if all((Path(pregenerated) / f"{spec}.h").is_file() for spec in ("gpt3_mlp", "gpt3_mlp_fused", "llama_mlp")):
         arguments += ["-DCUSYNC_BUILD_COMPILER=OFF", f"-DCUSYNC_PREGENERATED_DIR={pregenerated}"]
     if os.environ.get("CUSYNC_FUSED_CONFIGS"):
         arguments.append(f"-DCUSYNC_FUSED_CONFIGS={os.environ['CUSYNC_FUSED_CONFIGS']}")
