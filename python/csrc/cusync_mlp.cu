@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <mutex>
 #include <new>
 #include <string>
@@ -197,10 +198,13 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
             "cusync mlp: configuration " + entry.name + " does not fit on an SM of this device");
     int sms = 0;
     CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    *plan = new cusync_mlp_plan{device, MlpPlan(entry, m, hidden, intermediate,
-                                                cusync::examples::FusedSplit{first_parts, second_parts},
-                                                MlpTileOrders{producer_group_rows, consumer_group_rows},
-                                                std::uint32_t(sms * blocksPerSm))};
+    std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
+        device, MlpPlan(entry, m, hidden, intermediate, cusync::examples::FusedSplit{first_parts, second_parts},
+                        MlpTileOrders{producer_group_rows, consumer_group_rows}, std::uint32_t(sms * blocksPerSm))});
+    // The stages and the chain zero their memory with cudaMemset on the legacy stream, which is not ordered with
+    // the caller's (possibly non-blocking) stream; the first run must not start before those zeroes land.
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    *plan = created.release();
   });
 }
 

@@ -102,7 +102,7 @@ class _Registry:
         self.lock = threading.Lock()
         self.available = {}     # device -> {config name: ConfigInfo}
         self.tables = {}        # path -> entries
-        self.choices = {}       # (device, shape, activation) -> Choice
+        self.choices = {}       # (device, shape, activation, table path) -> Choice
         self.plans = collections.OrderedDict()  # key -> _PlanEntry, least recently used first
         self.hopper = {}        # device -> None when sm_90, else why not
 
