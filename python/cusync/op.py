@@ -10,7 +10,6 @@ Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K 
 at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. See
 docs/PYTORCH_OP.md.
 """
-from __future__ import annotations
 
 import collections
 import os
