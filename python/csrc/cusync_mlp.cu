@@ -1,0 +1,249 @@
+// The C interface of cusync_mlp.h over MlpPlan (mlp_plan.h) and the fused-chain registry. Every entry point catches
+// everything: no exception crosses the C boundary, failures become a status and a message (cusync_mlp_last_error).
+#include "cusync_mlp.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <new>
+#include <string>
+
+#include "mlp_plan.h"
+
+using cusync::python::MlpOperands;
+using cusync::python::MlpPlan;
+using cusync::python::MlpTileOrders;
+
+struct cusync_mlp_plan {
+  int device;
+  MlpPlan plan;
+};
+
+namespace {
+
+thread_local std::string lastError;
+
+// A failure with the status it reports.
+struct Failure {
+  cusync_mlp_status status;
+  std::string message;
+};
+
+int fail(cusync_mlp_status status, std::string message) {
+  lastError = std::move(message);
+  return status;
+}
+
+// Runs `body`, turning what it throws into a status: Failure as given, cusync::Error (a failed CUDA call or a
+// refused chain) as a CUDA error when it names one, else as an invalid argument.
+template <class Body>
+int guarded(Body&& body) {
+  try {
+    body();
+    return CUSYNC_MLP_OK;
+  } catch (const Failure& f) {
+    return fail(f.status, f.message);
+  } catch (const std::bad_alloc&) {
+    return fail(CUSYNC_MLP_INTERNAL_ERROR, "cusync mlp: host out of memory");
+  } catch (const cusync::Error& e) {
+    const std::string what = e.what();
+    const bool cuda = what.find(" failed: cuda") != std::string::npos;
+    return fail(cuda ? CUSYNC_MLP_CUDA_ERROR : CUSYNC_MLP_INVALID_ARGUMENT, what);
+  } catch (const std::exception& e) {
+    return fail(CUSYNC_MLP_INTERNAL_ERROR, std::string("cusync mlp: ") + e.what());
+  } catch (...) {
+    return fail(CUSYNC_MLP_INTERNAL_ERROR, "cusync mlp: unknown exception");
+  }
+}
+
+void require(bool condition, cusync_mlp_status status, const std::string& message) {
+  if (!condition) throw Failure{status, message};
+}
+
+// Makes `device` current for a scope and restores the caller's device after it.
+class DeviceScope {
+ public:
+  explicit DeviceScope(int device) {
+    CUSYNC_CUDA_CHECK(cudaGetDevice(&previous_));
+    if (previous_ != device) CUSYNC_CUDA_CHECK(cudaSetDevice(device));
+  }
+  ~DeviceScope() {
+    int current = previous_;
+    if (cudaGetDevice(&current) == cudaSuccess && current != previous_) cudaSetDevice(previous_);
+  }
+  DeviceScope(const DeviceScope&) = delete;
+  DeviceScope& operator=(const DeviceScope&) = delete;
+
+ private:
+  int previous_ = 0;
+};
+
+const cusync::examples::FusedChainEntry& findConfig(const char* name) {
+  require(name != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: configuration name is null");
+  for (const auto& entry : cusync::examples::fusedChainRegistry())
+    if (entry.name == name) return entry;
+  std::string known;
+  for (const auto& entry : cusync::examples::fusedChainRegistry()) known += (known.empty() ? "" : ", ") + entry.name;
+  throw Failure{CUSYNC_MLP_INVALID_ARGUMENT,
+                std::string("cusync mlp: configuration '") + name + "' is not compiled into this library (it has: " +
+                    known + "; CUSYNC_FUSED_CONFIGS chooses them at build time)"};
+}
+
+// The kernels are compiled for sm_90a only.
+void requireHopper(int device) {
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, device));
+  require(properties.major == 9 && properties.minor == 0, CUSYNC_MLP_UNSUPPORTED_DEVICE,
+          std::string("cusync mlp: device ") + std::to_string(device) + " (" + properties.name + ") is sm_" +
+              std::to_string(properties.major) + std::to_string(properties.minor) +
+              "; the fused-chain kernels are built for sm_90a (H100/H200) only");
+}
+
+// Each kernel's shared-memory opt-in is made once per process (examples/common/kernel_occupancy.cuh), on the device
+// current at that moment; a kernel launched on another device would lack it. So every plan of a process lives on
+// the device of its first plan.
+std::atomic<int> planDevice{-1};
+
+void requirePlanDevice(int device) {
+  int expected = -1;
+  if (planDevice.compare_exchange_strong(expected, device)) return;
+  require(expected == device, CUSYNC_MLP_NOT_IMPLEMENTED,
+          "cusync mlp: this process already runs the op on cuda:" + std::to_string(expected) +
+              "; plans on a second device (cuda:" + std::to_string(device) +
+              ") are not supported (the kernels' shared-memory opt-in is made once per process)");
+}
+
+std::mutex creationMutex;  // the registry's kernels set their attributes on first use
+
+}  // namespace
+
+extern "C" {
+
+int cusync_mlp_abi_version(void) { return CUSYNC_MLP_ABI_VERSION; }
+
+const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
+
+int cusync_mlp_config_count(void) { return int(cusync::examples::fusedChainRegistry().size()); }
+
+const char* cusync_mlp_config_name(int index) {
+  const auto& registry = cusync::examples::fusedChainRegistry();
+  if (index < 0 || std::size_t(index) >= registry.size()) return nullptr;
+  return registry[std::size_t(index)].name.c_str();
+}
+
+int cusync_mlp_config_tile(const char* config, int* tile_m, int* tile_n, int* tile_k) {
+  return guarded([&] {
+    require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    const auto& entry = findConfig(config);
+    *tile_m = entry.tile.m;
+    *tile_n = entry.tile.n;
+    *tile_k = entry.tile.k;
+  });
+}
+
+int cusync_mlp_config_blocks_per_sm(const char* config, int device, int* blocks) {
+  return guarded([&] {
+    require(blocks != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    const auto& entry = findConfig(config);
+    requireHopper(device);
+    requirePlanDevice(device);
+    std::lock_guard<std::mutex> lock(creationMutex);
+    DeviceScope scope(device);
+    *blocks = entry.maxActiveBlocksPerSm();
+  });
+}
+
+int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int activation, const char* config,
+                           uint32_t first_parts, uint32_t second_parts, uint32_t producer_group_rows,
+                           uint32_t consumer_group_rows, void* stream, cusync_mlp_plan** plan) {
+  return guarded([&] {
+    require(plan != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null plan pointer");
+    *plan = nullptr;
+    require(activation == CUSYNC_MLP_GELU || activation == CUSYNC_MLP_SWIGLU, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: unknown activation " + std::to_string(activation));
+    require(activation != CUSYNC_MLP_SWIGLU, CUSYNC_MLP_NOT_IMPLEMENTED,
+            "cusync mlp: SwiGLU is not wired into the fused chain yet (the gate/up fused-chain variant is being "
+            "built); only 'gelu' runs");
+    require(m > 0 && hidden > 0 && intermediate > 0, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: m, hidden and intermediate must be positive");
+    // TMA needs 16-byte row pitches: 8 fp16 elements.
+    require(hidden % 8 == 0 && intermediate % 8 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: hidden and intermediate must be multiples of 8 (16-byte rows for TMA)");
+    // CUTLASS's strides and the runtime's tile counts are 32-bit.
+    require(std::int64_t(m) * std::max(hidden, intermediate) < (std::int64_t(1) << 31), CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: m * max(hidden, intermediate) must be below 2^31");
+    require(first_parts >= 1 && second_parts >= 1, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: split-K parts must be at least 1");
+    const auto& entry = findConfig(config);
+    // Refused before anything is allocated: the partial buffers grow with the parts.
+    const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
+    require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
+                " has more parts than k-blocks (" + std::to_string(kBlocks(hidden)) + " and " +
+                std::to_string(kBlocks(intermediate)) + " with " + entry.name + ")");
+    requireHopper(device);
+    requirePlanDevice(device);
+    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+    CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+    require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
+            "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
+            "the op once with this shape before capturing (a warm-up)");
+    std::lock_guard<std::mutex> lock(creationMutex);
+    DeviceScope scope(device);
+    const int blocksPerSm = entry.maxActiveBlocksPerSm();
+    require(blocksPerSm > 0, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: configuration " + entry.name + " does not fit on an SM of this device");
+    int sms = 0;
+    CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
+        device, MlpPlan(entry, m, hidden, intermediate, cusync::examples::FusedSplit{first_parts, second_parts},
+                        MlpTileOrders{producer_group_rows, consumer_group_rows}, std::uint32_t(sms * blocksPerSm))});
+    // The stages and the chain zero their memory with cudaMemset on the legacy stream, which is not ordered with
+    // the caller's (possibly non-blocking) stream; the first run must not start before those zeroes land.
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+    *plan = created.release();
+  });
+}
+
+int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units, uint32_t* persistent_blocks) {
+  return guarded([&] {
+    require(plan && work_units && persistent_blocks, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null pointer");
+    *work_units = plan->plan.workUnits();
+    *persistent_blocks = plan->plan.persistentBlocks();
+  });
+}
+
+int cusync_mlp_run(cusync_mlp_plan* plan, const void* x, const void* w1, const void* w2, void* intermediate,
+                   void* out, void* stream) {
+  return guarded([&] {
+    require(plan != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null plan");
+    for (const void* pointer : {x, w1, w2, static_cast<const void*>(intermediate), static_cast<const void*>(out)})
+      require(pointer != nullptr && std::uintptr_t(pointer) % 16 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
+              "cusync mlp: every operand must be a non-null, 16-byte aligned device pointer");
+    DeviceScope scope(plan->device);
+    plan->plan.enqueue(MlpOperands{static_cast<const __half*>(x), static_cast<const __half*>(w1),
+                                   static_cast<const __half*>(w2), static_cast<__half*>(intermediate),
+                                   static_cast<__half*>(out)},
+                       static_cast<cudaStream_t>(stream));
+  });
+}
+
+int cusync_mlp_plan_destroy(cusync_mlp_plan* plan) {
+  return guarded([&] {
+    if (plan == nullptr) return;
+    DeviceScope scope(plan->device);
+    // A run may still be in flight on some stream; freeing its semaphores under it would corrupt memory.
+    const cudaError_t synchronized = cudaDeviceSynchronize();
+    if (synchronized != cudaSuccess) {
+      // The device is unusable (sticky error) or capturing; leak the plan rather than free memory in use.
+      throw Failure{CUSYNC_MLP_CUDA_ERROR, std::string("cusync mlp: plan not freed: cudaDeviceSynchronize: ") +
+                                               cudaGetErrorString(synchronized)};
+    }
+    delete plan;
+  });
+}
+
+}  // extern "C"

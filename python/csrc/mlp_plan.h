@@ -1,0 +1,162 @@
+// The GELU MLP, Y = GELU(X W1^T) W2^T, as one persistent launch of a fused-chain kernel (fused_chain_registry.h) for
+// operands the caller owns and passes at every run: what the PyTorch op runs. The chain is set up as FusedMlp's
+// (examples/mlp/fused_mlp.h) synchronized variant, which owns its operands instead. Host code; include from one .cu
+// file (it defines the counter-reset kernel).
+//
+// Why every run first zeroes the chain's counters. The runtime never resets them: a launch's iteration is
+// ticket / ticketsPerLaunch of a 32-bit ticket counter, and consumers wait for value * (iteration + 1). After
+// 2^32 / ticketsPerLaunch launches the counter wraps (GPT-3 at M = 1: about 600 tickets per launch, so 7 million
+// launches, under ten minutes of back-to-back calls); the iteration then restarts at 0 while the semaphores keep
+// their counts, and unless ticketsPerLaunch divides 2^32 one launch's tickets straddle the wrap: waits pass early
+// or never. The examples stay far below (10^5 executions in the stress test), but an op in a serving process
+// cannot count its launches: a captured CUDA graph replays without the host knowing. So each run enqueues one small
+// kernel that zeroes the queue's ticket counter, GEMM 1's semaphores and the split-K arrival counters before the
+// chain, and every launch is iteration 0. The kernel is stream-ordered after the plan's previous launch, which has
+// then completed (a plan serves one launch at a time: cusync_mlp.h), and the chain kernel is launched without
+// programmatic overlap, so it sees the zeroes. Cost: one extra kernel per call (a graph node inside graphs).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "counter_reset.cuh"
+#include "cusync/error.h"
+#include "cusync/fused_chain.cuh"
+#include "cusync/stage.cuh"
+#include "fused_chain_registry.h"
+#include "fused_split.h"
+#include "tile_orders.h"
+
+namespace cusync::python {
+
+using examples::FusedChainEntry;
+using examples::FusedChainLaunchArgs;
+using examples::FusedMlpPolicy;
+using examples::FusedSplit;
+
+// The caller's tensors of one run: fp16, row-major, contiguous.
+struct MlpOperands {
+  const __half* x = nullptr;     // [m, hidden]
+  const __half* w1 = nullptr;    // [intermediate, hidden]
+  const __half* w2 = nullptr;    // [hidden, intermediate]
+  __half* intermediate = nullptr;  // [m, intermediate], written: GELU(X W1^T)
+  __half* out = nullptr;         // [m, hidden], written
+};
+
+// Device memory of one split GEMM (as examples/mlp/fused_mlp.h's SplitState): fp32 partials and one arrival counter
+// per tile, which the counter reset zeroes before every run.
+class SplitBuffers {
+ public:
+  SplitBuffers(Stage& stage, const examples::GemmTileShape& tile, std::uint32_t parts) {
+    stage.setBlocksPerTile(parts);
+    if (parts <= 1) return;
+    tiles_ = stage.grid().tileCount();
+    CUSYNC_CUDA_CHECK(cudaMalloc(&partials_, std::size_t(tiles_) * parts * tile.m * tile.n * sizeof(float)));
+    CUSYNC_CUDA_CHECK(cudaMalloc(&arrivals_, std::size_t(tiles_) * sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(cudaMemset(arrivals_, 0, std::size_t(tiles_) * sizeof(std::uint32_t)));
+  }
+  SplitBuffers(const SplitBuffers&) = delete;
+  SplitBuffers& operator=(const SplitBuffers&) = delete;
+  ~SplitBuffers() {
+    cudaFree(partials_);
+    cudaFree(arrivals_);
+  }
+  float* partials() const { return partials_; }
+  std::uint32_t* arrivals() const { return arrivals_; }
+  std::uint32_t arrivalCount() const { return arrivals_ ? tiles_ : 0; }
+
+ private:
+  float* partials_ = nullptr;
+  std::uint32_t* arrivals_ = nullptr;
+  std::uint32_t tiles_ = 0;
+};
+
+// Tile orders as rows per group for each GEMM (tile_orders.h: 1 row-major, 0 column-major, N groups of N rows).
+struct MlpTileOrders {
+  std::uint32_t producerGroupRows = 8, consumerGroupRows = 8;
+};
+
+class MlpPlan {
+ public:
+  MlpPlan(const FusedChainEntry& kernel, int m, int hidden, int intermediate, FusedSplit split, MlpTileOrders orders,
+          std::uint32_t slots)
+      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate),
+        first_("gemm1", kernel.tileGrid(m, intermediate)),
+        second_("gemm2", kernel.tileGrid(m, hidden)),
+        firstSplit_(first_, kernel.tile, split.firstParts),
+        secondSplit_(second_, kernel.tile, split.secondParts) {
+    examples::TileOrders::apply(first_, orders.producerGroupRows);
+    examples::TileOrders::apply(second_, orders.consumerGroupRows);
+    // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.
+    first_.setOutputPolicy<FusedMlpPolicy>();
+    gemm0Output_ = first_.inputFor<FusedMlpPolicy>(second_);
+    const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
+    // GEMM 1's parts of a tile together (its consumer needs whole tiles); GEMM 2 k-range by k-range, so that its
+    // first units read only the GEMM-1 columns that finish first (as FusedMlp).
+    chain_ = std::make_unique<FusedChain>(
+        std::vector<ChainStage>{{&first_, PartOrder::PartsOfATileTogether}, {&second_, PartOrder::KRangesInTurn}},
+        std::min(slots, units));
+    counters_.add(chain_->queue().ticketCounter, 1);
+    counters_.add(first_.view().semaphores, FusedMlpPolicy::semaphoreCount(first_.grid()));
+    counters_.add(firstSplit_.arrivals(), firstSplit_.arrivalCount());
+    counters_.add(secondSplit_.arrivals(), secondSplit_.arrivalCount());
+    loadCounterResetKernel();
+    // The kernel's own checks (CUTLASS's alignment and shape limits, split parts against k-blocks), with
+    // placeholder operands of the alignment real ones must have: refused here, once, rather than at every run.
+    const std::string why = kernel_.whyNotImplementable(arguments(placeholderOperands()));
+    if (!why.empty()) throw Error("cusync mlp: configuration " + kernel_.name + " cannot run this shape: " + why);
+  }
+
+  std::uint32_t workUnits() const { return chain_->queue().workUnits(); }
+  std::uint32_t persistentBlocks() const { return chain_->persistentBlocks(); }
+
+  // Enqueues the counter reset and the chain on `stream`; no allocation, no synchronization.
+  void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
+    CUSYNC_CUDA_CHECK(enqueueCounterReset(counters_, stream));
+    kernel_.launch(arguments(operands), stream);
+  }
+
+ private:
+  FusedChainLaunchArgs arguments(const MlpOperands& operands) const {
+    FusedChainLaunchArgs args;
+    args.m = m_;
+    args.k0 = hidden_;
+    args.n0 = intermediate_;
+    args.n1 = hidden_;
+    args.a0 = operands.x;
+    args.b0 = operands.w1;
+    args.d0 = operands.intermediate;
+    args.b1 = operands.w2;
+    args.d1 = operands.out;
+    args.stages[0] = first_.view();
+    args.stages[1] = second_.view();
+    args.queue = chain_->queue();
+    args.gemm0Output = gemm0Output_;
+    args.splitPartials[0] = firstSplit_.partials();
+    args.splitArrivals[0] = firstSplit_.arrivals();
+    args.splitPartials[1] = secondSplit_.partials();
+    args.splitArrivals[1] = secondSplit_.arrivals();
+    return args;
+  }
+
+  // Aligned, never dereferenced: CUTLASS's can_implement looks at shapes and strides only.
+  static MlpOperands placeholderOperands() {
+    __half* aligned = reinterpret_cast<__half*>(std::uintptr_t(256));
+    return MlpOperands{aligned, aligned, aligned, aligned, aligned};
+  }
+
+  const FusedChainEntry& kernel_;
+  int m_, hidden_, intermediate_;
+  Stage first_, second_;
+  SplitBuffers firstSplit_, secondSplit_;
+  InputView<FusedMlpPolicy> gemm0Output_;
+  std::unique_ptr<FusedChain> chain_;
+  CounterArrays counters_;
+};
+
+}  // namespace cusync::python

@@ -1,0 +1,267 @@
+"""torch.ops.cusync.mlp (cusync.mlp: the same, with the inputs checked before dispatch): an MLP block,
+Y = act(X W1^T) W2^T, as one persistent launch of cusync's fused chain (both GEMMs' tiles drawn from one queue,
+GEMM 2's tiles waiting only for the GEMM-1 tiles they read).
+
+    y = torch.ops.cusync.mlp(x, w1, w2, "gelu")   # x [M, H], w1 [I, H], w2 [H, I], fp16 CUDA -> y [M, H]
+
+The op runs on the current stream, allocates its output and intermediate through torch's allocator, and only
+enqueues kernels, so it can be captured into a CUDA graph; its fake implementation lets torch.compile trace it.
+Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, the chain's queue) created
+at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. See
+docs/PYTORCH_OP.md.
+"""
+
+import collections
+import os
+import threading
+from dataclasses import dataclass
+
+import torch
+
+from . import _library, tuning
+
+ACTIVATIONS = ("gelu", "swiglu")
+_PLAN_LIMIT_ENVIRONMENT = "CUSYNC_MLP_MAX_PLANS"
+
+
+@dataclass(frozen=True)
+class MlpShape:
+    m: int
+    hidden: int
+    intermediate: int
+
+
+def _describe(t) -> str:
+    return f"{tuple(t.shape)} {t.dtype} on {t.device}"
+
+
+def validate(x, w1, w2, activation) -> MlpShape:
+    """Checks what can be checked from metadata alone (also on fake tensors, while torch.compile traces) and returns
+    the shape. TypeError: not tensors, not float16. ValueError: unknown activation, not CUDA, different devices,
+    not 2-D, mismatched shapes, not contiguous, sizes the kernels cannot take."""
+    if not isinstance(activation, str) or activation not in ACTIVATIONS:
+        raise ValueError(f"cusync.mlp: activation must be one of {ACTIVATIONS}, got {activation!r}")
+    for name, t in (("x", x), ("w1", w1), ("w2", w2)):
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"cusync.mlp: {name} must be a torch.Tensor, got {type(t).__name__}")
+        if t.dtype != torch.float16:
+            raise TypeError(f"cusync.mlp: {name} must be torch.float16 (the fused chain's kernels are fp16 with fp32 "
+                            f"accumulation), got {t.dtype}")
+        if t.device.type != "cuda":
+            raise ValueError(f"cusync.mlp: {name} must be a CUDA tensor, got one on {t.device}")
+        if t.dim() != 2:
+            raise ValueError(f"cusync.mlp: {name} must be 2-D, got {t.dim()}-D shape {tuple(t.shape)}"
+                             + (" (flatten the leading dimensions: x.reshape(-1, x.shape[-1]))" if name == "x" else ""))
+    if not (x.device == w1.device == w2.device):
+        raise ValueError(f"cusync.mlp: x, w1 and w2 must be on one device, got {x.device}, {w1.device}, {w2.device}")
+    m, hidden = x.shape
+    gate_up = 2 if activation == "swiglu" else 1
+    intermediate = w2.shape[1]
+    expected_w1 = (gate_up * intermediate, hidden)
+    if tuple(w1.shape) != expected_w1 or w2.shape[0] != hidden:
+        layout = ("w1 [2*I, H] (gate rows, then up rows), w2 [H, I]" if gate_up == 2 else "w1 [I, H], w2 [H, I]")
+        raise ValueError(f"cusync.mlp: for x [M, H] = {tuple(x.shape)} and activation '{activation}' the weights "
+                         f"must be {layout} (a Linear layer's weight layout); got w1 {tuple(w1.shape)}, "
+                         f"w2 {tuple(w2.shape)}")
+    if hidden == 0 or intermediate == 0:
+        raise ValueError(f"cusync.mlp: hidden and intermediate sizes must be nonzero, got H={hidden}, I={intermediate}")
+    if hidden % 8 or intermediate % 8:
+        raise ValueError(f"cusync.mlp: H and I must be multiples of 8 (16-byte rows for the TMA loads), "
+                         f"got H={hidden}, I={intermediate}")
+    for name, t in (("x", x), ("w1", w1), ("w2", w2)):
+        if not t.is_contiguous():
+            raise ValueError(f"cusync.mlp: {name} must be contiguous (row-major), got strides {t.stride()}; "
+                             f"pass {name}.contiguous()")
+    if m * max(hidden, intermediate) >= 2 ** 31:
+        raise ValueError(f"cusync.mlp: M * max(H, I) must be below 2^31 (32-bit strides), got M={m}, H={hidden}, "
+                         f"I={intermediate}")
+    return MlpShape(m, hidden, intermediate)
+
+
+def _check_runnable(x, w1, w2) -> None:
+    """What only a real tensor on a real device can tell."""
+    for name, t in (("x", x), ("w1", w1), ("w2", w2)):
+        if t.data_ptr() % 16:
+            raise ValueError(f"cusync.mlp: {name}'s data must be 16-byte aligned (TMA), got address "
+                             f"{t.data_ptr():#x} (a view at an odd offset? pass {name}.clone())")
+    _registry.require_hopper(_device_index(x))
+
+
+def _device_index(t) -> int:
+    return t.device.index if t.device.index is not None else torch.cuda.current_device()
+
+
+# --- configurations and plans ------------------------------------------------------------------------------------
+
+
+class _Registry:
+    """The library's configurations, the tuning table, the choices made and the plans made, per process."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.available = {}     # device -> {config name: ConfigInfo}
+        self.tables = {}        # path -> entries
+        self.choices = {}       # (device, shape, activation, table path) -> Choice
+        self.plans = collections.OrderedDict()  # key -> _PlanEntry, least recently used first
+        self.hopper = {}        # device -> None when sm_90, else why not
+
+    def require_hopper(self, device: int) -> None:
+        if device not in self.hopper:
+            capability = torch.cuda.get_device_capability(device)
+            self.hopper[device] = None if capability == (9, 0) else (
+                f"cusync.mlp: {torch.cuda.get_device_name(device)} is sm_{capability[0]}{capability[1]}; the "
+                "fused-chain kernels are built for sm_90a (H100/H200) only")
+        if self.hopper[device] is not None:
+            raise RuntimeError(self.hopper[device])
+
+    def available_on(self, device: int) -> dict:
+        if device not in self.available:
+            self.available[device] = {name: _library.config_info(name, device) for name in _library.configs()}
+        return self.available[device]
+
+    def table(self):
+        path = tuning.table_path()
+        if path not in self.tables:
+            if path == tuning.default_table_path() and not path.is_file():
+                self.tables[path] = []
+            else:
+                self.tables[path] = tuning.load_table(path)
+        return path, self.tables[path]
+
+    def choice(self, device: int, shape: MlpShape, activation: str) -> tuning.Choice:
+        key = (device, shape, activation, str(tuning.table_path()))
+        if key not in self.choices:
+            properties = torch.cuda.get_device_properties(device)
+            path, entries = self.table()
+            self.choices[key] = tuning.choose(entries, properties.name, properties.multi_processor_count, shape.m,
+                                              shape.hidden, shape.intermediate, activation,
+                                              self.available_on(device), origin=str(path))
+        return self.choices[key]
+
+
+@dataclass
+class _PlanEntry:
+    key: tuple  # (device, stream, shape, activation, choice)
+    plan: _library.Plan
+    choice: tuning.Choice
+    description: dict
+    captured: bool = False  # used inside a stream capture: a graph may replay it at any time, so never freed
+
+
+_registry = _Registry()
+
+
+def _plan_limit() -> int:
+    return max(1, int(os.environ.get(_PLAN_LIMIT_ENVIRONMENT, "64")))
+
+
+def _plan_for(device: int, stream: int, shape: MlpShape, activation: str, capturing: bool) -> _PlanEntry:
+    """The plan of this stream for this shape, created on first use. Inside a stream capture nothing can be created
+    (a plan allocates and zeroes device memory); the usual warm-up runs on another stream than the capture
+    (torch.cuda.graph captures on a stream of its own), so a capture borrows that stream's plan, and the graph must
+    then be replayed in order with the other uses of that plan (docs/PYTORCH_OP.md)."""
+    with _registry.lock:
+        choice = _registry.choices.get((device, shape, activation, str(tuning.table_path())))
+        entry = None
+        if choice is not None:
+            entry = _registry.plans.get((device, stream, shape, activation, choice))
+            if entry is None and capturing:
+                entry = next((e for k, e in reversed(_registry.plans.items())
+                              if k[0] == device and k[2:] == (shape, activation, choice)), None)
+        if entry is None and capturing:
+            raise RuntimeError(
+                f"cusync.mlp: no plan yet for M={shape.m}, H={shape.hidden}, I={shape.intermediate}, and creating one "
+                "(allocating and zeroing device memory) is not allowed while a CUDA graph is being captured; call the "
+                "op once with this shape before capturing (a warm-up, as torch.cuda.graph's documentation advises)")
+        if entry is None:
+            choice = choice or _registry.choice(device, shape, activation)
+            plan = _library.Plan(device, shape.m, shape.hidden, shape.intermediate, activation, choice, stream)
+            units, blocks = plan.info()
+            key = (device, stream, shape, activation, choice)
+            entry = _PlanEntry(key, plan, choice, {"config": choice.label, "source": choice.source,
+                                                   "work_units": units, "persistent_blocks": blocks})
+            _evict(_plan_limit() - 1)
+            _registry.plans[key] = entry
+        else:
+            _registry.plans.move_to_end(entry.key)
+        entry.captured = entry.captured or capturing
+        return entry
+
+
+def _evict(limit: int) -> None:
+    """Frees least recently used plans beyond `limit`, never one a captured graph may still use."""
+    evictable = [k for k, e in _registry.plans.items() if not e.captured]
+    for key in evictable[:max(0, len(_registry.plans) - limit)]:
+        _registry.plans.pop(key).plan.destroy()
+
+
+def clear_plans(include_captured: bool = False) -> None:
+    """Frees the cached plans (waiting for the device first). Plans used inside a stream capture are kept unless
+    include_captured=True, which is safe only once every graph that captured the op has been destroyed."""
+    with _registry.lock:
+        for key in [k for k, e in _registry.plans.items() if include_captured or not e.captured]:
+            _registry.plans.pop(key).plan.destroy()
+        _registry.choices.clear()
+        _registry.tables.clear()
+
+
+# --- the op ------------------------------------------------------------------------------------------------------
+
+
+def run_into(x, w1, w2, intermediate, out, activation: str = "gelu") -> dict:
+    """Enqueues the op on the current stream into caller-given `intermediate` [M, I] and `out` [M, H] (fp16,
+    contiguous). What the op calls; exposed for tests that poison the outputs and for explain(). Returns what ran."""
+    shape = validate(x, w1, w2, activation)
+    expected = {"intermediate": (shape.m, shape.intermediate), "out": (shape.m, shape.hidden)}
+    for name, t in (("intermediate", intermediate), ("out", out)):
+        if (not isinstance(t, torch.Tensor) or t.dtype != torch.float16 or t.device != x.device
+                or tuple(t.shape) != expected[name] or not t.is_contiguous()):
+            raise ValueError(f"cusync.mlp: {name} must be a contiguous float16 tensor {expected[name]} on {x.device}, "
+                             f"got {_describe(t) if isinstance(t, torch.Tensor) else type(t).__name__}")
+    if shape.m == 0:
+        return {}
+    _check_runnable(x, w1, w2)
+    for name, t in (("intermediate", intermediate), ("out", out)):
+        if t.data_ptr() % 16:
+            raise ValueError(f"cusync.mlp: {name}'s data must be 16-byte aligned (TMA)")
+    device = _device_index(x)
+    with torch.cuda.device(device):
+        stream = torch.cuda.current_stream(device)
+        capturing = torch.cuda.is_current_stream_capturing()
+        entry = _plan_for(device, stream.cuda_stream, shape, activation, capturing)
+        entry.plan.run(x.data_ptr(), w1.data_ptr(), w2.data_ptr(), intermediate.data_ptr(), out.data_ptr(),
+                       stream.cuda_stream)
+    return entry.description
+
+
+@torch.library.custom_op("cusync::mlp", mutates_args=())
+def _mlp(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, activation: str = "gelu") -> torch.Tensor:
+    shape = validate(x, w1, w2, activation)
+    out = torch.empty((shape.m, shape.hidden), dtype=x.dtype, device=x.device)
+    intermediate = torch.empty((shape.m, shape.intermediate), dtype=x.dtype, device=x.device)
+    run_into(x, w1, w2, intermediate, out, activation)
+    return out
+
+
+@_mlp.register_fake
+def _mlp_fake(x, w1, w2, activation="gelu"):
+    validate(x, w1, w2, activation)
+    return x.new_empty((x.shape[0], w2.shape[0]))
+
+
+def mlp(x, w1, w2, activation: str = "gelu"):
+    """torch.ops.cusync.mlp, with the inputs checked here first so that a bad input raises the documented exception
+    type wherever the call comes from."""
+    validate(x, w1, w2, activation)
+    return torch.ops.cusync.mlp(x, w1, w2, activation)
+
+
+def explain(x, w1, w2, activation: str = "gelu") -> dict:
+    """Which configuration the op runs for these inputs and why (table entry or heuristic), without running it."""
+    shape = validate(x, w1, w2, activation)
+    _check_runnable(x, w1, w2)
+    device = _device_index(x)
+    with _registry.lock:
+        choice = _registry.choice(device, shape, activation)
+    return {"config": choice.label, "source": choice.source, "table": str(tuning.table_path())}
+

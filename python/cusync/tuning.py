@@ -1,0 +1,275 @@
+"""Which fused-chain configuration runs the MLP for a given device, model shape and M.
+
+A configuration is a compiled kernel (tile shape, pipeline stages, cooperative or not: e.g.
+``fused_64x128x128_s4_ws``), the split-K parts of each GEMM and the tile order of each GEMM. It comes from a tuning
+table (JSON, docs/PYTORCH_OP.md gives the format) when the table has entries for this device and model shape: the
+entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than
+512 is to 700). Without such entries it comes from a heuristic that encodes the winners measured on the H100 in
+docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, run 7) in a shape-independent form: the kernel per M and
+how many waves each GEMM's split fills, converted to parts for the actual shape and SM count.
+
+No torch and no GPU here: the op (cusync/mlp.py) passes in what the library reports about its compiled kernels, so
+this module is tested anywhere (tests/test_tuning.py).
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Mapping, Sequence
+
+SCHEMA = "cusync-mlp-tuning/1"
+ACTIVATIONS = ("gelu", "swiglu")
+DEFAULT_ORDER = "g8"  # grouped_order.h; every run-7 winner used it (mlp_fused_example's default)
+TABLE_ENVIRONMENT = "CUSYNC_TUNING_TABLE"
+
+
+@dataclass(frozen=True)
+class ConfigInfo:
+    """What the library reports about one compiled configuration."""
+
+    tile_m: int
+    tile_n: int
+    tile_k: int
+    blocks_per_sm: int
+
+
+@dataclass(frozen=True)
+class Choice:
+    """A configuration to run, and where it came from (for cusync.explain and error messages)."""
+
+    config: str
+    first_parts: int
+    second_parts: int
+    producer_group_rows: int
+    consumer_group_rows: int
+    source: str
+
+    @property
+    def label(self) -> str:
+        """mlp_fused_example's label of the same configuration, e.g. fused_64x128x128_s4_ws_sk6x3_g8."""
+        split = "" if (self.first_parts, self.second_parts) == (1, 1) else f"_sk{self.first_parts}x{self.second_parts}"
+        order = format_order(self.producer_group_rows, self.consumer_group_rows)
+        return self.config + split + ("" if order == "row" else "_" + order)
+
+
+@dataclass(frozen=True)
+class TableEntry:
+    device: str
+    sms: int
+    hidden: int
+    intermediate: int
+    activation: str
+    dtype: str
+    m: int
+    config: str
+    split: tuple
+    order: str
+    us: float | None
+    source: str | None
+
+
+# --- names -------------------------------------------------------------------------------------------------------
+
+_CONFIG = re.compile(r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)")
+_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop))(?:_sk(?P<a>\d+)x(?P<b>\d+))?(?:_(?P<order>.+))?$")
+
+
+def parse_order_word(word: str) -> int:
+    """Rows per group of one GEMM's tile order (tile_orders.h): row 1, col 0, gN N."""
+    if word == "row":
+        return 1
+    if word == "col":
+        return 0
+    if re.fullmatch(r"g[1-9]\d*", word):
+        return int(word[1:])
+    raise ValueError(f"unknown tile order '{word}' (row, col, gN or P:C)")
+
+
+def parse_order(text: str) -> tuple:
+    """(producer, consumer) rows per group of an order text such as g8 or g8:row."""
+    producer, _, consumer = text.partition(":")
+    return parse_order_word(producer), parse_order_word(consumer or producer)
+
+
+def format_order(producer: int, consumer: int) -> str:
+    def word(rows):
+        return "row" if rows == 1 else "col" if rows == 0 else f"g{rows}"
+
+    return word(producer) if producer == consumer else f"{word(producer)}:{word(consumer)}"
+
+
+def parse_label(label: str) -> tuple:
+    """(config, (first parts, second parts), order) of an mlp_fused_example config label."""
+    match = _LABEL.match(label)
+    if not match:
+        raise ValueError(f"'{label}' is not a fused-chain configuration label (fused_MxNxK_sS_ws|coop[_skAxB][_ORDER])")
+    split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
+    order = match["order"] or "row"
+    parse_order(order)
+    return match["config"], split, order
+
+
+# --- split-K ----------------------------------------------------------------------------------------------------
+
+
+def parts_for_waves(tiles: int, k_blocks: int, slots: int, waves: int, min_blocks_per_part: int = 4) -> int:
+    """Split-K parts so that one GEMM alone fills `waves` waves of `slots` slots, keeping at least
+    `min_blocks_per_part` k-blocks per part. The same formula as partsForWaves in examples/mlp/fused_split.h, which
+    generated the split candidates the heuristic's table was measured with."""
+    wanted = (waves * slots + tiles - 1) // tiles
+    most = max(1, k_blocks // min_blocks_per_part)
+    return max(1, min(wanted, most))
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediate: int, waves: int) -> tuple:
+    """Parts of (GEMM 1, GEMM 2) for `waves` waves each (0: no split), as fused_split.h's candidates, with
+    sms * blocks per SM slots (the persistent launch's blocks)."""
+    if waves == 0:
+        return 1, 1
+    slots = sms * info.blocks_per_sm
+    tiles_first = _ceil_div(m, info.tile_m) * _ceil_div(intermediate, info.tile_n)
+    tiles_second = _ceil_div(m, info.tile_m) * _ceil_div(hidden, info.tile_n)
+    # The example counts k-blocks with an integer division (fused_mlp_main.cu), the kernel with a ceiling; they
+    # differ only when K is not a multiple of the k-block, where the floor keeps the parts the kernel accepts.
+    return (parts_for_waves(tiles_first, hidden // info.tile_k, slots, waves),
+            parts_for_waves(tiles_second, intermediate // info.tile_k, slots, waves))
+
+
+# --- the heuristic -----------------------------------------------------------------------------------------------
+
+# The best fused configuration per M in docs/BENCHMARKS.md, "GPT-3 MLP as one launch", 2026-11-23 run 7
+# (docs/results/fused_2026-11-23/run7_mlp_fused.csv: H100, 132 SMs, H = 12288, I = 6144, GELU), written as the
+# kernel and the waves each GEMM's split fills: fused_split.h's candidates are 1, 2 or 4 waves or none, and the
+# winners' splits were sk6x3 (2 waves) at M = 1 and 8, sk3x2 / sk2x1 (1 wave) at 64 to 512, none above.
+HEURISTIC = (
+    (1, "fused_64x128x128_s4_ws", 2),
+    (8, "fused_64x128x128_s4_ws", 2),
+    (64, "fused_64x128x128_s4_ws", 1),
+    (128, "fused_64x128x128_s4_ws", 1),
+    (256, "fused_128x128x64_s4_coop", 1),
+    (512, "fused_256x128x64_s4_coop", 1),
+    (1024, "fused_256x128x64_s4_coop", 0),
+    (2048, "fused_128x256x64_s3_coop", 0),
+    (4096, "fused_256x128x64_s4_coop", 0),
+)
+
+
+def _log_distance(m: int, other: int) -> float:
+    return abs(math.log(m) - math.log(other))
+
+
+def nearest(m: int, points: Sequence[int]) -> int:
+    """The point nearest to m on a log scale; a tie goes to the larger point."""
+    return min(points, key=lambda p: (_log_distance(m, p), -p))
+
+
+def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo]) -> Choice:
+    usable = [(point, config, waves) for point, config, waves in HEURISTIC
+              if config in available and available[config].blocks_per_sm > 0]
+    producer, consumer = parse_order(DEFAULT_ORDER)
+    if not usable:
+        # None of the measured kernels is compiled in: any that fits, unsplit.
+        fitting = sorted(name for name, info in available.items() if info.blocks_per_sm > 0)
+        if not fitting:
+            raise RuntimeError("cusync: no fused-chain configuration compiled into the library fits this device")
+        return Choice(fitting[0], 1, 1, producer, consumer, "heuristic fallback (no measured kernel compiled in)")
+    point = nearest(m, [p for p, _, _ in usable])
+    config, waves = next((c, w) for p, c, w in usable if p == point)
+    first, second = split_for_waves(available[config], sms, m, hidden, intermediate, waves)
+    return Choice(config, first, second, producer, consumer,
+                  f"heuristic (docs/BENCHMARKS.md run 7 winner at M={point}: {waves or 'no'} wave split)")
+
+
+# --- the table ---------------------------------------------------------------------------------------------------
+
+_REQUIRED = {"device": str, "sms": int, "hidden": int, "intermediate": int, "activation": str, "m": int,
+             "config": str}
+
+
+def parse_table(document, origin: str = "<table>") -> list:
+    """The entries of a parsed tuning-table document; ValueError naming `origin` and the entry when malformed."""
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA:
+        raise ValueError(f"{origin}: not a cusync tuning table (expected an object with \"schema\": \"{SCHEMA}\")")
+    entries = document.get("entries")
+    if not isinstance(entries, list):
+        raise ValueError(f"{origin}: \"entries\" must be a list")
+    parsed = []
+    for index, raw in enumerate(entries):
+        where = f"{origin}: entry {index}"
+        if not isinstance(raw, dict):
+            raise ValueError(f"{where}: must be an object")
+        for key, kind in _REQUIRED.items():
+            if not isinstance(raw.get(key), kind) or isinstance(raw.get(key), bool):
+                raise ValueError(f"{where}: \"{key}\" must be a {kind.__name__}")
+        for key in ("sms", "hidden", "intermediate", "m"):
+            if raw[key] <= 0:
+                raise ValueError(f"{where}: \"{key}\" must be positive")
+        if raw["activation"] not in ACTIVATIONS:
+            raise ValueError(f"{where}: \"activation\" must be one of {ACTIVATIONS}")
+        if not _CONFIG.fullmatch(raw["config"]):
+            raise ValueError(f"{where}: \"config\" '{raw['config']}' is not a fused-chain configuration name")
+        split = raw.get("split", [1, 1])
+        if (not isinstance(split, list) or len(split) != 2
+                or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in split)):
+            raise ValueError(f"{where}: \"split\" must be [first parts, second parts], each >= 1")
+        order = raw.get("order", DEFAULT_ORDER)
+        try:
+            parse_order(order)
+        except (ValueError, TypeError, AttributeError) as error:
+            raise ValueError(f"{where}: \"order\": {error}") from None
+        dtype = raw.get("dtype", "float16")
+        if dtype != "float16":
+            raise ValueError(f"{where}: \"dtype\" must be float16 (the only one the kernels take)")
+        us = raw.get("us")
+        if us is not None and not isinstance(us, (int, float)):
+            raise ValueError(f"{where}: \"us\" must be a number")
+        parsed.append(TableEntry(raw["device"], raw["sms"], raw["hidden"], raw["intermediate"], raw["activation"],
+                                 dtype, raw["m"], raw["config"], tuple(split), order,
+                                 None if us is None else float(us), raw.get("source")))
+    return parsed
+
+
+def load_table(path) -> list:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            document = json.load(handle)
+    except OSError as error:
+        raise ValueError(f"{path}: cannot read the tuning table: {error.strerror}") from None
+    except json.JSONDecodeError as error:
+        raise ValueError(f"{path}: not JSON: {error}") from None
+    return parse_table(document, str(path))
+
+
+def default_table_path() -> Path:
+    return Path(__file__).resolve().parent / "data" / "tuning_table.json"
+
+
+def table_path() -> Path:
+    """CUSYNC_TUNING_TABLE when set, else the table shipped with the package."""
+    configured = os.environ.get(TABLE_ENVIRONMENT)
+    return Path(configured) if configured else default_table_path()
+
+
+def choose(entries: Sequence[TableEntry], device: str, sms: int, m: int, hidden: int, intermediate: int,
+           activation: str, available: Mapping[str, ConfigInfo], origin: str = "table") -> Choice:
+    """The configuration for this call: the table entry for this device and model shape nearest to m (on a log
+    scale) among those whose kernel is compiled in and fits, else the heuristic."""
+    matching = [e for e in entries
+                if (e.device, e.sms, e.hidden, e.intermediate, e.activation) == (device, sms, hidden, intermediate,
+                                                                                  activation)
+                and e.config in available and available[e.config].blocks_per_sm > 0]
+    if matching:
+        point = nearest(m, sorted({e.m for e in matching}))
+        entry = next(e for e in matching if e.m == point)
+        producer, consumer = parse_order(entry.order)
+        return Choice(entry.config, entry.split[0], entry.split[1], producer, consumer,
+                      f"{origin}: entry for M={entry.m}")
+    return heuristic_choice(m, hidden, intermediate, sms, available)

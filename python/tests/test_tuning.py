@@ -1,0 +1,245 @@
+"""Which configuration the op runs: table lookup, the heuristic, the table format and cusync-tune. No torch, no GPU:
+the library's answers about its kernels are given here as ConfigInfo values."""
+import json
+from pathlib import Path
+
+import pytest
+
+from cusync import tune, tuning
+from cusync.tuning import ConfigInfo
+
+REPO = Path(__file__).resolve().parents[2]
+RUN7_CSV = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.csv"
+RUN7_LOG = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.log"
+H100 = ("NVIDIA H100 80GB HBM3", 132)
+GPT3 = (12288, 6144)
+
+# The four configurations of examples/gemm/CMakeLists.txt's default CUSYNC_FUSED_CONFIGS, one block per SM each on
+# the H100 (run 7's log: "(1/SM)").
+ALL_CONFIGS = {
+    "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
+    "fused_128x128x64_s4_coop": ConfigInfo(128, 128, 64, 1),
+    "fused_128x256x64_s3_coop": ConfigInfo(128, 256, 64, 1),
+    "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1),
+}
+
+
+def entry(m, config="fused_64x128x128_s4_ws", split=(1, 1), order="g8", device=H100, shape=GPT3, activation="gelu"):
+    return {"device": device[0], "sms": device[1], "hidden": shape[0], "intermediate": shape[1],
+            "activation": activation, "dtype": "float16", "m": m, "config": config, "split": list(split),
+            "order": order}
+
+
+def table(*entries):
+    return tuning.parse_table({"schema": tuning.SCHEMA, "entries": list(entries)})
+
+
+def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activation="gelu"):
+    return tuning.choose(entries, device[0], device[1], m, shape[0], shape[1], activation, available)
+
+
+# --- names and formulas ------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("label, parsed", [
+    ("fused_64x128x128_s4_ws_sk6x3_g8", ("fused_64x128x128_s4_ws", (6, 3), "g8")),
+    ("fused_256x128x64_s4_coop_g8", ("fused_256x128x64_s4_coop", (1, 1), "g8")),
+    ("fused_128x256x64_s3_coop", ("fused_128x256x64_s3_coop", (1, 1), "row")),
+    ("fused_128x128x64_s4_coop_sk2x1_g8:row", ("fused_128x128x64_s4_coop", (2, 1), "g8:row")),
+])
+def test_example_labels_parse_into_config_split_and_order(label, parsed):
+    assert tuning.parse_label(label) == parsed
+
+
+@pytest.mark.parametrize("label", ["cuBLAS", "fused_64x128x128_s4", "fused_64x128x128_s4_ws_g0", "fused_64x128_s4_ws"])
+def test_labels_that_are_not_fused_configurations_are_refused(label):
+    with pytest.raises(ValueError):
+        tuning.parse_label(label)
+
+
+def test_choice_label_round_trips_through_the_example_format():
+    choice = tuning.Choice("fused_64x128x128_s4_ws", 6, 3, 8, 8, "test")
+    assert choice.label == "fused_64x128x128_s4_ws_sk6x3_g8"
+    assert tuning.parse_label(choice.label) == ("fused_64x128x128_s4_ws", (6, 3), "g8")
+
+
+def test_parts_for_waves_matches_fused_split_h():
+    # partsForWaves(tiles, kBlocks, slots, waves): ceil(waves * slots / tiles), at most kBlocks / 4, at least 1.
+    assert tuning.parts_for_waves(48, 96, 132, 2) == 6
+    assert tuning.parts_for_waves(96, 48, 132, 2) == 3
+    assert tuning.parts_for_waves(48, 96, 132, 1) == 3
+    assert tuning.parts_for_waves(2000, 96, 132, 1) == 1
+    assert tuning.parts_for_waves(1, 8, 132, 4) == 2  # capped: at least 4 k-blocks per part
+
+
+def test_nearest_is_on_a_log_scale_and_ties_go_up():
+    points = [1, 8, 64, 128, 256, 512, 1024, 2048, 4096]
+    assert tuning.nearest(1000, points) == 1024
+    assert tuning.nearest(700, points) == 512   # ln(700/512) = 0.31 < ln(1024/700) = 0.38
+    assert tuning.nearest(40, points) == 64     # linear distance would pick 64 too; 23 would not:
+    assert tuning.nearest(23, points) == 64     # ln(23/8) = 1.06 > ln(64/23) = 1.02
+    assert tuning.nearest(16, [8, 32]) == 32    # exact tie on a log scale
+    assert tuning.nearest(100000, points) == 4096
+
+
+# --- the heuristic -----------------------------------------------------------------------------------------------
+
+def run7_winners():
+    return {m: label for m, (_, label) in tune.best_fused_rows(RUN7_CSV).items()}
+
+
+def test_heuristic_reproduces_the_measured_winners_on_the_h100():
+    # docs/BENCHMARKS.md run 7: the heuristic stores kernels and wave counts, not parts; converted back for the
+    # GPT-3 slice on 132 SMs it must give exactly the configurations that won.
+    winners = run7_winners()
+    assert sorted(winners) == [1, 8, 64, 128, 256, 512, 1024, 2048, 4096]
+    for m, label in winners.items():
+        assert tuning.heuristic_choice(m, *GPT3, 132, ALL_CONFIGS).label == label, m
+
+
+def test_heuristic_takes_the_nearest_measured_m_that_is_compiled_in():
+    only_two = {k: ALL_CONFIGS[k] for k in ("fused_64x128x128_s4_ws", "fused_256x128x64_s4_coop")}
+    # M = 256 is as far from 128 as from 512 on a log scale; the tie goes to the larger M, whose one-wave split is
+    # 3x2 for 256-row tiles at M = 256 (48 and 96 tiles; run 7's second best at M = 256).
+    assert tuning.heuristic_choice(256, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_sk3x2_g8"
+    # M = 200 is nearer 128: 64-row tiles, and with 4 rows of them (192 and 384 tiles) one wave needs no split.
+    assert tuning.heuristic_choice(200, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_g8"
+    assert tuning.heuristic_choice(2048, *GPT3, 132, only_two).config == "fused_256x128x64_s4_coop"
+    assert tuning.heuristic_choice(3, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk6x3_g8"
+
+
+def test_heuristic_converts_waves_for_another_shape_and_sm_count():
+    # LLaMA-like slice H = 4096, I = 1376 on a 114-SM part: one 64-row tile row; GEMM 1 has 11 column tiles,
+    # GEMM 2 32; 2 waves = 228 slots -> ceil(228/11) = 21 parts but at most 4096/128/4 = 8; ceil(228/32) = 8 but at
+    # most 1376 // 128 // 4 = 2.
+    choice = tuning.heuristic_choice(1, 4096, 1376, 114, ALL_CONFIGS)
+    assert (choice.config, choice.first_parts, choice.second_parts) == ("fused_64x128x128_s4_ws", 8, 2)
+
+
+def test_heuristic_without_any_measured_kernel_falls_back_to_an_unsplit_one_that_fits():
+    available = {"fused_192x128x64_s4_coop": ConfigInfo(192, 128, 64, 1),
+                 "fused_64x64x64_s4_ws": ConfigInfo(64, 64, 64, 0)}
+    choice = tuning.heuristic_choice(64, *GPT3, 132, available)
+    assert (choice.config, choice.first_parts, choice.second_parts) == ("fused_192x128x64_s4_coop", 1, 1)
+    with pytest.raises(RuntimeError):
+        tuning.heuristic_choice(64, *GPT3, 132, {"fused_64x64x64_s4_ws": ConfigInfo(64, 64, 64, 0)})
+
+
+# --- the table ---------------------------------------------------------------------------------------------------
+
+def test_table_entry_nearest_to_m_wins_over_the_heuristic():
+    entries = table(entry(1, split=(2, 2), order="row"), entry(1024, "fused_128x256x64_s3_coop", order="col"))
+    first = choose(entries, 3)
+    assert (first.config, first.first_parts, first.second_parts, first.producer_group_rows) == (
+        "fused_64x128x128_s4_ws", 2, 2, 1)
+    assert "entry for M=1" in first.source
+    last = choose(entries, 700)
+    assert (last.config, last.producer_group_rows) == ("fused_128x256x64_s3_coop", 0)
+
+
+def test_table_entries_of_another_device_shape_or_activation_are_ignored():
+    entries = table(entry(64, "fused_128x256x64_s3_coop", device=("NVIDIA H200", 132)),
+                    entry(64, "fused_128x256x64_s3_coop", device=(H100[0], 114)),
+                    entry(64, "fused_128x256x64_s3_coop", shape=(8192, 2752)),
+                    entry(64, "fused_128x256x64_s3_coop", activation="swiglu"))
+    choice = choose(entries, 64)
+    assert choice.source.startswith("heuristic")
+    assert choice.label == "fused_64x128x128_s4_ws_sk3x2_g8"
+
+
+def test_table_entries_whose_kernel_is_not_compiled_in_are_skipped():
+    entries = table(entry(64, "fused_128x256x64_s3_coop"), entry(512, "fused_256x128x64_s4_coop"))
+    without = {k: v for k, v in ALL_CONFIGS.items() if k != "fused_128x256x64_s3_coop"}
+    choice = choose(entries, 64, available=without)
+    assert (choice.config, choice.source.endswith("entry for M=512")) == ("fused_256x128x64_s4_coop", True)
+
+
+def test_the_shipped_table_agrees_with_the_heuristic_at_every_measured_m():
+    entries = tuning.load_table(tuning.default_table_path())
+    assert {e.m for e in entries} == set(run7_winners())
+    for e in entries:
+        from_table = choose(entries, e.m)
+        assert from_table.label == tuning.heuristic_choice(e.m, *GPT3, 132, ALL_CONFIGS).label
+        assert from_table.source.endswith(f"entry for M={e.m}")
+
+
+def test_table_path_comes_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.delenv(tuning.TABLE_ENVIRONMENT, raising=False)
+    assert tuning.table_path() == tuning.default_table_path()
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "mine.json"))
+    assert tuning.table_path() == tmp_path / "mine.json"
+
+
+@pytest.mark.parametrize("document, complaint", [
+    ({"entries": []}, "not a cusync tuning table"),
+    ({"schema": "cusync-mlp-tuning/0", "entries": []}, "not a cusync tuning table"),
+    ({"schema": tuning.SCHEMA, "entries": {}}, "must be a list"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), m=0)]}, "entry 0: \"m\" must be positive"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), m="1")]}, "\"m\" must be a int"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), config="cuBLAS")]}, "not a fused-chain configuration"),
+    ({"schema": tuning.SCHEMA, "entries": [entry(1), dict(entry(8), split=[0, 1])]}, "entry 1: \"split\""),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), order="zigzag")]}, "unknown tile order 'zigzag'"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), activation="relu")]}, "\"activation\""),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), dtype="bfloat16")]}, "\"dtype\""),
+])
+def test_malformed_tables_are_refused_with_the_entry_named(document, complaint):
+    with pytest.raises(ValueError, match=complaint.replace("(", r"\(")):
+        tuning.parse_table(document, "t.json")
+
+
+def test_unreadable_or_non_json_tables_raise_value_error(tmp_path):
+    with pytest.raises(ValueError, match="cannot read"):
+        tuning.load_table(tmp_path / "absent.json")
+    (tmp_path / "bad.json").write_text("{")
+    with pytest.raises(ValueError, match="not JSON"):
+        tuning.load_table(tmp_path / "bad.json")
+
+
+# --- cusync-tune -------------------------------------------------------------------------------------------------
+
+def test_tune_writes_the_fastest_correct_fused_row_per_m(tmp_path):
+    csv_path = tmp_path / "fused.csv"
+    csv_path.write_text(
+        "M,config,variant,us,relative_error,correct,waves_gemm1,waves_gemm2,avoided_wait_kernel\n"
+        "1,cuBLASLt,cuBLAS,90,0,1,0,0,0\n"                                  # a baseline: never a candidate
+        "1,fused_64x128x128_s4_ws_sk6x3_g8,Fused,120,0,1,0,0,0\n"
+        "1,fused_64x128x128_s4_ws_sk3x2_g8,Fused,110,0,0,0,0,0\n"           # fastest, but incorrect
+        "1,fused_64x128x128_s4_ws_g8,Fused-StreamSync,100,0,1,0,0,0\n"     # not the synchronized chain
+        "64,fused_256x128x64_s4_coop_sk2x1_g8,Fused,300,0,1,0,0,0\n"
+        "64,fused_128x256x64_s3_coop,Fused,200,0,1,0,0,0\n")
+    output = tmp_path / "table.json"
+    assert tune.main([str(csv_path), "--device", "GPU X", "--sms", "100", "-o", str(output)]) == 0
+    entries = tuning.load_table(output)
+    assert [(e.m, e.config, e.split, e.order, e.us) for e in entries] == [
+        (1, "fused_64x128x128_s4_ws", (6, 3), "g8", 120.0), (64, "fused_128x256x64_s3_coop", (1, 1), "row", 200.0)]
+    assert {(e.device, e.sms, e.hidden, e.intermediate) for e in entries} == {("GPU X", 100, *GPT3)}
+
+
+def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_path):
+    old = tmp_path / "old.json"
+    old.write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [
+        entry(1, split=(9, 9)), entry(2, split=(7, 7)), entry(1, device=("GPU X", 100))]}))
+    output = tmp_path / "new.json"
+    assert tune.main([str(RUN7_CSV), "--log", str(RUN7_LOG), "--merge", str(old), "-o", str(output)]) == 0
+    entries = tuning.load_table(output)
+    h100 = {e.m: e.split for e in entries if e.device == H100[0]}
+    assert h100[1] == (6, 3) and h100[2] == (7, 7)   # M = 1 remeasured, M = 2 kept
+    assert any(e.device == "GPU X" for e in entries)
+
+
+def test_tune_regenerates_the_shipped_table_from_run7(tmp_path):
+    output = tmp_path / "table.json"
+    assert tune.main([str(RUN7_CSV), "--log", str(RUN7_LOG), "-o", str(output)]) == 0
+    shipped = json.loads(tuning.default_table_path().read_text())
+    regenerated = json.loads(output.read_text())
+    for e in shipped["entries"] + regenerated["entries"]:
+        e.pop("source")
+    assert regenerated == shipped
+
+
+def test_tune_refuses_input_without_device_or_with_a_foreign_csv(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        tune.main([str(RUN7_CSV), "-o", str(tmp_path / "t.json")])
+    foreign = tmp_path / "torch.csv"
+    foreign.write_text("M,variant,us\n1,torch-eager,100\n")
+    assert tune.main([str(foreign), "--device", "X", "--sms", "1", "-o", str(tmp_path / "t.json")]) == 1
+    assert "missing columns" in capsys.readouterr().err
