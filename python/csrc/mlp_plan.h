@@ -4,14 +4,13 @@
 // file (it defines the counter-reset kernel).
 //
 // Why every run first zeroes the chain's counters. The runtime never resets them: a launch's iteration is
-// ticket / ticketsPerLaunch of a 32-bit ticket counter, and consumers wait for value * (iteration + 1). After
-// 2^32 / ticketsPerLaunch launches the counter wraps (GPT-3 at M = 1: about 600 tickets per launch, so 7 million
-// launches, under ten minutes of back-to-back calls); the iteration then restarts at 0 while the semaphores keep
-// their counts, and unless ticketsPerLaunch divides 2^32 one launch's tickets straddle the wrap: waits pass early
-// or never. The examples stay far below (10^5 executions in the stress test), but an op in a serving process
-// cannot count its launches: a captured CUDA graph replays without the host knowing. So each run enqueues one small
-// kernel that zeroes the queue's ticket counter, GEMM 1's semaphores and the split-K arrival counters before the
-// chain, and every launch is iteration 0. The kernel is stream-ordered after the plan's previous launch, which has
+// ticket / ticketsPerLaunch of the queue's ticket counter, and consumers wait for value * (iteration + 1) in 32-bit
+// semaphores; split-K arrivals count modulo the parts in 32 bits. The ticket counter is 64 bits (it used to be 32
+// and wrapped after 2^32 / ticketsPerLaunch launches, 7 million for GPT-3 at M = 1), but the semaphores still wrap
+// after 2^32 / value launches and the arrival counters after 2^32 / parts: days of back-to-back calls, which a
+// serving process cannot rule out and cannot count (a captured CUDA graph replays without the host knowing). So
+// each run enqueues one small kernel that zeroes the queue's ticket counter, GEMM 1's semaphores and the split-K
+// arrival counters before the chain, and every launch is iteration 0. The kernel is stream-ordered after the plan's previous launch, which has
 // then completed (a plan serves one launch at a time: cusync_mlp.h), and the chain kernel is launched without
 // programmatic overlap, so it sees the zeroes. Cost: one extra kernel per call (a graph node inside graphs).
 #pragma once
@@ -101,7 +100,8 @@ class MlpPlan {
     chain_ = std::make_unique<FusedChain>(
         std::vector<ChainStage>{{&first_, PartOrder::PartsOfATileTogether}, {&second_, PartOrder::KRangesInTurn}},
         std::min(slots, units));
-    counters_.add(chain_->queue().ticketCounter, 1);
+    // The ticket counter is 64 bits (chain_queue.h): two words.
+    counters_.add(reinterpret_cast<std::uint32_t*>(chain_->queue().ticketCounter), 2);
     counters_.add(first_.view().semaphores, FusedMlpPolicy::semaphoreCount(first_.grid()));
     counters_.add(firstSplit_.arrivals(), firstSplit_.arrivalCount());
     counters_.add(secondSplit_.arrivals(), secondSplit_.arrivalCount());

@@ -25,11 +25,12 @@ __device__ ChainUnit acquireChainUnit(const ChainQueueView& queue, const StageVi
   ChainStageUnits units[StageCount];
   for (int s = 0; s < StageCount; ++s)
     units[s] = ChainStageUnits{stages[s].grid, stages[s].tileOfOrderIndex, stages[s].blocksPerTile};
-  const std::uint32_t ticket = atomicAdd(queue.ticketCounter, 1u);
-  const std::uint32_t iteration = ticket / queue.ticketsPerLaunch();
-  const QueuedUnit q = queue.unitAt(ticket % queue.ticketsPerLaunch(), units);
-  return ChainUnit{q.stage, WorkUnit{TileTicket{q.tile, iteration}, q.stop ? kNoWorkLeft : q.part},
-                   ticket % queue.ticketsPerLaunch()};
+  const unsigned long long ticket = atomicAdd(queue.ticketCounter, 1ull);
+  // The semaphores count posts in 32 bits (value * (iteration + 1)), so the iteration is taken modulo 2^32 too.
+  const std::uint32_t iteration = std::uint32_t(ticket / queue.ticketsPerLaunch());
+  const std::uint32_t index = std::uint32_t(ticket % queue.ticketsPerLaunch());
+  const QueuedUnit q = queue.unitAt(index, units);
+  return ChainUnit{q.stage, WorkUnit{TileTicket{q.tile, iteration}, q.stop ? kNoWorkLeft : q.part}, index};
 }
 
 }  // namespace cusync

@@ -49,7 +49,10 @@ struct QueuedUnit {
 };
 
 struct ChainQueueView {
-  std::uint32_t* ticketCounter = nullptr;  // tickets taken, over all launches of the chain
+  // Tickets taken, over all launches of the chain. 64 bits: a launch takes ticketsPerLaunch() tickets, so a 32-bit
+  // counter would wrap after 2^32 / ticketsPerLaunch() launches (about 7 million for the GPT-3 MLP at M = 1, minutes
+  // of serving), and past a wrap that is not a multiple of ticketsPerLaunch() every unit would be misplaced.
+  unsigned long long* ticketCounter = nullptr;
   std::uint32_t stageCount = 0;
   std::uint32_t firstTicket[kMaxChainStages + 1] = {};  // ticket index of each stage's first unit; [stageCount]: total
   PartOrder partOrder[kMaxChainStages] = {};

@@ -39,8 +39,8 @@ class FusedChain {
         throw Error("cusync: stage '" + s.stage->name() +
                     "' uses hardware order; a fused chain's units come from its queue, never from blockIdx");
     }
-    CUSYNC_CUDA_CHECK(cudaMalloc(&counter_, sizeof(std::uint32_t)));
-    CUSYNC_CUDA_CHECK(cudaMemset(counter_, 0, sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(cudaMalloc(&counter_, sizeof(*counter_)));
+    CUSYNC_CUDA_CHECK(cudaMemset(counter_, 0, sizeof(*counter_)));
   }
   FusedChain(const FusedChain&) = delete;
   FusedChain& operator=(const FusedChain&) = delete;
@@ -57,7 +57,7 @@ class FusedChain {
   // The queue a launch draws from, without device state (host-testable): stage s's units take tickets
   // [firstTicket[s], firstTicket[s + 1]).
   static ChainQueueView describeQueue(const std::vector<ChainStage>& stages, std::uint32_t persistentBlocks,
-                                      std::uint32_t* counter) {
+                                      unsigned long long* counter) {
     ChainQueueView q;
     q.ticketCounter = counter;
     q.stageCount = std::uint32_t(stages.size());
@@ -70,7 +70,7 @@ class FusedChain {
     }
     if (next + persistentBlocks > UINT32_MAX / 2)
       throw Error("cusync: a fused chain launch of " + std::to_string(next) +
-                  " units is too large for its 32-bit ticket counter");
+                  " units is too large for its 32-bit queue indices");
     q.firstTicket[stages.size()] = std::uint32_t(next);
     return q;
   }
@@ -78,7 +78,7 @@ class FusedChain {
  private:
   std::vector<ChainStage> stages_;
   std::uint32_t persistentBlocks_;
-  std::uint32_t* counter_ = nullptr;
+  unsigned long long* counter_ = nullptr;
 };
 
 }  // namespace cusync
