@@ -7,7 +7,9 @@
 # Writes CSVs, logs and the plot under $OUT (per model: MODEL_torch.csv, MODEL_mlp_fused.csv, MODEL_summary.txt,
 # MODEL_mlp_fused.png; one checks.log).
 #   MODELS            models to run, of gpt3 and llama (default: gpt3)
-#   TORCH_AUTOTUNE_M  sizes for torch.compile max-autotune (default: all; each costs about a minute of autotuning)
+#   TORCH_AUTOTUNE_M  sizes for torch.compile max-autotune (default: all; each costs about a minute of autotuning);
+#                     TORCH_AUTOTUNE_M_gpt3 / TORCH_AUTOTUNE_M_llama override it per model
+#   SKIP_CHECK=1      no separate check-only pass (the timed run still checks every variant before timing it)
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
 #   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs
@@ -24,8 +26,10 @@ models=${MODELS:-gpt3}
 torch_pid=
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
   (for model in $models; do
+     autotune_var=TORCH_AUTOTUNE_M_$model
+     autotune=${!autotune_var:-${TORCH_AUTOTUNE_M:-}}
      PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --model "$model" --csv "$out/${model}_torch.csv" \
-       --m "$ms" ${TORCH_AUTOTUNE_M:+--autotune-m "$TORCH_AUTOTUNE_M"} --budget-s "${TORCH_BUDGET_S:-240}"
+       --m "$ms" ${autotune:+--autotune-m "$autotune"} --budget-s "${TORCH_BUDGET_S:-240}"
    done) >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
@@ -44,6 +48,7 @@ echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
 # Every variant at every M checked first (a hang is cut by the timeout and named by the verbose lines), then timed.
 : >"$out/checks.log"
 for model in $models; do
+  [ "${SKIP_CHECK:-0}" = 1 ] && break
   timeout "${CHECK_TIMEOUT_S:-180}" "$build/examples/mlp/mlp_fused_example" --model "$model" --m "$ms" --check-only \
     --verbose --csv /tmp/mlp_fused_check.csv "$@" >>"$out/checks.log" 2>&1
   check_rc=$?
