@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "bench" / "mlp"))
-from torch_baselines import BOUND, mlp_eager, relative_error, time_graph  # noqa: E402
+from torch_baselines import BOUND, SHAPES, mlp_eager, relative_error, swiglu_mlp_eager, time_graph  # noqa: E402
 
 import cusync  # noqa: E402
 
@@ -44,23 +44,32 @@ def time_without_graph(fn, calls=20, samples=5):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--m", default="1,8,64,128,256,512,1024,2048,4096")
-    parser.add_argument("--hidden", type=int, default=12288)
-    parser.add_argument("--intermediate", type=int, default=6144)
+    parser.add_argument("--activation", choices=("gelu", "swiglu"), default="gelu",
+                        help="gelu: the GPT-3 slice; swiglu: the LLaMA-65B slice (shapes from torch_baselines.py)")
+    parser.add_argument("--hidden", type=int, default=None)
+    parser.add_argument("--intermediate", type=int, default=None)
     parser.add_argument("--csv", default="mlp_op_bench.csv")
     parser.add_argument("--autotune-m", default="", help="also torch.compile max-autotune at these M (slow)")
     args = parser.parse_args()
     ms = [int(v) for v in args.m.split(",")]
     autotune_ms = {int(v) for v in args.autotune_m.split(",") if v}
-    hidden, intermediate = args.hidden, args.intermediate
+    swiglu = args.activation == "swiglu"
+    default_hidden, default_intermediate = SHAPES["llama" if swiglu else "gpt3"]
+    hidden = args.hidden or default_hidden
+    intermediate = args.intermediate or default_intermediate
+    eager = swiglu_mlp_eager if swiglu else mlp_eager
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
     torch.manual_seed(int(time.time()))
-    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, H={hidden}, I={intermediate}", flush=True)
+    print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}, {args.activation}, H={hidden}, "
+          f"I={intermediate}", flush=True)
     torch._dynamo.config.cache_size_limit = max(64, 4 * len(ms))  # one static graph per M and compiled variant
-    compiled = torch.compile(mlp_eager, dynamic=False)
-    compiled_autotune = torch.compile(mlp_eager, mode="max-autotune-no-cudagraphs", dynamic=False)
-    compiled_op = torch.compile(lambda x, w1, w2: torch.ops.cusync.mlp(x, w1, w2, "gelu"), fullgraph=True,
+    compiled = torch.compile(eager, dynamic=False)
+    compiled_autotune = torch.compile(eager, mode="max-autotune-no-cudagraphs", dynamic=False)
+    compiled_op = torch.compile(lambda x, w1, w2: torch.ops.cusync.mlp(x, w1, w2, args.activation), fullgraph=True,
                                 dynamic=False)
-    w1 = (torch.randn(intermediate, hidden, device="cuda") / hidden ** 0.5).half()
+    # torch reads [gate; up] as stored; the op reads the same weights paired once (cusync.pair_gate_up).
+    w1 = (torch.randn((2 if swiglu else 1) * intermediate, hidden, device="cuda") / hidden ** 0.5).half()
+    w1_op = cusync.pair_gate_up(w1) if swiglu else w1
     w2 = (torch.randn(hidden, intermediate, device="cuda") / intermediate ** 0.5).half()
     rows, table = [], {}
 
@@ -78,12 +87,12 @@ def main():
 
     for m in ms:
         x = torch.randn(m, hidden, device="cuda", dtype=torch.float16)
-        ref = F.linear(F.gelu(F.linear(x.float(), w1.float())), w2.float())
-        config = cusync.explain(x, w1, w2)["config"]
+        ref = eager(x.float(), w1.float(), w2.float())
+        config = cusync.explain(x, w1_op, w2, args.activation)["config"]
         variants = {
-            "cusync-op": (lambda: cusync.mlp(x, w1, w2), config),
-            "cusync-op-in-compile": (lambda: compiled_op(x, w1, w2), config),
-            "torch-eager": (lambda: mlp_eager(x, w1, w2), ""),
+            "cusync-op": (lambda: cusync.mlp(x, w1_op, w2, args.activation), config),
+            "cusync-op-in-compile": (lambda: compiled_op(x, w1_op, w2), config),
+            "torch-eager": (lambda: eager(x, w1, w2), ""),
             "torch-compile": (lambda: compiled(x, w1, w2), ""),
         }
         if m in autotune_ms:

@@ -10,8 +10,9 @@
 #   bench  python/bench_mlp_op.py: the op beside torch eager and torch.compile, CUDA graphs, checked
 # STEPS="build test bench" (default all three; the build directory build-torch-op/ persists between calls on a warm
 # machine, so the steps may run in separate calls of at most 10 minutes each). Outputs under $OUT (7 files):
-# device.txt, build.log, pytest.log, pytest.xml, bench.log, mlp_op_bench.csv, status.txt. The last lines printed are
-# the test summary and the benchmark table.
+# device.txt, build.log, pytest.log, pytest.xml, bench_ACT.log, mlp_op_bench_ACT.csv (ACT in BENCH_ACTIVATIONS,
+# default "gelu swiglu"), status.txt. The last lines printed are the test summary and the benchmark tables.
+#   CUSYNC_SWIGLU_FUSED_CONFIGS  the same for the SwiGLU chain (default: examples/gemm's three)
 #   CUSYNC_FUSED_CONFIGS   kernel configurations to build (default: examples/gemm's four, which the shipped tuning
 #                          table names; fewer build faster, and the op then uses the nearest entry it has)
 #   BENCH_M                M values for the benchmark (default 1,8,64,128,256,512,1024,2048,4096)
@@ -39,7 +40,8 @@ if [[ " $steps " == *" build "* ]]; then
     cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
       -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_BUILD_PYTHON_EXTENSION=ON \
       -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
-      ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} &&
+      ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} \
+      ${CUSYNC_SWIGLU_FUSED_CONFIGS:+"-DCUSYNC_SWIGLU_FUSED_CONFIGS=$CUSYNC_SWIGLU_FUSED_CONFIGS"} &&
       cmake --build "$build" --target cusync_mlp -j "$(nproc)"
   } >"$out/build.log" 2>&1
   build_rc=$?
@@ -93,16 +95,19 @@ if [[ " $steps " == *" test "* ]]; then
 fi
 
 if [[ " $steps " == *" bench "* ]]; then
-  timeout "${BENCH_TIMEOUT_S:-540}" python3 "$root/python/bench_mlp_op.py" \
-    --m "${BENCH_M:-1,8,64,128,256,512,1024,2048,4096}" --csv "$out/mlp_op_bench.csv" ${BENCH_ARGS:-} \
-    >"$out/bench.log" 2>&1
-  bench_rc=$?
-  note "benchmark: rc $bench_rc (1: a variant failed its check; 124: timeout)"
-  [ $bench_rc -eq 0 ] || rc=1
+  for activation in ${BENCH_ACTIVATIONS:-gelu swiglu}; do
+    # -P: the script's own folder (python/, the source tree without the library) must not shadow PYTHONPATH.
+    timeout "${BENCH_TIMEOUT_S:-270}" python3 -P "$root/python/bench_mlp_op.py" --activation "$activation" \
+      --m "${BENCH_M:-1,8,64,128,256,512,1024,2048,4096}" --csv "$out/mlp_op_bench_$activation.csv" ${BENCH_ARGS:-} \
+      >"$out/bench_$activation.log" 2>&1
+    bench_rc=$?
+    note "benchmark $activation: rc $bench_rc (1: a variant failed its check; 124: timeout)"
+    [ $bench_rc -eq 0 ] || rc=1
+  done
 fi
 
 echo
 [ -f "$out/pytest.log" ] && grep -E "FAILED|ERROR" "$out/pytest.log" | head -20
 cat "$status"
-[ -f "$out/bench.log" ] && sed -n '/^microseconds per call/,$p' "$out/bench.log"
+for log in "$out"/bench_*.log; do [ -f "$log" ] && { echo "== $(basename "$log")"; sed -n '/^microseconds per call/,$p' "$log"; }; done
 exit $rc

@@ -10,16 +10,19 @@
 #include <mutex>
 #include <new>
 #include <string>
+#include <type_traits>
+#include <utility>
 
 #include "mlp_plan.h"
 
 using cusync::python::MlpOperands;
 using cusync::python::MlpPlan;
+using cusync::python::MlpPlanFor;
 using cusync::python::MlpTileOrders;
 
 struct cusync_mlp_plan {
   int device;
-  MlpPlan plan;
+  std::unique_ptr<MlpPlan> plan;
 };
 
 namespace {
@@ -81,15 +84,32 @@ class DeviceScope {
   int previous_ = 0;
 };
 
-const cusync::examples::FusedChainEntry& findConfig(const char* name) {
+template <class Policy>
+const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name) {
   require(name != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: configuration name is null");
-  for (const auto& entry : cusync::examples::fusedChainRegistry())
+  for (const auto& entry : cusync::examples::fusedChainRegistry<Policy>())
     if (entry.name == name) return entry;
   std::string known;
-  for (const auto& entry : cusync::examples::fusedChainRegistry()) known += (known.empty() ? "" : ", ") + entry.name;
+  for (const auto& entry : cusync::examples::fusedChainRegistry<Policy>())
+    known += (known.empty() ? "" : ", ") + entry.name;
   throw Failure{CUSYNC_MLP_INVALID_ARGUMENT,
-                std::string("cusync mlp: configuration '") + name + "' is not compiled into this library (it has: " +
-                    known + "; CUSYNC_FUSED_CONFIGS chooses them at build time)"};
+                std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
+                    (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
+                    " (it has: " + known +
+                    "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
+}
+
+void requireActivation(int activation) {
+  require(activation == CUSYNC_MLP_GELU || activation == CUSYNC_MLP_SWIGLU, CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: unknown activation " + std::to_string(activation));
+}
+
+// Calls body(policy tag) with the chain's policy type of `activation`.
+template <class Body>
+decltype(auto) withChain(int activation, Body&& body) {
+  requireActivation(activation);
+  if (activation == CUSYNC_MLP_SWIGLU) return body(cusync::examples::SwiGluMlpPolicy{});
+  return body(cusync::examples::FusedMlpPolicy{});
 }
 
 // The kernels are compiled for sm_90a only.
@@ -118,6 +138,43 @@ void requirePlanDevice(int device) {
 
 std::mutex creationMutex;  // the registry's kernels set their attributes on first use
 
+// Plan creation for the chain of `Policy`, after the checks that need no configuration.
+template <class Policy>
+void createPlan(int device, int m, int hidden, int intermediate, const char* config, uint32_t first_parts,
+              uint32_t second_parts, uint32_t producer_group_rows, uint32_t consumer_group_rows, void* stream,
+              cusync_mlp_plan** plan) {
+  const auto& entry = findConfig<Policy>(config);
+  // Refused before anything is allocated: the partial buffers grow with the parts.
+  const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
+  require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
+              " has more parts than k-blocks (" + std::to_string(kBlocks(hidden)) + " and " +
+              std::to_string(kBlocks(intermediate)) + " with " + entry.name + ")");
+  requireHopper(device);
+  requirePlanDevice(device);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+  require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
+          "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
+          "the op once with this shape before capturing (a warm-up)");
+  std::lock_guard<std::mutex> lock(creationMutex);
+  DeviceScope scope(device);
+  const int blocksPerSm = entry.maxActiveBlocksPerSm();
+  require(blocksPerSm > 0, CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: configuration " + entry.name + " does not fit on an SM of this device");
+  int sms = 0;
+  CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
+      device, std::make_unique<MlpPlanFor<Policy>>(entry, m, hidden, intermediate,
+                                                   cusync::examples::FusedSplit{first_parts, second_parts},
+                                                   MlpTileOrders{producer_group_rows, consumer_group_rows},
+                                                   std::uint32_t(sms * blocksPerSm))});
+  // The stages and the chain zero their memory with cudaMemset on the legacy stream, which is not ordered with
+  // the caller's (possibly non-blocking) stream; the first run must not start before those zeroes land.
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  *plan = created.release();
+}
+
 }  // namespace
 
 extern "C" {
@@ -126,33 +183,45 @@ int cusync_mlp_abi_version(void) { return CUSYNC_MLP_ABI_VERSION; }
 
 const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
 
-int cusync_mlp_config_count(void) { return int(cusync::examples::fusedChainRegistry().size()); }
-
-const char* cusync_mlp_config_name(int index) {
-  const auto& registry = cusync::examples::fusedChainRegistry();
-  if (index < 0 || std::size_t(index) >= registry.size()) return nullptr;
-  return registry[std::size_t(index)].name.c_str();
+int cusync_mlp_config_count(int activation) {
+  if (activation == CUSYNC_MLP_GELU) return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size());
+  if (activation == CUSYNC_MLP_SWIGLU)
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size());
+  return 0;
 }
 
-int cusync_mlp_config_tile(const char* config, int* tile_m, int* tile_n, int* tile_k) {
-  return guarded([&] {
-    require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
-    const auto& entry = findConfig(config);
-    *tile_m = entry.tile.m;
-    *tile_n = entry.tile.n;
-    *tile_k = entry.tile.k;
+const char* cusync_mlp_config_name(int activation, int index) {
+  if (activation != CUSYNC_MLP_GELU && activation != CUSYNC_MLP_SWIGLU) return nullptr;
+  return withChain(activation, [&](auto policy) -> const char* {
+    const auto& registry = cusync::examples::fusedChainRegistry<decltype(policy)>();
+    if (index < 0 || std::size_t(index) >= registry.size()) return nullptr;
+    return registry[std::size_t(index)].name.c_str();
   });
 }
 
-int cusync_mlp_config_blocks_per_sm(const char* config, int device, int* blocks) {
+int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int* tile_n, int* tile_k) {
+  return guarded([&] {
+    require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    withChain(activation, [&](auto policy) {
+      const auto& entry = findConfig<decltype(policy)>(config);
+      *tile_m = entry.tile.m;
+      *tile_n = entry.tile.n;
+      *tile_k = entry.tile.k;
+    });
+  });
+}
+
+int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks) {
   return guarded([&] {
     require(blocks != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
-    const auto& entry = findConfig(config);
-    requireHopper(device);
-    requirePlanDevice(device);
-    std::lock_guard<std::mutex> lock(creationMutex);
-    DeviceScope scope(device);
-    *blocks = entry.maxActiveBlocksPerSm();
+    withChain(activation, [&](auto policy) {
+      const auto& entry = findConfig<decltype(policy)>(config);
+      requireHopper(device);
+      requirePlanDevice(device);
+      std::lock_guard<std::mutex> lock(creationMutex);
+      DeviceScope scope(device);
+      *blocks = entry.maxActiveBlocksPerSm();
+    });
   });
 }
 
@@ -162,11 +231,7 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
   return guarded([&] {
     require(plan != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null plan pointer");
     *plan = nullptr;
-    require(activation == CUSYNC_MLP_GELU || activation == CUSYNC_MLP_SWIGLU, CUSYNC_MLP_INVALID_ARGUMENT,
-            "cusync mlp: unknown activation " + std::to_string(activation));
-    require(activation != CUSYNC_MLP_SWIGLU, CUSYNC_MLP_NOT_IMPLEMENTED,
-            "cusync mlp: SwiGLU is not wired into the fused chain yet (the gate/up fused-chain variant is being "
-            "built); only 'gelu' runs");
+    requireActivation(activation);
     require(m > 0 && hidden > 0 && intermediate > 0, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: m, hidden and intermediate must be positive");
     // TMA needs 16-byte row pitches: 8 fp16 elements.
@@ -177,42 +242,23 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
             "cusync mlp: m * max(hidden, intermediate) must be below 2^31");
     require(first_parts >= 1 && second_parts >= 1, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: split-K parts must be at least 1");
-    const auto& entry = findConfig(config);
-    // Refused before anything is allocated: the partial buffers grow with the parts.
-    const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
-    require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,
-            "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
-                " has more parts than k-blocks (" + std::to_string(kBlocks(hidden)) + " and " +
-                std::to_string(kBlocks(intermediate)) + " with " + entry.name + ")");
-    requireHopper(device);
-    requirePlanDevice(device);
-    cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-    CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
-    require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
-            "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
-            "the op once with this shape before capturing (a warm-up)");
-    std::lock_guard<std::mutex> lock(creationMutex);
-    DeviceScope scope(device);
-    const int blocksPerSm = entry.maxActiveBlocksPerSm();
-    require(blocksPerSm > 0, CUSYNC_MLP_INVALID_ARGUMENT,
-            "cusync mlp: configuration " + entry.name + " does not fit on an SM of this device");
-    int sms = 0;
-    CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
-    std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
-        device, MlpPlan(entry, m, hidden, intermediate, cusync::examples::FusedSplit{first_parts, second_parts},
-                        MlpTileOrders{producer_group_rows, consumer_group_rows}, std::uint32_t(sms * blocksPerSm))});
-    // The stages and the chain zero their memory with cudaMemset on the legacy stream, which is not ordered with
-    // the caller's (possibly non-blocking) stream; the first run must not start before those zeroes land.
-    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-    *plan = created.release();
+    // The paired SwiGLU tile holds TileN / 2 = 64 gate and 64 up columns of the same outputs (every SwiGLU
+    // configuration has TileN = 128): the weight layout of cusync_mlp.h.
+    require(activation != CUSYNC_MLP_SWIGLU || intermediate % 64 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64 (gate and up rows paired in "
+            "groups of 64)");
+    withChain(activation, [&](auto policy) { createPlan<decltype(policy)>(device, m, hidden, intermediate, config,
+                                                                          first_parts, second_parts,
+                                                                          producer_group_rows, consumer_group_rows,
+                                                                          stream, plan); });
   });
 }
 
 int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units, uint32_t* persistent_blocks) {
   return guarded([&] {
     require(plan && work_units && persistent_blocks, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null pointer");
-    *work_units = plan->plan.workUnits();
-    *persistent_blocks = plan->plan.persistentBlocks();
+    *work_units = plan->plan->workUnits();
+    *persistent_blocks = plan->plan->persistentBlocks();
   });
 }
 
@@ -224,7 +270,7 @@ int cusync_mlp_run(cusync_mlp_plan* plan, const void* x, const void* w1, const v
       require(pointer != nullptr && std::uintptr_t(pointer) % 16 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
               "cusync mlp: every operand must be a non-null, 16-byte aligned device pointer");
     DeviceScope scope(plan->device);
-    plan->plan.enqueue(MlpOperands{static_cast<const __half*>(x), static_cast<const __half*>(w1),
+    plan->plan->enqueue(MlpOperands{static_cast<const __half*>(x), static_cast<const __half*>(w1),
                                    static_cast<const __half*>(w2), static_cast<__half*>(intermediate),
                                    static_cast<__half*>(out)},
                        static_cast<cudaStream_t>(stream));

@@ -27,12 +27,12 @@
 extern "C" {
 #endif
 
-#define CUSYNC_MLP_ABI_VERSION 1
+#define CUSYNC_MLP_ABI_VERSION 2
 
 typedef enum {
   CUSYNC_MLP_OK = 0,
   CUSYNC_MLP_INVALID_ARGUMENT = 1, /* a shape, pointer, configuration or split the chain cannot run */
-  CUSYNC_MLP_NOT_IMPLEMENTED = 2,  /* valid, but not built yet (SwiGLU; a second device in one process) */
+  CUSYNC_MLP_NOT_IMPLEMENTED = 2,  /* valid, but not supported (a second device in one process) */
   CUSYNC_MLP_UNSUPPORTED_DEVICE = 3, /* not an sm_90 GPU: the kernels are compiled for sm_90a only */
   CUSYNC_MLP_CAPTURING = 4,        /* plan creation allocates and zeroes memory: not while the stream captures */
   CUSYNC_MLP_CUDA_ERROR = 5,       /* a CUDA call failed (out of memory, launch failure, ...) */
@@ -41,7 +41,9 @@ typedef enum {
 
 typedef enum {
   CUSYNC_MLP_GELU = 0,   /* Y = GELU(X W1^T) W2^T, exact (erf) GELU; W1 [I, H], W2 [H, I] */
-  CUSYNC_MLP_SWIGLU = 1  /* Y = (SiLU(X Wg^T) * X Wu^T) W2^T; W1 = [Wg; Wu] is [2I, H], W2 [H, I] (not built yet) */
+  /* Y = (SiLU(X Wg^T) * X Wu^T) W2^T; W1 [2I, H] holds Wg and Wu paired: rows [128g, 128g + 64) are Wg's rows
+   * [64g, 64g + 64), rows [128g + 64, 128g + 128) Wu's same rows (I a multiple of 64); W2 [H, I] */
+  CUSYNC_MLP_SWIGLU = 1
 } cusync_mlp_activation;
 
 typedef struct cusync_mlp_plan cusync_mlp_plan;
@@ -49,13 +51,14 @@ typedef struct cusync_mlp_plan cusync_mlp_plan;
 CUSYNC_MLP_API int cusync_mlp_abi_version(void);
 CUSYNC_MLP_API const char* cusync_mlp_last_error(void);
 
-/* The fused-chain configurations compiled into this library (examples/gemm's CUSYNC_FUSED_CONFIGS), by name, e.g.
- * "fused_64x128x128_s4_ws". cusync_mlp_config_name returns NULL past the end. */
-CUSYNC_MLP_API int cusync_mlp_config_count(void);
-CUSYNC_MLP_API const char* cusync_mlp_config_name(int index);
-CUSYNC_MLP_API int cusync_mlp_config_tile(const char* config, int* tile_m, int* tile_n, int* tile_k);
+/* The fused-chain configurations of an activation compiled into this library (examples/gemm's CUSYNC_FUSED_CONFIGS
+ * for GELU, CUSYNC_SWIGLU_FUSED_CONFIGS for SwiGLU), by name, e.g. "fused_64x128x128_s4_ws". cusync_mlp_config_name
+ * returns NULL past the end or for an unknown activation. */
+CUSYNC_MLP_API int cusync_mlp_config_count(int activation);
+CUSYNC_MLP_API const char* cusync_mlp_config_name(int activation, int index);
+CUSYNC_MLP_API int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int* tile_n, int* tile_k);
 /* Blocks of the configuration's kernel that fit on one SM of `device` (0: it does not fit). */
-CUSYNC_MLP_API int cusync_mlp_config_blocks_per_sm(const char* config, int device, int* blocks);
+CUSYNC_MLP_API int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks);
 
 /* A plan for X [m, hidden] on `device` with configuration `config`, split-K parts per GEMM (1: none) and tile
  * orders as rows per group (1: row-major, 0: column-major, N: groups of N rows; grouped_order.h). `stream`
@@ -70,7 +73,7 @@ CUSYNC_MLP_API int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* w
                                         uint32_t* persistent_blocks);
 
 /* Enqueues Y = act(X W1^T) W2^T on `stream`: fp16, row-major and contiguous, 16-byte aligned; `intermediate` is
- * [m, I] (GELU(X W1^T), written), `out` [m, hidden]. Returns once enqueued. */
+ * [m, I] (GELU(X W1^T) or the SwiGLU product, written), `out` [m, hidden]. Returns once enqueued. */
 CUSYNC_MLP_API int cusync_mlp_run(cusync_mlp_plan* plan, const void* x, const void* w1, const void* w2,
                                   void* intermediate, void* out, void* stream);
 

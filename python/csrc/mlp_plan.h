@@ -1,4 +1,6 @@
-// The GELU MLP, Y = GELU(X W1^T) W2^T, as one persistent launch of a fused-chain kernel (fused_chain_registry.h) for
+// The GELU MLP, Y = GELU(X W1^T) W2^T, or the SwiGLU MLP, Y = (silu(X Wg^T) * X Wu^T) W2^T with W1's gate and up
+// rows paired per tile (examples/mlp/swiglu_weight_pairing.h), as one persistent launch of a fused-chain kernel
+// (fused_chain_registry.h) for
 // operands the caller owns and passes at every run: what the PyTorch op runs. The chain is set up as FusedMlp's
 // (examples/mlp/fused_mlp.h) synchronized variant, which owns its operands instead. Host code; include from one .cu
 // file (it defines the counter-reset kernel).
@@ -18,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -33,17 +36,17 @@
 
 namespace cusync::python {
 
-using examples::FusedChainEntry;
-using examples::FusedChainLaunchArgs;
+using examples::FusedChainEntryFor;
 using examples::FusedMlpPolicy;
 using examples::FusedSplit;
+using examples::SwiGluMlpPolicy;
 
 // The caller's tensors of one run: fp16, row-major, contiguous.
 struct MlpOperands {
   const __half* x = nullptr;     // [m, hidden]
-  const __half* w1 = nullptr;    // [intermediate, hidden]
+  const __half* w1 = nullptr;    // [intermediate, hidden]; SwiGLU: [2 * intermediate, hidden], gate/up paired
   const __half* w2 = nullptr;    // [hidden, intermediate]
-  __half* intermediate = nullptr;  // [m, intermediate], written: GELU(X W1^T)
+  __half* intermediate = nullptr;  // [m, intermediate], written: GELU(X W1^T), or S
   __half* out = nullptr;         // [m, hidden], written
 };
 
@@ -80,20 +83,35 @@ struct MlpTileOrders {
   std::uint32_t producerGroupRows = 8, consumerGroupRows = 8;
 };
 
+// What the C interface needs of a plan, whichever chain it runs.
 class MlpPlan {
  public:
-  MlpPlan(const FusedChainEntry& kernel, int m, int hidden, int intermediate, FusedSplit split, MlpTileOrders orders,
-          std::uint32_t slots)
+  virtual ~MlpPlan() = default;
+  virtual std::uint32_t workUnits() const = 0;
+  virtual std::uint32_t persistentBlocks() const = 0;
+  virtual void enqueue(const MlpOperands& operands, cudaStream_t stream) const = 0;
+};
+
+// The plan of the chain of `Policy`: FusedMlpPolicy (GELU) or SwiGluMlpPolicy (paired SwiGLU, whose GEMM 1 has
+// twice the intermediate size in columns).
+template <class Policy>
+class MlpPlanFor final : public MlpPlan {
+ public:
+  using Entry = FusedChainEntryFor<Policy>;
+  static constexpr int kGemm1ColumnsPerIntermediate = std::is_same_v<Policy, SwiGluMlpPolicy> ? 2 : 1;
+
+  MlpPlanFor(const Entry& kernel, int m, int hidden, int intermediate, FusedSplit split, MlpTileOrders orders,
+             std::uint32_t slots)
       : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate),
-        first_("gemm1", kernel.tileGrid(m, intermediate)),
+        first_("gemm1", kernel.tileGrid(m, kGemm1ColumnsPerIntermediate * intermediate)),
         second_("gemm2", kernel.tileGrid(m, hidden)),
         firstSplit_(first_, kernel.tile, split.firstParts),
         secondSplit_(second_, kernel.tile, split.secondParts) {
     examples::TileOrders::apply(first_, orders.producerGroupRows);
     examples::TileOrders::apply(second_, orders.consumerGroupRows);
     // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.
-    first_.setOutputPolicy<FusedMlpPolicy>();
-    gemm0Output_ = first_.inputFor<FusedMlpPolicy>(second_);
+    first_.setOutputPolicy<Policy>();
+    gemm0Output_ = first_.inputFor<Policy>(second_);
     const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
     // GEMM 1's parts of a tile together (its consumer needs whole tiles); GEMM 2 k-range by k-range, so that its
     // first units read only the GEMM-1 columns that finish first (as FusedMlp).
@@ -102,7 +120,7 @@ class MlpPlan {
         std::min(slots, units));
     // The ticket counter is 64 bits (chain_queue.h): two words.
     counters_.add(reinterpret_cast<std::uint32_t*>(chain_->queue().ticketCounter), 2);
-    counters_.add(first_.view().semaphores, FusedMlpPolicy::semaphoreCount(first_.grid()));
+    counters_.add(first_.view().semaphores, Policy::semaphoreCount(first_.grid()));
     counters_.add(firstSplit_.arrivals(), firstSplit_.arrivalCount());
     counters_.add(secondSplit_.arrivals(), secondSplit_.arrivalCount());
     loadCounterResetKernel();
@@ -112,21 +130,21 @@ class MlpPlan {
     if (!why.empty()) throw Error("cusync mlp: configuration " + kernel_.name + " cannot run this shape: " + why);
   }
 
-  std::uint32_t workUnits() const { return chain_->queue().workUnits(); }
-  std::uint32_t persistentBlocks() const { return chain_->persistentBlocks(); }
+  std::uint32_t workUnits() const override { return chain_->queue().workUnits(); }
+  std::uint32_t persistentBlocks() const override { return chain_->persistentBlocks(); }
 
   // Enqueues the counter reset and the chain on `stream`; no allocation, no synchronization.
-  void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
+  void enqueue(const MlpOperands& operands, cudaStream_t stream) const override {
     CUSYNC_CUDA_CHECK(enqueueCounterReset(counters_, stream));
     kernel_.launch(arguments(operands), stream);
   }
 
  private:
-  FusedChainLaunchArgs arguments(const MlpOperands& operands) const {
-    FusedChainLaunchArgs args;
+  typename Entry::LaunchArgs arguments(const MlpOperands& operands) const {
+    typename Entry::LaunchArgs args;
     args.m = m_;
     args.k0 = hidden_;
-    args.n0 = intermediate_;
+    args.n0 = kGemm1ColumnsPerIntermediate * intermediate_;
     args.n1 = hidden_;
     args.a0 = operands.x;
     args.b0 = operands.w1;
@@ -150,11 +168,11 @@ class MlpPlan {
     return MlpOperands{aligned, aligned, aligned, aligned, aligned};
   }
 
-  const FusedChainEntry& kernel_;
+  const Entry& kernel_;
   int m_, hidden_, intermediate_;
   Stage first_, second_;
   SplitBuffers firstSplit_, secondSplit_;
-  InputView<FusedMlpPolicy> gemm0Output_;
+  InputView<Policy> gemm0Output_;
   std::unique_ptr<FusedChain> chain_;
   CounterArrays counters_;
 };

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .tuning import ConfigInfo
 
-ABI_VERSION = 1  # CUSYNC_MLP_ABI_VERSION
+ABI_VERSION = 2  # CUSYNC_MLP_ABI_VERSION
 LIBRARY_ENVIRONMENT = "CUSYNC_MLP_LIBRARY"
 LIBRARY_NAME = "libcusync_mlp.so"
 
@@ -48,10 +48,10 @@ def _declare(lib):
     signatures = {
         "cusync_mlp_abi_version": (c_int, []),
         "cusync_mlp_last_error": (c_char_p, []),
-        "cusync_mlp_config_count": (c_int, []),
-        "cusync_mlp_config_name": (c_char_p, [c_int]),
-        "cusync_mlp_config_tile": (c_int, [c_char_p, pointer_int, pointer_int, pointer_int]),
-        "cusync_mlp_config_blocks_per_sm": (c_int, [c_char_p, c_int, pointer_int]),
+        "cusync_mlp_config_count": (c_int, [c_int]),
+        "cusync_mlp_config_name": (c_char_p, [c_int, c_int]),
+        "cusync_mlp_config_tile": (c_int, [c_int, c_char_p, pointer_int, pointer_int, pointer_int]),
+        "cusync_mlp_config_blocks_per_sm": (c_int, [c_int, c_char_p, c_int, pointer_int]),
         "cusync_mlp_plan_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_char_p, c_uint32, c_uint32, c_uint32,
                                            c_uint32, c_void_p, ctypes.POINTER(c_void_p)]),
         "cusync_mlp_plan_info": (c_int, [c_void_p, pointer_uint32, pointer_uint32]),
@@ -97,17 +97,20 @@ def check(status: int) -> None:
         raise _EXCEPTIONS.get(status, RuntimeError)(message)
 
 
-def configs() -> list:
+def configs(activation: str = "gelu") -> list:
+    """The configurations compiled into the library for `activation` (each chain has its own kernels)."""
     lib = library()
-    return [lib.cusync_mlp_config_name(i).decode() for i in range(lib.cusync_mlp_config_count())]
+    code = ACTIVATION_CODES[activation]
+    return [lib.cusync_mlp_config_name(code, i).decode() for i in range(lib.cusync_mlp_config_count(code))]
 
 
-def config_info(name: str, device: int) -> ConfigInfo:
+def config_info(name: str, device: int, activation: str = "gelu") -> ConfigInfo:
     lib = library()
+    code = ACTIVATION_CODES[activation]
     tile = [ctypes.c_int() for _ in range(3)]
-    check(lib.cusync_mlp_config_tile(name.encode(), *[ctypes.byref(t) for t in tile]))
+    check(lib.cusync_mlp_config_tile(code, name.encode(), *[ctypes.byref(t) for t in tile]))
     blocks = ctypes.c_int()
-    check(lib.cusync_mlp_config_blocks_per_sm(name.encode(), device, ctypes.byref(blocks)))
+    check(lib.cusync_mlp_config_blocks_per_sm(code, name.encode(), device, ctypes.byref(blocks)))
     return ConfigInfo(tile[0].value, tile[1].value, tile[2].value, blocks.value)
 
 

@@ -59,7 +59,8 @@ def validate(x, w1, w2, activation) -> MlpShape:
     intermediate = w2.shape[1]
     expected_w1 = (gate_up * intermediate, hidden)
     if tuple(w1.shape) != expected_w1 or w2.shape[0] != hidden:
-        layout = ("w1 [2*I, H] (gate rows, then up rows), w2 [H, I]" if gate_up == 2 else "w1 [I, H], w2 [H, I]")
+        layout = ("w1 [2*I, H] (gate rows and up rows paired: cusync.pair_gate_up), w2 [H, I]" if gate_up == 2
+                  else "w1 [I, H], w2 [H, I]")
         raise ValueError(f"cusync.mlp: for x [M, H] = {tuple(x.shape)} and activation '{activation}' the weights "
                          f"must be {layout} (a Linear layer's weight layout); got w1 {tuple(w1.shape)}, "
                          f"w2 {tuple(w2.shape)}")
@@ -68,6 +69,9 @@ def validate(x, w1, w2, activation) -> MlpShape:
     if hidden % 8 or intermediate % 8:
         raise ValueError(f"cusync.mlp: H and I must be multiples of 8 (16-byte rows for the TMA loads), "
                          f"got H={hidden}, I={intermediate}")
+    if gate_up == 2 and intermediate % PAIRED_ROWS:
+        raise ValueError(f"cusync.mlp: SwiGLU needs I to be a multiple of {PAIRED_ROWS} (w1's gate and up rows are "
+                         f"paired in groups of {PAIRED_ROWS}: cusync.pair_gate_up), got I={intermediate}")
     for name, t in (("x", x), ("w1", w1), ("w2", w2)):
         if not t.is_contiguous():
             raise ValueError(f"cusync.mlp: {name} must be contiguous (row-major), got strides {t.stride()}; "
@@ -99,7 +103,7 @@ class _Registry:
 
     def __init__(self):
         self.lock = threading.Lock()
-        self.available = {}     # device -> {config name: ConfigInfo}
+        self.available = {}     # (device, activation) -> {config name: ConfigInfo}
         self.tables = {}        # path -> entries
         self.choices = {}       # (device, shape, activation, table path) -> Choice
         self.plans = collections.OrderedDict()  # key -> _PlanEntry, least recently used first
@@ -114,10 +118,12 @@ class _Registry:
         if self.hopper[device] is not None:
             raise RuntimeError(self.hopper[device])
 
-    def available_on(self, device: int) -> dict:
-        if device not in self.available:
-            self.available[device] = {name: _library.config_info(name, device) for name in _library.configs()}
-        return self.available[device]
+    def available_on(self, device: int, activation: str) -> dict:
+        key = (device, activation)
+        if key not in self.available:
+            self.available[key] = {name: _library.config_info(name, device, activation)
+                                   for name in _library.configs(activation)}
+        return self.available[key]
 
     def table(self):
         path = tuning.table_path()
@@ -135,7 +141,7 @@ class _Registry:
             path, entries = self.table()
             self.choices[key] = tuning.choose(entries, properties.name, properties.multi_processor_count, shape.m,
                                               shape.hidden, shape.intermediate, activation,
-                                              self.available_on(device), origin=str(path))
+                                              self.available_on(device, activation), origin=str(path))
         return self.choices[key]
 
 
@@ -265,3 +271,24 @@ def explain(x, w1, w2, activation: str = "gelu") -> dict:
         choice = _registry.choice(device, shape, activation)
     return {"config": choice.label, "source": choice.source, "table": str(tuning.table_path())}
 
+
+
+# --- the SwiGLU weight layout ---------------------------------------------------------------------------------------
+
+# Rows per group of w1's paired layout: half the SwiGLU kernels' tile width (TileN = 128 in every configuration;
+# runtime/include/cusync/cutlass/paired_glu_epilogue.hpp), fixed so that the layout does not depend on the
+# configuration the op picks.
+PAIRED_ROWS = 64
+
+
+def pair_gate_up(w_gate_up):
+    """The paired layout the 'swiglu' op reads, from [Wg; Wu] ([2I, H], gate rows then up rows, as a fused
+    gate_up_proj stores them): groups of 64 gate rows each followed by the 64 up rows of the same outputs. Do it once
+    when the weights are loaded (it copies them), not per call."""
+    if w_gate_up.dim() != 2 or w_gate_up.shape[0] % (2 * PAIRED_ROWS):
+        raise ValueError(f"cusync.pair_gate_up: expected [2*I, H] with I a multiple of {PAIRED_ROWS}, got "
+                         f"{tuple(w_gate_up.shape)}")
+    rows, hidden = w_gate_up.shape
+    groups = rows // (2 * PAIRED_ROWS)
+    # [2, groups, 64, H] (gate / up, group, row) -> [groups, 2, 64, H]
+    return w_gate_up.reshape(2, groups, PAIRED_ROWS, hidden).transpose(0, 1).contiguous().reshape(rows, hidden)

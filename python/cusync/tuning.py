@@ -129,13 +129,15 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediate: int, waves: int) -> tuple:
+def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediate: int, waves: int,
+                    activation: str = "gelu") -> tuple:
     """Parts of (GEMM 1, GEMM 2) for `waves` waves each (0: no split), as fused_split.h's candidates, with
-    sms * blocks per SM slots (the persistent launch's blocks)."""
+    sms * blocks per SM slots (the persistent launch's blocks). SwiGLU's GEMM 1 has 2 * I columns (gate and up)."""
     if waves == 0:
         return 1, 1
     slots = sms * info.blocks_per_sm
-    tiles_first = _ceil_div(m, info.tile_m) * _ceil_div(intermediate, info.tile_n)
+    gemm1_columns = (2 if activation == "swiglu" else 1) * intermediate
+    tiles_first = _ceil_div(m, info.tile_m) * _ceil_div(gemm1_columns, info.tile_n)
     tiles_second = _ceil_div(m, info.tile_m) * _ceil_div(hidden, info.tile_n)
     # The example counts k-blocks with an integer division (fused_mlp_main.cu), the kernel with a ceiling; they
     # differ only when K is not a multiple of the k-block, where the floor keeps the parts the kernel accepts.
@@ -171,8 +173,25 @@ def nearest(m: int, points: Sequence[int]) -> int:
     return min(points, key=lambda p: (_log_distance(m, p), -p))
 
 
-def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo]) -> Choice:
-    usable = [(point, config, waves) for point, config, waves in HEURISTIC
+# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752): docs/BENCHMARKS.md, "The LLaMA MLP as one
+# launch", 2026-11-23 (docs/results/fused_2026-11-23/session2_call3_llama_mlp_fused.csv, H100, 132 SMs).
+SWIGLU_HEURISTIC = (
+    (1, "fused_64x128x128_s4_ws", 1),
+    (8, "fused_64x128x128_s4_ws", 1),
+    (64, "fused_64x128x128_s4_ws", 1),
+    (128, "fused_64x128x128_s4_ws", 0),
+    (256, "fused_128x128x64_s6_coop", 0),
+    (512, "fused_256x128x64_s4_coop", 0),
+    (1024, "fused_256x128x64_s4_coop", 2),
+    (2048, "fused_256x128x64_s4_coop", 0),
+    (4096, "fused_256x128x64_s4_coop", 0),
+)
+
+
+def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
+                     activation: str = "gelu") -> Choice:
+    table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
+    usable = [(point, config, waves) for point, config, waves in table
               if config in available and available[config].blocks_per_sm > 0]
     producer, consumer = parse_order(DEFAULT_ORDER)
     if not usable:
@@ -183,9 +202,10 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
         return Choice(fitting[0], 1, 1, producer, consumer, "heuristic fallback (no measured kernel compiled in)")
     point = nearest(m, [p for p, _, _ in usable])
     config, waves = next((c, w) for p, c, w in usable if p == point)
-    first, second = split_for_waves(available[config], sms, m, hidden, intermediate, waves)
+    first, second = split_for_waves(available[config], sms, m, hidden, intermediate, waves, activation)
+    run = "2026-11-23 session 2, LLaMA" if activation == "swiglu" else "run 7"
     return Choice(config, first, second, producer, consumer,
-                  f"heuristic (docs/BENCHMARKS.md run 7 winner at M={point}: {waves or 'no'} wave split)")
+                  f"heuristic (docs/BENCHMARKS.md {run} winner at M={point}: {waves or 'no'} wave split)")
 
 
 # --- the table ---------------------------------------------------------------------------------------------------
@@ -272,4 +292,4 @@ def choose(entries: Sequence[TableEntry], device: str, sms: int, m: int, hidden:
         producer, consumer = parse_order(entry.order)
         return Choice(entry.config, entry.split[0], entry.split[1], producer, consumer,
                       f"{origin}: entry for M={entry.m}")
-    return heuristic_choice(m, hidden, intermediate, sms, available)
+    return heuristic_choice(m, hidden, intermediate, sms, available, activation)

@@ -83,19 +83,33 @@ def test_gelu_matches_reference_when_no_dimension_is_a_multiple_of_the_tiles(m):
 
 
 def swiglu_reference(x, w1, w2):
-    """w1 is [gate; up] ([2I, H], gate rows first): SiLU(x Wg^T) * (x Wu^T), then W2, in float32."""
+    """w1 is [gate; up] ([2I, H], gate rows first, unpaired): SiLU(x Wg^T) * (x Wu^T), then W2, in float32."""
     gate, up = F.linear(x.float(), w1.float()).chunk(2, dim=-1)
     return F.linear(F.silu(gate) * up, w2.float())
 
 
-# Strict: once the SwiGLU fused-chain variant is wired into cusync_mlp_plan_create, these pass, and the marker must
-# go (an unexpected pass fails the suite).
-@pytest.mark.xfail(raises=NotImplementedError, strict=True, reason="the SwiGLU fused-chain variant is not wired yet")
-@pytest.mark.parametrize("m", [1, 64, 256, 1000])
+@pytest.mark.parametrize("m", [1, 64, 256, 1000, 4096])
 def test_swiglu_matches_float32_reference_at_llama_shape(m):
     w1, w2 = weights(8192, 2752, gate_up=2, seed=2)  # the LLaMA slice of examples/mlp (H = 8192, I = 2752)
     x = random_x(m, 8192)
-    assert relative_error(cusync.mlp(x, w1, w2, "swiglu"), swiglu_reference(x, w1, w2)) < BOUND
+    out = cusync.mlp(x, cusync.pair_gate_up(w1), w2, "swiglu")
+    assert relative_error(out, swiglu_reference(x, w1, w2)) < BOUND
+
+
+def test_swiglu_with_unpaired_weights_is_wrong():
+    # The layout matters (the check above would pass by accident if the kernel ignored it): [gate; up] as stored
+    # gives another, wrong product.
+    w1, w2 = weights(1024, 512, gate_up=2, seed=3)
+    x = random_x(64, 1024)
+    assert relative_error(cusync.mlp(x, w1, w2, "swiglu"), swiglu_reference(x, w1, w2)) > 10 * BOUND
+
+
+def test_pair_gate_up_puts_each_group_of_gate_rows_before_its_up_rows():
+    i, h = 128, 16
+    w = torch.arange(2 * i * h, dtype=torch.float32).reshape(2 * i, h)
+    paired = cusync.pair_gate_up(w)
+    assert torch.equal(paired[0:64], w[0:64]) and torch.equal(paired[64:128], w[i:i + 64])
+    assert torch.equal(paired[128:192], w[64:128]) and torch.equal(paired[192:256], w[i + 64:i + 128])
 
 
 def test_every_output_and_intermediate_element_is_written(gpt3):
@@ -295,10 +309,10 @@ def test_bad_inputs_raise_the_documented_exception(entry_point, label, build, er
     torch.cuda.synchronize()  # nothing was launched that could fail later
 
 
-def test_swiglu_with_paired_weights_is_validated_then_not_implemented():
-    h, i = 64, 128
+def test_swiglu_with_an_intermediate_size_not_a_multiple_of_64_is_refused():
+    h, i = 64, 96
     w1, w2 = weights(h, i, gate_up=2)
-    with pytest.raises(NotImplementedError, match="SwiGLU"):
+    with pytest.raises(ValueError, match="multiple of 64"):
         cusync.mlp(random_x(4, h), w1, w2, "swiglu")
 
 

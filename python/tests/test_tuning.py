@@ -243,3 +243,17 @@ def test_tune_refuses_input_without_device_or_with_a_foreign_csv(tmp_path, capsy
     foreign.write_text("M,variant,us\n1,torch-eager,100\n")
     assert tune.main([str(foreign), "--device", "X", "--sms", "1", "-o", str(tmp_path / "t.json")]) == 1
     assert "missing columns" in capsys.readouterr().err
+
+
+def test_swiglu_heuristic_reproduces_the_measured_llama_winners():
+    # docs/BENCHMARKS.md, "The LLaMA MLP as one launch": the best fused configuration at M = 1 was
+    # fused_64x128x128_s4_ws_sk4x3_g8 (GEMM 1: 43 tiles of [gate | up] filling one wave), at 1024 sk2x2 of 256x128.
+    available = {"fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
+                 "fused_128x128x64_s6_coop": ConfigInfo(128, 128, 64, 1),
+                 "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1)}
+    llama = (8192, 2752)
+    assert tuning.heuristic_choice(1, *llama, 132, available, "swiglu").label == "fused_64x128x128_s4_ws_sk4x3_g8"
+    assert tuning.heuristic_choice(256, *llama, 132, available, "swiglu").label == "fused_128x128x64_s6_coop_g8"
+    assert tuning.heuristic_choice(1024, *llama, 132, available, "swiglu").label == "fused_256x128x64_s4_coop_sk2x2_g8"
+    # The GELU table would have split GEMM 1 as if it had I columns, not 2 I.
+    assert tuning.heuristic_choice(1, *llama, 132, available, "gelu").label != "fused_64x128x128_s4_ws_sk4x3_g8"
