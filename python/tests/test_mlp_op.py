@@ -230,7 +230,7 @@ def write_table(path, m, config, split, order):
 
 def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
-    config = op._registry.available_on(0)
+    config = op._registry.available_on(0, "gelu")
     name = "fused_256x128x64_s4_coop" if "fused_256x128x64_s4_coop" in config else sorted(config)[0]
     write_table(tmp_path / "table.json", 48, name, [1, 1], "row")
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
@@ -245,7 +245,7 @@ def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp
 
 def test_a_configuration_the_kernel_refuses_is_a_value_error_not_a_crash(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
-    name = sorted(op._registry.available_on(0))[0]
+    name = sorted(op._registry.available_on(0, "gelu"))[0]
     write_table(tmp_path / "table.json", 24, name, [100000, 1], "g8")  # more parts than k-blocks
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     with pytest.raises(ValueError, match="split-K|k-blocks"):
