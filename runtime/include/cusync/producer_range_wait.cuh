@@ -147,7 +147,9 @@ __device__ std::uint32_t warpPollPostedColumns(const InputView<Policy>& input, P
       posted[j] = detail::reached(seen, Policy::value(t, input.producerGrid) * (iteration + 1u));
     }
   }
+#if !defined(CUSYNC_DIAGNOSTIC_NO_POLL_FENCES)  // diagnostic builds only: bounds what the fences cost (unsound)
   detail::fenceAcquireRelease();
+#endif
   // The first tile (column by column, all rows of a column) not posted, or not read.
   std::uint32_t firstMissing = tiles < 32 * kPerLane ? tiles : 32 * kPerLane;
 #pragma unroll

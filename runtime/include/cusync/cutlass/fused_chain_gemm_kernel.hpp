@@ -327,15 +327,34 @@ class FusedChainGemmKernel {
         // GEMM 1's unit: the whole warp looks at the semaphores of every GEMM-0 tile the unit reads, in one round
         // trip; the load thread then waits only for what was not posted yet.
         std::uint32_t knownPostedEnd = 0;
-        if (unit.stage == 1 && params.firstOutput.input.synchronized()) {
+        // Diagnostic builds only (CUSYNC_DIAGNOSTIC_FUSED_NO_WAIT, never in examples or benchmarks): GEMM 1's units
+        // do not wait at all, so their results are wrong whenever a unit outruns its producers; timing such a build
+        // bounds what the waits and their look-ahead cost inside the fused launch.
+#if defined(CUSYNC_DIAGNOSTIC_FUSED_NO_WAIT)
+        const ProducedOperandA<Policy>& secondInput = unsynchronized;
+#else
+        const ProducedOperandA<Policy>& secondInput = params.firstOutput;
+#endif
+        bool wholeUnitPosted = false;
+        if (unit.stage == 1 && secondInput.input.synchronized()) {
           const std::uint32_t firstRow = unit.unit.ticket.tile.y * std::uint32_t(size<0>(TileShape{}));
           const std::uint32_t tileK = std::uint32_t(size<2>(TileShape{}));
-          knownPostedEnd = warpPollPostedColumns(
-              params.firstOutput.input,
+          const ProducerTileRange reads =
               producerTilesCovering(firstRow, firstRow + std::uint32_t(size<0>(TileShape{})), std::uint32_t(k0) * tileK,
                                     std::uint32_t(k0 + kCount) * tileK, params.firstOutput.producerTileRows,
-                                    params.firstOutput.producerTileColumns, params.firstOutput.input.producerGrid),
-              unit.unit.ticket.tile.z, unit.unit.ticket.iteration);
+                                    params.firstOutput.producerTileColumns, params.firstOutput.input.producerGrid);
+          knownPostedEnd =
+              warpPollPostedColumns(params.firstOutput.input, reads, unit.unit.ticket.tile.z, unit.unit.ticket.iteration);
+#if !defined(CUSYNC_DIAGNOSTIC_PER_KBLOCK_CHECKS)
+          // Every tile the unit reads is posted: its loads take the unsynchronized path, with no look at a semaphore
+          // per k-block. Each lane owes the proxy fence after the warp's acquire (whichever lane issues the TMA).
+          if (knownPostedEnd >= reads.xEnd) {
+#if !defined(CUSYNC_DIAGNOSTIC_NO_POLL_FENCES)
+            fenceProxyAsyncGlobal();
+#endif
+            wholeUnitPosted = true;
+          }
+#endif
         }
         if (unit.stage == 0) {
           Tensor gA_mkl = get<0>(load_inputs_first);
@@ -350,8 +369,9 @@ class FusedChainGemmKernel {
           collective_mainloop.loadSynchronized(params.second.mainloop, mainloop_pipeline,
                                                mainloop_pipe_producer_state, load_inputs_second,
                                                blockCoord(unit.unit.ticket), k_tile_iter, kCount,
-                                               shared_storage.tensors.mainloop, params.firstOutput, params.loadOrder,
-                                               unit.unit.ticket, stage, knownPostedEnd);
+                                               shared_storage.tensors.mainloop,
+                                               wholeUnitPosted ? unsynchronized : secondInput, params.loadOrder,
+                                               unit.unit.ticket, stage, wholeUnitPosted ? 0u : knownPostedEnd);
         }
         mainloop_pipe_producer_state.advance(kCount);
       }
