@@ -222,7 +222,7 @@ int main(int argc, char** argv) {
   const std::size_t workspaceBytes = 64ull << 20;
   DeviceBuffer<char> workspace(workspaceBytes);
 
-  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const std::uint64_t seed = options.seedOrClock();
   std::printf("device: %s, %d SMs; model %s (H %d, intermediate %d); seed %llu; fused configs:", properties.name,
               properties.multiProcessorCount, shape.model, shape.hidden, shape.intermediate,
               static_cast<unsigned long long>(seed));

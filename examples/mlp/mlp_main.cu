@@ -180,7 +180,7 @@ int main(int argc, char** argv) {
   const std::size_t workspaceBytes = 64ull << 20;
   DeviceBuffer<char> workspace(workspaceBytes);
 
-  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  const std::uint64_t seed = options.seedOrClock();
   std::printf("device: %s, %d SMs; seed %llu; tile configs:", properties.name, properties.multiProcessorCount,
               static_cast<unsigned long long>(seed));
   for (auto& c : configs) std::printf(" %s", c.name.c_str());

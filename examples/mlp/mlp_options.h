@@ -8,9 +8,13 @@
 // line is reported (exit 2) on a machine without a GPU too.
 #pragma once
 
+#include <chrono>
+#include <climits>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -32,6 +36,12 @@ struct MlpOptions {
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
   std::vector<std::string> variants;  // variants to run (empty: all)
   std::vector<std::string> orders{"row", "g8"};  // tile orders to try (see tile_orders.h)
+  // Seed of the random inputs: fresh each run (the clock) unless --seed replays a run, e.g. one that failed.
+  std::optional<std::uint64_t> seed;
+  std::uint64_t seedOrClock() const {
+    return seed ? *seed
+                : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  }
 };
 
 inline std::vector<std::string> splitList(const std::string& text) {
@@ -67,7 +77,8 @@ inline std::string mlpUsage(const MlpProgram& program) {
          "  --orders row,g8,... tile orders to try: row, gN (groups of N rows), col, or P:C (producer:consumer)\n"
          "  --streamk           also run CUTLASS Stream-K\n"
          "  --baselines-only    only the baselines (cuBLAS, Stream-K)\n"
-         "  --verbose           print every variant's result\n" +
+         "  --verbose           print every variant's result\n"
+         "  --seed N            seed of the random inputs (default: the clock; printed, so a run can be replayed)\n" +
          program.extraOptions +
          "  --help              print this help\n"
          "\nExit status: 0 every result correct, 1 a wrong result or nothing to run, 2 bad command line, 77 no CUDA "
@@ -114,6 +125,8 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
       options.orders = splitList(value());
     } else if (arg == "--configs") {
       options.configs = splitList(value());
+    } else if (arg == "--seed") {
+      options.seed = static_cast<std::uint64_t>(integerArgument(name, arg, value(), 0, LLONG_MAX));
     } else {
       exitWithUsageError(name, "unknown argument '" + arg + "'");
     }
