@@ -226,9 +226,16 @@ def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_
     assert any(e.device == "GPU X" for e in entries)
 
 
-def test_tune_regenerates_the_shipped_table_from_run7(tmp_path):
+LLAMA_CSV = RUN7_CSV.parent.parent / "fused_2026-11-23_session2" / "call3_llama_mlp_fused.csv"
+
+
+def test_tune_regenerates_the_shipped_table_from_the_recorded_runs(tmp_path):
+    # GELU from run 7 (GPT-3 slice), SwiGLU from session 2's call 3 (LLaMA slice), both on the H100.
     output = tmp_path / "table.json"
     assert tune.main([str(RUN7_CSV), "--log", str(RUN7_LOG), "-o", str(output)]) == 0
+    assert tune.main([str(LLAMA_CSV), "--device", "NVIDIA H100 80GB HBM3", "--sms", "132", "--hidden", "8192",
+                      "--intermediate", "2752", "--activation", "swiglu", "--merge", str(output), "-o",
+                      str(output)]) == 0
     shipped = json.loads(tuning.default_table_path().read_text())
     regenerated = json.loads(output.read_text())
     for e in shipped["entries"] + regenerated["entries"]:
