@@ -29,10 +29,10 @@ struct ConvLayerShape {
   int inChannels = 0, outChannels = 0;
   int filter = 3;             // R = S
   int stride = 1;
-  int padding() const { return filter / 2; }
-  int outHeight() const { return (height + 2 * padding() - filter) / stride + 1; }
-  int outWidth() const { return (width + 2 * padding() - filter) / stride + 1; }
-  long long outPixels() const { return 1LL * batch * outHeight() * outWidth(); }
+  CUSYNC_HOST_DEVICE int padding() const { return filter / 2; }
+  CUSYNC_HOST_DEVICE int outHeight() const { return (height + 2 * padding() - filter) / stride + 1; }
+  CUSYNC_HOST_DEVICE int outWidth() const { return (width + 2 * padding() - filter) / stride + 1; }
+  CUSYNC_HOST_DEVICE long long outPixels() const { return 1LL * batch * outHeight() * outWidth(); }
   ConvHalo halo() const {
     return ConvHalo{std::uint32_t(outHeight()), std::uint32_t(outWidth()), std::uint32_t(filter),
                     std::uint32_t(stride)};
