@@ -1,0 +1,101 @@
+// Which producer pixel tiles a consumer convolution's pixel tile reads: the halo of examples/conv2d/*.dep, as code
+// the hooked convolution (cutlass/tile_sync_conv_kernel.hpp) waits with and the host checks compare against a
+// brute-force stencil (tests/runtime/conv_halo_test.cpp). Serves host and device; depends only on tile.h.
+//
+// Both convolutions are implicit GeMMs (fprop, NHWC): pixel m = (b*P + p)*Q + q of an output image P x Q is GeMM
+// row m, and a tile of TileM rows covers pixels [y*TileM, (y+1)*TileM). The consumer reads the producer's output,
+// an image (stride*P) x (stride*Q), with a `filter` x `filter` stencil, padding filter/2 (zeros, not producer data).
+// lowest(m) and highest(m) are the formulas of the specs, written the same way so that a reader can compare them
+// line by line:
+//   3x3, stride 1 (conv2d_3x3.dep, conv2d_bottleneck.dep):
+//     lowest(m)  = max(m/(P*Q)*(P*Q), m - Q - min(m % Q, 1))
+//     highest(m) = min(m/(P*Q)*(P*Q) + P*Q - 1, m + Q + min(Q - 1 - m % Q, 1))
+//   3x3, stride 2 (conv2d_stride2.dep), center(m) = 2*m + 2*Q*(m/Q):
+//     lowest(m)  = center(m) - 2*Q*min(m/Q % P, 1) - min(m % Q, 1)
+//     highest(m) = center(m) + 2*Q + 1
+//   1x1, stride 1: lowest = highest = m;  1x1, stride 2: lowest = highest = center(m)
+// Each is non-decreasing in m and bounds every pixel pixel m reads (not always tightly: the 3x3 lowest of a pixel
+// in an image's first row reaches back to the image's start), so a tile reads only producer pixels in
+// [lowest(first), highest(last)]. The spec's range is therefore pixel tiles lowest(first)/ProducerTileM to
+// highest(last)/ProducerTileM, clipped to the producer grid (the last tile's `last` may lie past the last pixel).
+// It is exact (no tile waited for that the stencil does not touch) when a tile spans at least one image row
+// (3x3 stride 1: TileM >= Q; stride 2: TileM >= 2*Q + 2), as the specs say; otherwise it over-approximates.
+#pragma once
+
+#include <cstdint>
+
+#include "cusync/tile.h"
+
+namespace cusync {
+
+// One consumer convolution's reading geometry. `stride` and `filter` are what the specs cover; anything else is
+// refused by `supported()` (and by the kernel's whyNotImplementable).
+struct ConvHalo {
+  std::uint32_t outputHeight = 0, outputWidth = 0;  // P, Q: the consumer's output image
+  std::uint32_t filter = 3;                          // R = S
+  std::uint32_t stride = 1;
+
+  CUSYNC_HOST_DEVICE constexpr bool supported() const {
+    return outputHeight > 0 && outputWidth > 0 && (filter == 1 || filter == 3) && (stride == 1 || stride == 2);
+  }
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t imagePixels() const {
+    return std::uint64_t{outputHeight} * outputWidth;
+  }
+
+  // Pixel (b, stride*p, stride*q) of the producer image for consumer pixel m: the stencil's center.
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t center(std::uint64_t m) const {
+    if (stride == 1) return m;
+    return 2 * m + 2 * std::uint64_t{outputWidth} * (m / outputWidth);
+  }
+
+  // The lowest producer pixel consumer pixel m can read (a lower bound, non-decreasing in m).
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t lowest(std::uint64_t m) const {
+    const std::uint64_t P = outputHeight, Q = outputWidth;
+    if (filter == 1) return center(m);
+    if (stride == 1) {
+      const std::uint64_t imageStart = m / (P * Q) * (P * Q);
+      const std::uint64_t back = Q + min1(m % Q);  // m - back is the up-left neighbour, or the row above's start
+      return m >= imageStart + back ? m - back : imageStart;
+    }
+    return center(m) - 2 * Q * min1(m / Q % P) - min1(m % Q);
+  }
+
+  // The highest producer pixel consumer pixel m can read (an upper bound, non-decreasing in m). Past the last
+  // image, as for the last tile's padding rows, it names pixels of no image; callers clip to the producer grid.
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t highest(std::uint64_t m) const {
+    const std::uint64_t P = outputHeight, Q = outputWidth;
+    if (filter == 1) return center(m);
+    if (stride == 1) {
+      const std::uint64_t imageEnd = m / (P * Q) * (P * Q) + P * Q - 1;
+      const std::uint64_t ahead = m + Q + min1(Q - 1 - m % Q);
+      return ahead < imageEnd ? ahead : imageEnd;
+    }
+    return center(m) + 2 * Q + 1;
+  }
+
+ private:
+  CUSYNC_HOST_DEVICE static constexpr std::uint64_t min1(std::uint64_t v) { return v < 1 ? v : 1; }
+};
+
+// Producer pixel tiles [first, last] (grid rows y), both inclusive.
+struct PixelTileRange {
+  std::uint32_t first = 0, last = 0;
+};
+
+// The producer pixel tiles consumer pixel tile `consumerTileY` reads: lowest(first pixel)/producerTileM to
+// highest(last pixel)/producerTileM, clipped to the producer grid's `producerPixelTiles` rows. Every channel tile
+// of each is read (the consumer's K runs over all of the producer's channels).
+CUSYNC_HOST_DEVICE constexpr PixelTileRange producerPixelTilesRead(const ConvHalo& halo, std::uint32_t consumerTileY,
+                                                                   std::uint32_t consumerTileM,
+                                                                   std::uint32_t producerTileM,
+                                                                   std::uint32_t producerPixelTiles) {
+  const std::uint64_t firstPixel = std::uint64_t{consumerTileY} * consumerTileM;
+  const std::uint64_t lastPixel = firstPixel + consumerTileM - 1;
+  const std::uint64_t lastTile = producerPixelTiles - 1;
+  const std::uint64_t first = halo.lowest(firstPixel) / producerTileM;
+  const std::uint64_t last = halo.highest(lastPixel) / producerTileM;
+  return PixelTileRange{static_cast<std::uint32_t>(first < lastTile ? first : lastTile),
+                        static_cast<std::uint32_t>(last < lastTile ? last : lastTile)};
+}
+
+}  // namespace cusync

@@ -1,0 +1,366 @@
+// A CUTLASS sm90 implicit-GEMM 2-D convolution (fprop, NHWC) that is one cusync stage: TMA im2col + wgmma,
+// warp-specialized, one output tile per block, built from CUTLASS's own conv mainloop collective
+// (cutlass/conv/collective/sm90_implicit_gemm_gmma_ss_warpspecialized.hpp) and an sm90 epilogue collective. Device
+// code; needs CUTLASS.
+//
+// It is tile_sync_gemm_kernel.hpp's structure over the conv collective; what differs from CUTLASS's ConvUniversal
+// (which is GemmUniversal with KernelImplicitTmaWarpSpecializedSm90, one math warp group), and why:
+//  * One block per tile, the tile taken from the stage's ticket counter in the stage's order (not blockIdx): the
+//    hardware hands tiles to whichever SM is free, so two stages overlap (docs/GPU_NOTES.md).
+//  * The TMA producer thread waits, once per tile and before the tile's first activation load, for every producer
+//    pixel tile the tile's halo reads (all channel tiles of pixel tiles [lowest(first)/TileM, highest(last)/TileM],
+//    cusync/conv_halo.h, the range of examples/conv2d/*.dep). Per k-block waits would buy nothing here: a k-block
+//    of an implicit GEMM is one filter tap over a channel slice, and the first taps already reach from the row
+//    above to the row below, so the first k-block needs nearly the whole halo.
+//  * The filter (B) loads of the first `Stages` k-blocks are issued before that wait: they depend on no stage, so
+//    the weights stream in while the block still waits.
+//  * After the epilogue (bias + ReLU in the fusion the instance chooses), the math threads complete their TMA
+//    stores (bulk wait_group 0, not CUTLASS's .read form), synchronize, and one thread posts the tile (release).
+//  * Optionally every block triggers programmatic dependent launch at its start (PDL producer), as the GEMMs do.
+// Not supported (refused in whyNotImplementable): clusters other than 1x1 (tiles come from a counter, not from
+// cluster position), split-K, persistent stages, dilation, filters and strides conv_halo.h does not describe.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
+#include <cutlass/arch/reg_reconfig.h>
+// The conv builders use KernelHardwareInfo without including it (CUTLASS 4.2).
+#include <cutlass/kernel_hardware_info.hpp>
+#include <cutlass/conv/collective/collective_builder.hpp>
+#include <cutlass/conv/convnd_problem_shape.hpp>
+#include <cutlass/cutlass.h>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "cusync/conv_halo.h"
+#include "cusync/cutlass/kernel_pipelines.hpp"
+#include "cusync/stage_view.cuh"
+
+namespace cusync::cutlass_sm90 {
+
+// Where a consumer convolution's activation comes from: the output of a producer stage (another convolution, an
+// implicit GEMM whose tile rows are pixel tiles of `producerTileM` pixels and whose columns are channel tiles).
+template <class InputPolicy>
+struct ProducedActivation {
+  InputView<InputPolicy> input;     // producer semaphores; unsynchronized when null
+  ConvHalo halo;                    // how this convolution reads the producer's image
+  std::uint32_t producerTileM = 0;  // pixels per producer tile row
+};
+
+// Per-launch synchronization settings of one convolution stage.
+template <class InputPolicy>
+struct ConvStageSync {
+  StageView stage;                         // this convolution's stage: tile counter, order, output semaphores
+  ProducedActivation<InputPolicy> activation;
+  bool triggerDependentsAtStart = false;   // PDL producer: let the next kernel launch once all blocks run
+};
+
+// The TMA producer side of CUTLASS's sm90 implicit-GEMM conv mainloop with the tile-level wait. Only the load
+// changes: shared-memory layouts, TMA (im2col) descriptors, pipeline and MMA are CUTLASS's, inherited unchanged.
+template <class BaseMainloop>
+struct TileSyncConvMainloop : BaseMainloop {
+  using typename BaseMainloop::MainloopPipeline;
+  using typename BaseMainloop::PipelineState;
+  using typename BaseMainloop::Params;
+  using typename BaseMainloop::TensorStorage;
+  using typename BaseMainloop::SmemLayoutA;
+  using typename BaseMainloop::SmemLayoutB;
+  using typename BaseMainloop::DispatchPolicy;
+  using typename BaseMainloop::TileShape;
+  static constexpr int Stages = DispatchPolicy::Stages;
+
+  // Issues the loads of k-blocks [0, k_tile_count) of output tile (m_coord, n_coord) on one elected thread.
+  //  * Prologue: B (filter) of the first min(Stages, k_tile_count) k-blocks into the initially free stages.
+  //  * The halo wait, then `fence.proxy.async.global`: the producer's tiles were stored by TMA and posted after a
+  //    release; this thread's acquire (generic proxy) must be ordered before its TMA loads (async proxy).
+  //  * A of the prologue's k-blocks, then the steady state (acquire, A, B per k-block). Each stage's barrier
+  //    expects A's and B's bytes together (producer_acquire), so the two may land in either order. The acquire of
+  //    k-block i needs the math warps to free the stage of k-block i - Stages, whose A was issued in the
+  //    prologue: no deadlock.
+  template <class TensorA, class TensorB, class InputPolicy>
+  CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
+                                       PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
+                                       int m_coord, int n_coord, int k_tile_count, TensorStorage& shared_tensors,
+                                       ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                                       StageView const& consumer) {
+    using namespace cute;
+    if (!cute::elect_one_sync()) return;
+
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
+    Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
+    auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
+    auto block_tma_b = mainloop_params.tma_load_b.get_slice(0);
+    Tensor tAgA = block_tma_a.partition_S(get<0>(load_inputs)(_, _, m_coord, _));  // (TMA,TMA_M,TMA_K,k)
+    Tensor tAsA = block_tma_a.partition_D(sA);                                     // (TMA,TMA_M,TMA_K,PIPE)
+    Tensor tBgB = block_tma_b.partition_S(get<1>(load_inputs)(_, _, n_coord, _));  // (TMA,TMA_N,TMA_K,k)
+    Tensor tBsB = block_tma_b.partition_D(sB);                                     // (TMA,TMA_N,TMA_K,PIPE)
+    using BarrierType = typename MainloopPipeline::ProducerBarrierType;
+
+    const int prologue = min(k_tile_count, Stages);
+    PipelineState a_write = smem_pipe_write;
+    for (int k = 0; k < prologue; ++k) {
+      pipeline.producer_acquire(smem_pipe_write);
+      BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k), tBsB(_, _, _, smem_pipe_write.index()));
+      ++smem_pipe_write;
+    }
+
+    waitForHalo(produced, ticket, consumer);
+
+    for (int k = 0; k < prologue; ++k) {
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, k),
+           tAsA(_, _, _, a_write.index()));
+      ++a_write;
+    }
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int k = prologue; k < k_tile_count; ++k) {
+      pipeline.producer_acquire(smem_pipe_write);
+      BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
+      const int stage = smem_pipe_write.index();
+      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+      ++smem_pipe_write;
+    }
+  }
+
+  // Spins until every channel tile of every producer pixel tile this tile's halo reads is posted. Under RowSync
+  // all channel tiles of a pixel tile share one semaphore, which the cache then reads once.
+  template <class InputPolicy>
+  CUTLASS_DEVICE static void waitForHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                                         StageView const& consumer) {
+    if (!produced.input.synchronized()) return;
+    constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
+    const GridShape producerGrid = produced.input.producerGrid;
+    const PixelTileRange rows =
+        producerPixelTilesRead(produced.halo, ticket.tile.y, kTileM, produced.producerTileM, producerGrid.y);
+    SatisfiedSemaphoreCache<4> seen;
+    for (std::uint32_t y = rows.first; y <= rows.last; ++y)
+      for (std::uint32_t x = 0; x < producerGrid.x; ++x)
+        waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
+                         ticket.tile);
+    fenceProxyAsyncGlobal();
+  }
+};
+
+template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
+          int MinBlocksPerSm_ = 1>
+class TileSyncConvKernel {
+ public:
+  using CollectiveMainloop = TileSyncConvMainloop<CollectiveMainloop_>;
+  using CollectiveEpilogue = CollectiveEpilogue_;
+  using InputPolicy = InputPolicy_;
+  using OutputPolicy = OutputPolicy_;
+  using TileShape = typename CollectiveMainloop::TileShape;
+  using TiledMma = typename CollectiveMainloop::TiledMma;
+  using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
+  using ProblemShape = typename CollectiveMainloop::ProblemShape;  // cutlass::conv::ConvProblemShape
+  // (M = N*P*Q pixels, N = output channels, K = (C, S, R), L = 1): the shape CUTLASS's mainloop tiles.
+  using ProblemShapeMNKL = decltype(CollectiveMainloop::get_problem_shape_MNKL(ProblemShape{}));
+  // The output as the plain row-major GEMM D it is (packed NHWC: pixel-major, channels contiguous).
+  using EpilogueProblemShape = cute::Shape<int, int, int, int>;
+  static_assert(CollectiveMainloop::DispatchPolicy::ConvOp == cutlass::conv::Operator::kFprop,
+                "the cusync convolution is fprop only");
+  static_assert(cute::size(ClusterShape{}) == 1, "tiles come from a stage counter: clusters are not supported");
+
+  static constexpr int MinBlocksPerSm = MinBlocksPerSm_;
+  static constexpr std::uint32_t NumLoadWarpGroups = 1;
+  static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
+  static constexpr std::uint32_t MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup;
+  static constexpr std::uint32_t LoadRegisterRequirement = MinBlocksPerSm == 1 ? 40 : 32;
+  static constexpr std::uint32_t MmaRegisterRequirement =
+      MinBlocksPerSm == 1 ? 232
+                          : ((65536 / MinBlocksPerSm - LoadRegisterRequirement * cutlass::NumThreadsPerWarpGroup) /
+                             NumMmaThreads) / 8 * 8;
+
+  // As in the GEMM: mainloop and epilogue shared memory are a union, safe only because no C is loaded.
+  static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>,
+                "the one-tile-per-block cusync convolution unions mainloop and epilogue shared memory: no C operand");
+
+  struct SharedStorage {
+    union TensorStorage {
+      typename CollectiveMainloop::TensorStorage mainloop;
+      typename CollectiveEpilogue::TensorStorage epilogue;
+    } tensors;
+    struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
+      alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
+      alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
+    } pipelines;
+    TileTicket ticket;
+  };
+  static constexpr int SharedStorageSize = sizeof(SharedStorage);
+
+  struct Arguments {
+    ProblemShape problem_shape;
+    typename CollectiveMainloop::Arguments mainloop;
+    typename CollectiveEpilogue::Arguments epilogue;
+    ConvStageSync<InputPolicy> sync;
+  };
+
+  struct Params {
+    ProblemShapeMNKL problem_shape;
+    EpilogueProblemShape epilogue_shape;
+    typename CollectiveMainloop::Params mainloop;
+    typename CollectiveEpilogue::Params epilogue;
+    ConvStageSync<InputPolicy> sync;
+  };
+
+  static EpilogueProblemShape epilogueShape(ProblemShape const& problem) {
+    const int pixels = problem.shape_C[0] * problem.shape_C[1] * problem.shape_C[2];
+    const int reduction = problem.shape_B[1] * problem.shape_B[2] * problem.shape_B[3];
+    return EpilogueProblemShape{pixels, problem.shape_C[3], reduction, 1};
+  }
+
+  static Params to_underlying_arguments(Arguments const& args) {
+    return Params{CollectiveMainloop::get_problem_shape_MNKL(args.problem_shape), epilogueShape(args.problem_shape),
+                  CollectiveMainloop::to_underlying_arguments(args.problem_shape, args.mainloop, nullptr),
+                  CollectiveEpilogue::to_underlying_arguments(epilogueShape(args.problem_shape), args.epilogue,
+                                                              nullptr),
+                  args.sync};
+  }
+
+  // The stage grid: x = output-channel tiles, y = pixel tiles, z = 1, the specs' Grid(x, y).
+  static GridShape tileGrid(ProblemShape const& problem) {
+    const EpilogueProblemShape shape = epilogueShape(problem);
+    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(shape), int(cute::size<1>(TileShape{})))),
+                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(shape), int(cute::size<0>(TileShape{})))),
+                     1u};
+  }
+
+  // Why a launch would be invalid, or null: CUTLASS's own limits, a stage that is not this convolution's tile grid
+  // or that asks for what this kernel does not do, and a producer that the halo cannot describe: the halo must
+  // be this problem's (output size, filter, stride, padding filter/2, no dilation) and the producer grid must
+  // have the pixel tiles of this problem's input image.
+  static const char* whyNotImplementable(Arguments const& args) {
+    ProblemShape const& problem = args.problem_shape;
+    if (!CollectiveMainloop::can_implement(problem, args.mainloop) ||
+        !CollectiveEpilogue::can_implement(epilogueShape(problem), args.epilogue))
+      return "CUTLASS cannot implement this convolution";
+    const StageView& stage = args.sync.stage;
+    if (!(tileGrid(problem) == stage.grid)) return "stage grid does not match the convolution's tile grid";
+    if (stage.blocksPerTile != 1) return "the cusync convolution has no split-K";
+    if (stage.persistentBlocks != 0) return "the cusync convolution is not persistent";
+    const ProducedActivation<InputPolicy>& produced = args.sync.activation;
+    if (produced.input.producerSemaphores == nullptr) return nullptr;
+    const ConvHalo& halo = produced.halo;
+    if (!halo.supported()) return "only 1x1 and 3x3 filters with stride 1 or 2 have a halo (conv_halo.h)";
+    if (int(halo.outputHeight) != problem.shape_C[1] || int(halo.outputWidth) != problem.shape_C[2])
+      return "the halo's output size is not the convolution's";
+    if (int(halo.filter) != problem.shape_B[1] || int(halo.filter) != problem.shape_B[2])
+      return "the halo's filter is not the convolution's";
+    for (int i = 0; i < 2; ++i) {
+      if (problem.traversal_stride[i] != int(halo.stride)) return "the halo's stride is not the convolution's";
+      if (problem.dilation[i] != 1) return "dilated convolutions have no halo (conv_halo.h)";
+      if (problem.lower_padding[i] != int(halo.filter / 2)) return "the halo assumes padding filter/2";
+    }
+    if (problem.shape_A[1] != int(halo.stride * halo.outputHeight) ||
+        problem.shape_A[2] != int(halo.stride * halo.outputWidth))
+      return "the halo assumes an input image stride times the output's (conv_halo.h)";
+    if (produced.producerTileM == 0) return "the producer's pixel tile height is 0";
+    const long long inputPixels = 1LL * problem.shape_A[0] * problem.shape_A[1] * problem.shape_A[2];
+    if (produced.input.producerGrid.y != std::uint32_t((inputPixels + produced.producerTileM - 1) / produced.producerTileM) ||
+        produced.input.producerGrid.z != 1)
+      return "the producer grid does not tile this convolution's input pixels";
+    return nullptr;
+  }
+  static bool can_implement(Arguments const& args) { return whyNotImplementable(args) == nullptr; }
+
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+  using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
+
+  CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+    using namespace cute;
+    enum class WarpGroupRole { Producer = 0, Consumer = 1 };
+    enum class ProducerWarpRole { Mainloop = 0, Warp1 = 1, Epilogue = 2, Warp3 = 3 };
+
+    SharedStorage& shared_storage = *reinterpret_cast<SharedStorage*>(smem_buf);
+    const int thread_idx = int(threadIdx.x);
+    const int warp_idx = cutlass::canonical_warp_idx_sync();
+    const int warp_group_thread_idx = thread_idx % cutlass::NumThreadsPerWarpGroup;
+    const int mma_thread_idx = thread_idx % NumMmaThreads;
+    const auto warp_group_role = WarpGroupRole(cutlass::canonical_warp_group_idx());
+    const auto producer_warp_role = ProducerWarpRole(warp_idx % cutlass::NumWarpsPerWarpGroup);
+    const ConvStageSync<InputPolicy>& sync = params.sync;
+
+    if (sync.triggerDependentsAtStart) triggerDependentLaunch();
+
+    // The ticket fixes the tile (the stage's order); in hardware order the tile is the one blockIdx names.
+    if (thread_idx == 0) shared_storage.ticket = sync.stage.acquireTile(tileAtLinear(blockIdx.x, sync.stage.grid));
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
+      CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
+    }
+
+    const bool isMainloopProducer =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Mainloop;
+    const bool isEpilogueProducer =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue;
+    auto [mainloop_pipeline, epi_load_pipeline, epi_store_pipeline] =
+        makeKernelPipelines<CollectiveMainloop, CollectiveEpilogue, int(NumMmaThreads)>(
+            shared_storage.pipelines, params.mainloop.tma_transaction_bytes, params.epilogue, isMainloopProducer,
+            isEpilogueProducer, warp_group_role != WarpGroupRole::Producer, warp_group_thread_idx);
+
+    typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
+    typename CollectiveEpilogue::LoadPipelineState epi_load_pipe_consumer_state;
+    auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+    auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
+
+    // Makes the pipeline initialization and the ticket visible to every thread.
+    __syncthreads();
+    const TileTicket ticket = shared_storage.ticket;
+
+    TiledMma tiled_mma;
+    CollectiveMainloop collective_mainloop;
+    auto load_inputs = collective_mainloop.load_init(params.problem_shape, params.mainloop);
+    const int k_tile_count = int(size<3>(get<0>(load_inputs)));
+    const int m_coord = int(ticket.tile.y);
+    const int n_coord = int(ticket.tile.x);
+
+    if (warp_group_role == WarpGroupRole::Producer) {
+      cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (producer_warp_role == ProducerWarpRole::Mainloop) {
+        collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
+                                             load_inputs, m_coord, n_coord, k_tile_count,
+                                             shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage);
+        mainloop_pipe_producer_state.advance(k_tile_count);
+        collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      }
+    } else {
+      cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
+      CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
+      auto blk_shape = TileShape{};
+      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+      collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
+                              mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
+      collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      auto blk_coord = make_coord(m_coord, n_coord, _, 0);
+      auto [epi_load_next, epi_store_next] = collective_epilogue.store(
+          epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
+          params.epilogue_shape, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
+          shared_storage.tensors.epilogue);
+      collective_epilogue.store_tail(epi_load_pipeline, epi_load_next, epi_store_pipeline, epi_store_next);
+
+      if (sync.stage.semaphores != nullptr) {
+        // Post: the threads that issued TMA stores wait for their global writes (not only for the shared-memory
+        // reads), all math threads meet, and one thread releases the tile (tile_sync_gemm_kernel.hpp).
+        completeBulkStores();
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(ticket.tile);
+      }
+    }
+#else
+    printf("cusync TileSyncConvKernel requires sm_90a\n");
+#endif
+  }
+};
+
+// The __global__ entry point. Params hold TMA descriptors, which must live in kernel parameter space.
+template <class Kernel>
+__global__ void __launch_bounds__(Kernel::MaxThreadsPerBlock, Kernel::MinBlocksPerSm)
+    tileSyncConvEntry(CUTLASS_GRID_CONSTANT typename Kernel::Params const params) {
+  extern __shared__ char smem[];
+  Kernel{}(params, smem);
+}
+
+}  // namespace cusync::cutlass_sm90
