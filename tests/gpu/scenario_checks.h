@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include <catch2/catch.hpp>
@@ -42,10 +43,27 @@ inline void requireOutputsCorrect(const OutputCheck& check, std::uint32_t iterat
 }
 
 // The stage's tile counter: tickets drawn over all its launches.
-inline std::uint32_t ticketsDrawn(const Stage& stage) {
-  std::uint32_t tickets = 0;
+inline std::uint64_t ticketsDrawn(const Stage& stage) {
+  unsigned long long tickets = 0;
   CUSYNC_CUDA_CHECK(cudaMemcpy(&tickets, stage.tileCounter(), sizeof tickets, cudaMemcpyDeviceToHost));
   return tickets;
+}
+
+// Puts a stage in the state `iterations` launches leave it in: `iterations` launches' tickets drawn and, when it
+// posts under `Policy`, every semaphore at value * iterations (modulo 2^32, as the semaphores count). Lets a test
+// start where counting from zero would take hours, e.g. past 2^32 tickets.
+template <class Policy>
+void fastForward(Stage& stage, std::uint64_t iterations) {
+  const unsigned long long tickets = iterations * stage.ticketsPerLaunch();
+  CUSYNC_CUDA_CHECK(cudaMemcpy(stage.view().tileCounter, &tickets, sizeof tickets, cudaMemcpyHostToDevice));
+  if constexpr (!std::is_void_v<Policy>) {
+    const GridShape grid = stage.grid();
+    std::vector<std::uint32_t> semaphores(Policy::semaphoreCount(grid), 0);
+    for (std::uint32_t tile = 0; tile < grid.tileCount(); ++tile)
+      semaphores[Policy::sem(tileAtLinear(tile, grid), grid)] += std::uint32_t(iterations);  // wraps like them
+    CUSYNC_CUDA_CHECK(cudaMemcpy(stage.view().semaphores, semaphores.data(), semaphores.size() * sizeof(std::uint32_t),
+                                 cudaMemcpyHostToDevice));
+  }
 }
 
 // After `iterations` launches every semaphore of a stage posting under `Policy` must hold value * iterations,

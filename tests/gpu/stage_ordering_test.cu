@@ -1,6 +1,7 @@
 // Producer/consumer pairs, a three-stage chain and a two-producer consumer under every stage ordering, with random
 // per-tile delays, checked element by element; 10,000 back-to-back iterations without reset; CUDA graph capture
 // and replay.
+#include <algorithm>
 #include <cstdint>
 
 #include <catch2/catch.hpp>
@@ -92,6 +93,39 @@ TEST_CASE("10,000 back-to-back iterations need no reset: tickets and semaphores 
   }
   requireSemaphoresCount<TilePolicy>(chain.a(), iterations);
   requireSemaphoresCount<RowPolicy>(chain.b(), iterations);
+}
+
+TEST_CASE("past 2^32 tickets every stage keeps placing its units (64-bit tile counters)", "[iterations]") {
+  // A 32-bit tile counter wraps after 2^32 / ticketsPerLaunch launches (about a million for a 4096-tile stage);
+  // unless ticketsPerLaunch divides 2^32, the launch that straddles the wrap misplaces its units. Fast-forwarded to
+  // just below the wrap of the stage with the fewest tickets per launch, the chain runs across it.
+  const StageOrdering ordering = GENERATE(StageOrdering::WaitKernel, StageOrdering::ProgrammaticLaunch);
+  const std::uint32_t seed = testSeed();
+  INFO("ordering " << orderingName(ordering) << ", seed " << seed);
+  ChainScenario chain(oneWaveShape(), ordering, seed);
+  const std::uint32_t fewest = std::min({chain.a().ticketsPerLaunch(), chain.b().ticketsPerLaunch(),
+                                         chain.c().ticketsPerLaunch()});
+  const std::uint64_t start = (std::uint64_t(1) << 32) / fewest - 1;
+  fastForward<TilePolicy>(chain.a(), start);
+  fastForward<RowPolicy>(chain.b(), start);
+  fastForward<void>(chain.c(), start);
+  const std::uint32_t iterations = 4;
+  Stream stream;
+  for (std::uint32_t i = 0; i < iterations; ++i) chain.pipeline().enqueueIteration(stream);
+  stream.synchronize();
+  {
+    INFO(chain.log().describeFirst());
+    REQUIRE(chain.log().total() == 0);
+  }
+  const std::uint32_t last = std::uint32_t(start + iterations - 1);
+  requireOutputsCorrect(chain.checkOutputs(last), last);
+  for (const Stage* stage : {&chain.a(), &chain.b(), &chain.c()}) {
+    INFO("stage " << stage->name());
+    REQUIRE(ticketsDrawn(*stage) == (start + iterations) * stage->ticketsPerLaunch());
+  }
+  // The test crossed the wrap: the stage with the fewest tickets per launch started below 2^32 and ended above.
+  REQUIRE(start * fewest < (std::uint64_t(1) << 32));
+  REQUIRE((start + iterations) * fewest > (std::uint64_t(1) << 32));
 }
 
 TEST_CASE("a captured CUDA graph replays correctly many times, continuing the iteration count", "[graph]") {

@@ -50,6 +50,12 @@ __device__ __forceinline__ std::uint32_t loadAcquire(const std::uint32_t* addres
   return value;
 }
 
+__device__ __forceinline__ unsigned long long loadAcquire64(const unsigned long long* address) {
+  unsigned long long value;
+  asm volatile("ld.acquire.gpu.global.u64 %0, [%1];" : "=l"(value) : "l"(address) : "memory");
+  return value;
+}
+
 __device__ __forceinline__ void releaseAdd(std::uint32_t* address, std::uint32_t increment) {
   asm volatile("fence.acq_rel.gpu;\n\tred.relaxed.gpu.global.add.u32 [%0], %1;" ::"l"(address), "r"(increment)
                : "memory");
@@ -86,6 +92,29 @@ __device__ __forceinline__ void spinUntilReached(const std::uint32_t* semaphore,
              report.stageName, report.consumerTile.x, report.consumerTile.y, report.consumerTile.z, blockIdx.x,
              blockIdx.y, blockIdx.z, static_cast<unsigned long long>(CUSYNC_WAIT_TIMEOUT_NS),
              report.producerTile.x, report.producerTile.y, report.producerTile.z, report.semaphore, seen, target);
+      __trap();
+    }
+#endif
+  }
+}
+
+// Spins until a 64-bit ticket counter (a stage's tile counter) reaches `target`: the wait-kernel's wait for the
+// producer's blocks. The counters never wrap, so the comparison is a plain one; the watchdog as above.
+__device__ __forceinline__ void spinUntilCountReached(const unsigned long long* counter, unsigned long long target) {
+  unsigned long long seen = detail::loadAcquire64(counter);
+  if (seen >= target) return;
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+  const std::uint64_t start = detail::globalTimerNs();
+#endif
+  while (seen < target) {
+    if (CUSYNC_SPIN_SLEEP_NS > 0) __nanosleep(CUSYNC_SPIN_SLEEP_NS);
+    seen = detail::loadAcquire64(counter);
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+    if (detail::globalTimerNs() - start > CUSYNC_WAIT_TIMEOUT_NS) {
+      printf("cusync watchdog: block (%u,%u,%u) waited %llu ns for the producer's blocks: tile counter is %llu, "
+             "expected %llu\n",
+             blockIdx.x, blockIdx.y, blockIdx.z, static_cast<unsigned long long>(CUSYNC_WAIT_TIMEOUT_NS), seen,
+             target);
       __trap();
     }
 #endif

@@ -30,8 +30,8 @@ class Stage {
  public:
   Stage(std::string name, GridShape grid) : name_(std::move(name)), grid_(grid) {
     if (grid.tileCount() == 0) throw Error("cusync: stage '" + name_ + "' has an empty grid");
-    CUSYNC_CUDA_CHECK(cudaMalloc(&counters_, kCounterCount * sizeof(std::uint32_t)));
-    CUSYNC_CUDA_CHECK(cudaMemset(counters_, 0, kCounterCount * sizeof(std::uint32_t)));
+    CUSYNC_CUDA_CHECK(cudaMalloc(&counters_, kCounterCount * sizeof(*counters_)));
+    CUSYNC_CUDA_CHECK(cudaMemset(counters_, 0, kCounterCount * sizeof(*counters_)));
   }
   Stage(const Stage&) = delete;
   Stage& operator=(const Stage&) = delete;
@@ -126,7 +126,7 @@ class Stage {
 
   // Zeroes counters and semaphores (needed only after a launch was abandoned mid-way; iterations need no reset).
   void reset(cudaStream_t stream = nullptr) {
-    CUSYNC_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounterCount * sizeof(std::uint32_t), stream));
+    CUSYNC_CUDA_CHECK(cudaMemsetAsync(counters_, 0, kCounterCount * sizeof(*counters_), stream));
     if (semaphores_)
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(semaphores_, 0, semaphoreCount_ * sizeof(std::uint32_t), stream));
   }
@@ -163,7 +163,7 @@ class Stage {
     return InputView<Policy>{semaphores_, grid_};
   }
 
-  const std::uint32_t* tileCounter() const { return counters_ + kTileCounter; }
+  const unsigned long long* tileCounter() const { return counters_ + kTileCounter; }
 
  private:
   static constexpr int kTileCounter = 0;
@@ -171,7 +171,9 @@ class Stage {
 
   std::string name_;
   GridShape grid_;
-  std::uint32_t* counters_ = nullptr;
+  // 64-bit: a launch takes ticketsPerLaunch() tickets, and a 32-bit counter would wrap after 2^32 / that many
+  // launches (about a million for a 4096-tile stage), misplacing every work unit after the wrap.
+  unsigned long long* counters_ = nullptr;
   std::uint32_t* orderTable_ = nullptr;
   std::uint32_t* semaphores_ = nullptr;
   std::uint32_t semaphoreCount_ = 0;

@@ -30,7 +30,7 @@ struct WorkUnit {
 // A stage's device state: its grid, its tile counter, its tile order and the semaphores it posts to.
 struct StageView {
   GridShape grid;
-  std::uint32_t* tileCounter = nullptr;            // tickets taken, over all launches of the stage
+  unsigned long long* tileCounter = nullptr;       // tickets taken, over all launches of the stage (64 bits: stage.cuh)
   const std::uint32_t* tileOfOrderIndex = nullptr; // inverse tile order (linear tile ids); null = row-major
   std::uint32_t* semaphores = nullptr;             // the stage's output semaphores; null = nobody waits on it
   char name[kStageNameCapacity] = {};
@@ -50,10 +50,11 @@ struct StageView {
   // ticket / ticketsPerLaunch() is the launch's iteration. A persistent block calls it until !hasWork(). With `hardwareOrder` the unit is the one the
   // block's own index names (`hardwareTile`, `hardwarePart`).
   __device__ WorkUnit acquireWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) const {
-    const std::uint32_t ticket = atomicAdd(tileCounter, 1u);
-    const std::uint32_t iteration = ticket / ticketsPerLaunch();
+    const unsigned long long ticket = atomicAdd(tileCounter, 1ull);
+    // The semaphores count in 32 bits, wrap-safe (semaphore.cuh): the iteration is taken modulo 2^32 too.
+    const std::uint32_t iteration = std::uint32_t(ticket / ticketsPerLaunch());
     if (hardwareOrder) return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart};
-    const std::uint32_t index = ticket % ticketsPerLaunch();
+    const std::uint32_t index = std::uint32_t(ticket % ticketsPerLaunch());
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
     const std::uint32_t orderIndex = index / blocksPerTile;
     const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
