@@ -17,6 +17,7 @@
 #include <regex>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -382,7 +383,8 @@ inline TuningEntry entry(const JsonValue& object, const std::string& where) {
                       "' is not a tile-synchronized variant ((TileSync|RowSync)+(WaitKernel|PDL)[+R])"};
   const bool llama = e.model == "llama_mlp";
   e.kernels = kernels(object, where, llama);
-  if (const JsonValue* stream = object.find("stream_sync")) e.streamSync = kernels(*stream, where + ": stream_sync", llama);
+  if (const JsonValue* stream = object.find("stream_sync"))
+    e.streamSync = kernels(*stream, where + ": stream_sync", llama);
   e.source = stringMember(object, "source", where, "", false);
   return e;
 }
