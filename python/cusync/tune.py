@@ -137,7 +137,8 @@ def _write_example_table(args, device: str, sms: int) -> int:
         for path in args.csv:
             new = example_tuning.merge(new, example_tuning.entries_from_csv(path, model, device, sms))
         if not new:
-            raise ValueError(f"no correct tile-synchronized row in {', '.join(args.csv)} (run the example with --search)")
+            raise ValueError(f"no correct tile-synchronized row in {', '.join(args.csv)} "
+                             "(run the example with --search)")
         old = example_tuning.load_entries(args.merge) if args.merge else []
         entries = example_tuning.merge(old, new)
         example_tuning.parse_table({"schema": example_tuning.SCHEMA, "entries": entries}, args.output)
@@ -152,7 +153,8 @@ def _write_example_table(args, device: str, sms: int) -> int:
         split = "x".join(map(str, entry["split"]))
         stream = entry.get("stream_sync", {}).get("us")
         print(f"  M={entry['m']:6d}  {entry['variant']:24s} {entry['config']:26s} split {split:5s} "
-              f"order {entry['order']:6s} {entry['us']:9.1f} us" + (f"  (StreamSync {stream:.1f} us)" if stream else ""))
+              f"order {entry['order']:6s} {entry['us']:9.1f} us"
+              + (f"  (StreamSync {stream:.1f} us)" if stream else ""))
     return 0
 
 
