@@ -1,6 +1,7 @@
 """The MLP examples' tuning table (examples/mlp/tuning_table.json): labels, winner choice, format checks and
 cusync-tune --example. No torch, no GPU."""
 import json
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,13 @@ GPT3_CSV = REPO / "docs/results/mlp_gpt3_h100_final.csv"
 GPT3_LOG = REPO / "docs/results/mlp_gpt3_h100_final.log"
 LLAMA_CSV = REPO / "docs/results/mlp_llama_h100.csv"
 LLAMA_LOG = REPO / "docs/results/mlp_llama_h100.log"
+@pytest.fixture
+def tmp_path():
+    """A scratch folder removed after the test (pytest's own tmp_path keeps the last runs' folders)."""
+    with tempfile.TemporaryDirectory(prefix="cusync-example-tuning-") as folder:
+        yield Path(folder)
+
+
 HEADER = "M,config,variant,us,relative_error,correct,waves_gemm1,waves_gemm2,avoided_wait_kernel\n"
 
 
