@@ -21,6 +21,7 @@ endif()
 execute_process(COMMAND ${command} RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
 message("${output}")
 # EXPECTED_EXIT may list alternatives separated by '|', e.g. 0|77 for a run that exits 77 without a GPU.
+cmake_policy(SET CMP0057 NEW)  # if(IN_LIST) in script mode
 string(REPLACE "|" ";" expected_exits "${EXPECTED_EXIT}")
 if(NOT result IN_LIST expected_exits)
   message(FATAL_ERROR "exit status ${result}, expected ${EXPECTED_EXIT}")
