@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # On the lent GPU machine (run through the device tool from the repo root, with .cutlass carried): builds the
-# hooked GEMMs and the MLP example with all cores and runs the full benchmark. Writes CSV and the log under $OUT.
+# hooked GEMMs and the MLP example with all cores and runs the benchmark: by default the tuned configuration of
+# examples/mlp/tuning_table.json and the baselines; pass --search for the exhaustive search (whose CSV and log
+# `cusync-tune --example` turns into table entries: examples/mlp/README.md). Writes CSV and the log under $OUT.
 # CUTLASS headers: .cutlass/include (a copy of the nvidia-cutlass package's headers; the GPU machine has no
 # package registry). Extra arguments go to the example. CUSYNC_GEMM_CONFIGS (env) limits the tile configurations
 # built (examples/gemm/CMakeLists.txt), to save build time on the device. MODEL=llama (env) builds and runs the

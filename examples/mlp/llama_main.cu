@@ -1,6 +1,8 @@
 // LLaMA 65B MLP (8-way tensor-parallel slice, SwiGLU) as three tile-synchronized stages, against everything a user
-// would pick instead. One binary, one run: every variant side by side at every M, each checked against a cuBLAS +
-// exact-SwiGLU reference on fresh random inputs, then timed with CUDA graphs.
+// would pick instead. At every M each run is checked against a cuBLAS + exact-SwiGLU reference on fresh random
+// inputs, then timed with CUDA graphs. By default it runs the baselines, and the tuned cusync variant and StreamSync
+// on the tuning table's configuration for this GPU and M (tuning_table.json, tuned_runs.h); --search runs every
+// variant side by side on every configuration.
 //
 //   [gate | up] = X[M,H] * [W1 | V]^T     [W1 | V]: [2F, H]   (GEMM 1, grid g1; posts its tiles)
 //   S           = silu(gate) * up         [M, F]              (SwiGLU stage, grid gs: waits for g1, posts)
@@ -10,6 +12,7 @@
 //
 // Usage: mlp_llama_example [the options of mlp_example: mlp_options.h] [--swiglu-columns 64,128]
 //                          [--gate-up-order plain,paired]
+// (--swiglu-columns and --gate-up-order restrict the search, as --configs does: they imply --search.)
 // --swiglu-columns: widths of S's tiles to try (multiples of 8; S's tile rows are the GEMMs' tile rows). Widths
 // other than 64 are labelled _swN after the configuration.
 // --gate-up-order: GEMM 1's column order to try under each --orders entry: plain (as mlp_example), or paired
@@ -46,6 +49,7 @@
 #include "swiglu_reference.cuh"
 #include "swiglu_stage.cuh"
 #include "tile_orders.h"
+#include "tuned_runs.h"
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -315,10 +319,13 @@ int main(int argc, char** argv) {
       program, "The LLaMA MLP (GEMM, SwiGLU stage, GEMM) tile-synchronized, against cuBLAS, Stream-K and PDL.",
       "mlp_llama.csv",
       "  --swiglu-columns 64,128    widths of the SwiGLU stage's tiles to try (multiples of 8; default 64)\n"
-      "  --gate-up-order plain,paired  GEMM 1's column order: plain, or gate and up tiles paired (default plain)\n"};
-  const MlpOptions options = parseMlpOptions(
+      "  --gate-up-order plain,paired  GEMM 1's column order: plain, or gate and up tiles paired (default plain)\n",
+      /*tuned=*/true};
+  bool llamaSearchOptions = false;  // --swiglu-columns or --gate-up-order: they restrict the search
+  MlpOptions options = parseMlpOptions(
       argc, argv, description, [&](const std::string& arg, const ArgumentValue& value) {
         if (arg == "--gate-up-order") {
+          llamaSearchOptions = true;
           gateUpOrders.clear();
           for (const auto& word : splitList(value())) {
             if (word != "plain" && word != "paired") {
@@ -331,6 +338,7 @@ int main(int argc, char** argv) {
           return true;
         }
         if (arg != "--swiglu-columns") return false;
+        llamaSearchOptions = true;
         swiGluColumns.clear();
         for (const auto& word : splitList(value())) {
           const std::optional<long long> columns = parseIntegerInRange(word, 1, INT_MAX);
@@ -347,7 +355,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: --swiglu-columns and --gate-up-order need at least one value\n", program.c_str());
     return 2;
   }
+  options.searchRestricted = options.searchRestricted || llamaSearchOptions;
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
+  const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
@@ -361,8 +371,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: no complete tile configuration registered/selected\n", program.c_str());
     return 1;
   }
+  // Per M: the tuned runs, or nullopt to search (each decision printed).
+  std::vector<std::optional<std::vector<TunedRun>>> tunedByM;
+  std::vector<std::uint32_t> checkedColumns = swiGluColumns;  // and the tuned runs' SwiGLU widths
+  for (int m : options.ms) {
+    tunedByM.push_back(tunedRuns(tuning, program, properties.name, properties.multiProcessorCount, "llama_mlp",
+                                 shape.hidden, shape.intermediate, m, configs));
+    if (tunedByM.back())
+      for (const TunedRun& t : *tunedByM.back())
+        if (std::find(checkedColumns.begin(), checkedColumns.end(), t.kernels.swiGluColumns) == checkedColumns.end())
+          checkedColumns.push_back(t.kernels.swiGluColumns);
+  }
   // Before any kernel runs: refuse kernels whose compiled policies are not the LLaMA spec's on these grids.
-  if (!policiesHold(options, configs, shape, swiGluColumns)) return 1;
+  if (!policiesHold(options, configs, shape, checkedColumns)) return 1;
 
   // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
   ChainStreams streams{};
@@ -396,7 +417,8 @@ int main(int argc, char** argv) {
   std::vector<Result> results;
   bool allCorrect = true;
   const int smCount = properties.multiProcessorCount;
-  for (int m : options.ms) {
+  for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
+    const int m = options.ms[mIndex];
     LlamaBuffers buffers(m, shape);
     fillRandom(buffers.x, seed + 3 * m, 1.0f);
     fillRandom(buffers.w1v, seed + 3 * m + 1, 1.0f / std::sqrt(float(shape.hidden)));
@@ -453,8 +475,37 @@ int main(int argc, char** argv) {
                   correct ? "" : " FAILED");
     }
 
+    // One run: `variant` on `config` with `split`, `orders`, the gate/up order and S's tile width, checked, timed
+    // and recorded.
+    auto run = [&](const TileConfig& config, const SplitK& split, const TileOrders& orders, bool pairGateUp,
+                   std::uint32_t columns, const VariantSpec& variant) {
+      LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, pairGateUp, columns);
+      const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
+                                      (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
+      if (options.verbose)
+        std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s\n", m, configLabel.c_str(),
+                    variant.name().c_str(), chain.gemm1Stage().grid().tileCount(),
+                    chain.swiGluStage().grid().tileCount(), chain.gemm2Stage().grid().tileCount(),
+                    chain.occupancies().c_str());
+      const auto [us, check] = checkThenTime([&](cudaStream_t s) { chain.enqueue(s); }, intermediates, buffers.y,
+                                             buffers.yReference, stream, options);
+      const bool correct = check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      Result result{m, configLabel, variant.name(), us, check.relativeError, correct, chain.waves1(),
+                    chain.waves2(), chain.avoidedWaitKernels()};
+      result.wavesMiddle = chain.wavesS();
+      results.push_back(result);
+      if (!correct)
+        std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
+                    variant.name().c_str(), check.relativeError, check.nonFinite);
+    };
+    const auto& tuned = tunedByM[mIndex];
+    if (tuned && !options.baselinesOnly)
+      for (const TunedRun& t : *tuned)
+        run(*t.config, SplitK{t.kernels.producerParts, t.kernels.consumerParts},
+            TileOrders::parse(t.kernels.order, program), t.kernels.pairedGateUp, t.kernels.swiGluColumns, t.variant);
     for (const auto& config : configs) {
-      if (options.baselinesOnly) break;
+      if (options.baselinesOnly || tuned) break;
       const GemmKernelEntry& gemm1 = gemm1Kernel(config);
       const GemmKernelEntry& gemm2 = *config.consumer.begin()->second;
       const std::vector<SplitK> splits = splitKCandidates(
@@ -470,25 +521,7 @@ int main(int argc, char** argv) {
         if (!variantSelected(options, variant)) continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
         if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;
-        LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, pairGateUp, columns);
-        const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
-                                        (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
-        if (options.verbose)
-          std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s\n", m, configLabel.c_str(),
-                      variant.name().c_str(), chain.gemm1Stage().grid().tileCount(),
-                      chain.swiGluStage().grid().tileCount(), chain.gemm2Stage().grid().tileCount(),
-                      chain.occupancies().c_str());
-        const auto [us, check] = checkThenTime([&](cudaStream_t s) { chain.enqueue(s); }, intermediates, buffers.y,
-                                               buffers.yReference, stream, options);
-        const bool correct = check.passes(kRelativeErrorBound);
-        allCorrect = allCorrect && correct;
-        Result result{m, configLabel, variant.name(), us, check.relativeError, correct, chain.waves1(),
-                      chain.waves2(), chain.avoidedWaitKernels()};
-        result.wavesMiddle = chain.wavesS();
-        results.push_back(result);
-        if (!correct)
-          std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
-                      variant.name().c_str(), check.relativeError, check.nonFinite);
+        run(config, split, orders, pairGateUp, columns, variant);
       }
     }
     // The CSV so far and a progress line after every M: a run stopped by a time limit keeps what it measured.

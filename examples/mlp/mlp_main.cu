@@ -1,12 +1,15 @@
 // GPT-3 MLP (tensor-parallel slice) with tile-synchronized CUTLASS sm90 GEMMs, against everything a user would pick
-// instead. One binary, one run: every variant side by side at every M, each checked against a cuBLAS + exact-GELU
-// reference on fresh random inputs, then timed with CUDA graphs.
+// instead. At every M each run is checked against a cuBLAS + exact-GELU reference on fresh random inputs, then timed
+// with CUDA graphs. By default it runs the baselines, and the tuned cusync variant and StreamSync on the tuning
+// table's configuration for this GPU and M (tuning_table.json, tuned_runs.h); --search runs every variant side by
+// side on every configuration.
 //
 //   XW1 = GELU(X[M,H] * W1^T)     W1: [4H/8, H]   (GEMM 1, producer)
 //   Y   = XW1 * W2^T              W2: [H, 4H/8]   (GEMM 2, consumer: waits for the XW1 tiles it reads)
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose] [--help]
+//                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
+//                    [--search] [--tuning-table FILE] [--help]
 // --orders: tile orders to try for both GEMMs: row (row-major), gN (rows in groups of N, column by column inside a
 // group: grouped_order.h), col (column-major), or P:C for different producer and consumer orders (e.g. g8:row).
 // --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
@@ -18,6 +21,7 @@
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +42,7 @@
 #include "split_k.h"
 #include "streamk_gemm.h"
 #include "tile_orders.h"
+#include "tuned_runs.h"
 #include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 
 using namespace cusync;
@@ -152,8 +157,9 @@ int main(int argc, char** argv) {
   const MlpOptions options = parseMlpOptions(
       argc, argv,
       {"mlp_example", "The GPT-3 MLP on tile-synchronized CUTLASS sm90 GEMMs against cuBLAS, Stream-K and PDL.",
-       "mlp_gpt3.csv", ""});
+       "mlp_gpt3.csv", "", /*tuned=*/true});
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
+  const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "mlp_example: no CUDA device\n");
@@ -185,6 +191,11 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(seed));
   for (auto& c : configs) std::printf(" %s", c.name.c_str());
   std::printf("\n");
+  // Per M: the tuned runs, or nullopt to search (each decision printed).
+  std::vector<std::optional<std::vector<TunedRun>>> tunedByM;
+  for (int m : options.ms)
+    tunedByM.push_back(tunedRuns(tuning, options.program, properties.name, properties.multiProcessorCount,
+                                 "gpt3_mlp", shape.hidden, shape.intermediate, m, configs));
 
   Ceilings ceilings{0, 0, 0};
   if (!options.checkOnly) {
@@ -196,7 +207,8 @@ int main(int argc, char** argv) {
 
   std::vector<Result> results;
   bool allCorrect = true;
-  for (int m : options.ms) {
+  for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
+    const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
     // Fresh inputs; reference: cuBLAS GEMM, exact GELU, cuBLAS GEMM.
     prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes,
@@ -227,8 +239,37 @@ int main(int argc, char** argv) {
     }
 
     const int slotsPerWave = properties.multiProcessorCount;  // refined per kernel below
+    // One run: `variant` on `config` with `split` and `orders`, checked, timed and recorded.
+    auto run = [&](const TileConfig& config, const SplitK& split, const TileOrders& orders,
+                   const VariantSpec& variant) {
+      const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
+      const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
+      MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
+                   slotsPerWave * std::min(occupancy, occupancyConsumer), split, orders);
+      const std::string configLabel = config.name + split.label() + orders.label();
+      if (options.verbose)
+        std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
+                    variant.name().c_str(), pair.producerStage().grid().tileCount(),
+                    pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
+      const auto [us, check] = checkThenTime([&](cudaStream_t s) { pair.enqueue(s); }, {&buffers.xw1}, buffers.y,
+                                             buffers.yReference, stream, options);
+      const double waves1 = double(pair.producerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancy);
+      const double waves2 = double(pair.consumerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancyConsumer);
+      const bool correct = check.passes(kRelativeErrorBound);
+      allCorrect = allCorrect && correct;
+      results.push_back({m, configLabel, variant.name(), us, check.relativeError, correct, waves1, waves2,
+                         pair.avoidsWaitKernel()});
+      if (!correct)
+        std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
+                    variant.name().c_str(), check.relativeError, check.nonFinite);
+    };
+    const auto& tuned = tunedByM[mIndex];
+    if (tuned && !options.baselinesOnly)
+      for (const TunedRun& t : *tuned)
+        run(*t.config, SplitK{t.kernels.producerParts, t.kernels.consumerParts},
+            TileOrders::parse(t.kernels.order, options.program), t.variant);
     for (const auto& config : configs) {
-      if (options.baselinesOnly) break;
+      if (options.baselinesOnly || tuned) break;
       // Split-K settings tried: none, the most parts within one wave, the fewest that fill one (each when new).
       const auto* p = config.producer.begin()->second;
       const auto* c = config.consumer.begin()->second;
@@ -243,26 +284,7 @@ int main(int argc, char** argv) {
         if (!variantSelected(options, variant)) continue;
         // The rewritten kernels differ only in the WaitThenLoad order (WeightsFirst is hand-written, the same code).
         if (config.loadsReorderedByRewriter && variant.loadOrder != LoadOrder::WaitThenLoad) continue;
-        const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
-        const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
-        MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
-                     slotsPerWave * std::min(occupancy, occupancyConsumer), split, orders);
-        const std::string configLabel = config.name + split.label() + orders.label();
-        if (options.verbose)
-          std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
-                      variant.name().c_str(), pair.producerStage().grid().tileCount(),
-                      pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
-        const auto [us, check] = checkThenTime([&](cudaStream_t s) { pair.enqueue(s); }, {&buffers.xw1}, buffers.y,
-                                             buffers.yReference, stream, options);
-        const double waves1 = double(pair.producerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancy);
-        const double waves2 = double(pair.consumerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancyConsumer);
-        const bool correct = check.passes(kRelativeErrorBound);
-        allCorrect = allCorrect && correct;
-        results.push_back({m, configLabel, variant.name(), us, check.relativeError, correct, waves1, waves2,
-                           pair.avoidsWaitKernel()});
-        if (!correct)
-          std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
-                      variant.name().c_str(), check.relativeError, check.nonFinite);
+        run(config, split, orders, variant);
       }
     }
     // The CSV so far and a progress line after every M: a run stopped by a time limit keeps what it measured.

@@ -3,6 +3,8 @@
 //
 // Common usage: [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
 //               [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose] [--help]
+//               and, for the programs that run a tuned configuration by default (MlpProgram::tuned):
+//               [--search] [--tuning-table FILE]
 // A program may accept more arguments through `extraArgument` (it is asked first about every unknown argument) and
 // describes them in MlpProgram::extraOptions for --help. Everything here runs before any CUDA call, so a bad command
 // line is reported (exit 2) on a machine without a GPU too.
@@ -21,6 +23,13 @@
 
 #include "common/command_line_numbers.h"
 
+// The shipped table's path, for --help (the examples' CMakeLists.txt defines CUSYNC_SHIPPED_TUNING_TABLE).
+#ifdef CUSYNC_SHIPPED_TUNING_TABLE
+#define CUSYNC_SHIPPED_TUNING_TABLE_TEXT CUSYNC_SHIPPED_TUNING_TABLE
+#else
+#define CUSYNC_SHIPPED_TUNING_TABLE_TEXT "examples/mlp/tuning_table.json"
+#endif
+
 namespace cusync::examples {
 
 struct MlpOptions {
@@ -36,6 +45,12 @@ struct MlpOptions {
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
   std::vector<std::string> variants;  // variants to run (empty: all)
   std::vector<std::string> orders{"row", "g8"};  // tile orders to try (see tile_orders.h)
+  // Programs with MlpProgram::tuned: run the tuning table's entry per M (tuned_runs.h) unless --search or an option
+  // that restricts the search (`searchRestricted`: --configs, --variants, --orders, or a program's own) asks for
+  // the exhaustive search.
+  bool search = false;
+  bool searchRestricted = false;
+  std::string tuningTable;  // --tuning-table FILE
   // Seed of the random inputs: fresh each run (the clock) unless --seed replays a run, e.g. one that failed.
   std::optional<std::uint64_t> seed;
   std::uint64_t seedOrClock() const {
@@ -63,10 +78,28 @@ struct MlpProgram {
   std::string summary;       // one line: what the program measures
   std::string defaultCsv;    // where results go without --csv
   std::string extraOptions;  // usage lines of the options its `extraArgument` takes ("" if none)
+  bool tuned = false;        // runs the tuning table's configuration by default; takes --search, --tuning-table
 };
 
 inline std::string mlpUsage(const MlpProgram& program) {
-  return "Usage: " + program.name + " [options]\n" + program.summary + "\n\nOptions:\n" +
+  const std::string searchOptions =
+      program.name == "mlp_llama_example" ? "--configs, --variants, --orders, --swiglu-columns and --gate-up-order"
+                                          : "--configs, --variants and --orders";
+  const std::string tuned =
+      !program.tuned
+          ? std::string()
+          : "\nBy default, at each M: the baselines (cuBLAS; Stream-K with --streamk) and, from the tuning table's\n"
+            "entry for this GPU (name, SM count), model and the nearest tuned M (log scale, ties to the larger):\n"
+            "the tuned cusync variant, StreamSync on the same kernels, and StreamSync on its own best ones. Where\n"
+            "the table has no entry it says so and searches. --search runs every variant x tile configuration x\n"
+            "split-K x tile order instead (tens of minutes); " + searchOptions + "\n"
+            "restrict that search and imply --search.\n";
+  const std::string tunedOptions =
+      !program.tuned ? std::string()
+                     : "  --search            exhaustive search instead of the tuned configuration\n"
+                       "  --tuning-table FILE the tuning table (default: $CUSYNC_EXAMPLE_TUNING_TABLE, else\n"
+                       "                      " CUSYNC_SHIPPED_TUNING_TABLE_TEXT ")\n";
+  return "Usage: " + program.name + " [options]\n" + program.summary + "\n" + tuned + "\nOptions:\n" +
          "  --m M1,M2,...       token counts M (positive; default 1,8,64,128,256,512,1024,2048,4096)\n"
          "  --pairs N           MLPs per timed CUDA graph (default 10)\n"
          "  --samples N         timed graph launches per variant (default 9)\n"
@@ -79,7 +112,7 @@ inline std::string mlpUsage(const MlpProgram& program) {
          "  --baselines-only    only the baselines (cuBLAS, Stream-K)\n"
          "  --verbose           print every variant's result\n"
          "  --seed N            seed of the random inputs (default: the clock; printed, so a run can be replayed)\n" +
-         program.extraOptions +
+         tunedOptions + program.extraOptions +
          "  --help              print this help\n"
          "\nExit status: 0 every result correct, 1 a wrong result or nothing to run, 2 bad command line, 77 no CUDA "
          "device.\n";
@@ -121,10 +154,18 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
       options.checkOnly = true;
     } else if (arg == "--variants") {
       options.variants = splitList(value());
+      options.searchRestricted = true;
     } else if (arg == "--orders") {
       options.orders = splitList(value());
+      options.searchRestricted = true;
     } else if (arg == "--configs") {
       options.configs = splitList(value());
+      options.searchRestricted = true;
+    } else if (program.tuned && arg == "--search") {
+      options.search = true;
+    } else if (program.tuned && arg == "--tuning-table") {
+      options.tuningTable = value();
+      if (options.tuningTable.empty()) exitWithUsageError(name, "--tuning-table needs a file name");
     } else if (arg == "--seed") {
       options.seed = static_cast<std::uint64_t>(integerArgument(name, arg, value(), 0, LLONG_MAX));
     } else {

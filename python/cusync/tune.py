@@ -4,6 +4,13 @@
     cusync-tune fused.csv --log fused.log -o table.json [--merge old.json]
     CUSYNC_TUNING_TABLE=table.json python3 my_model.py
 
+With --example mlp_example or mlp_llama_example it writes the MLP examples' table instead (schema
+cusync-mlp-example-tuning/1, cusync/example_tuning.py) from their exhaustive search:
+
+    mlp_example --search --csv gpt3.csv | tee gpt3.log                 # on the GPU
+    cusync-tune --example mlp_example gpt3.csv --log gpt3.log -o examples/mlp/tuning_table.json \
+        --merge examples/mlp/tuning_table.json
+
 Per M, the entry is the fastest *correct* row of variant "Fused" (the one-launch, tile-synchronized chain: what the
 op runs); the stream-ordered rows and the baselines are not candidates. The device name and SM count come from the
 example's log (its first line) or from --device/--sms; the model shape from --hidden/--intermediate (the example's
@@ -18,7 +25,7 @@ import json
 import re
 import sys
 
-from . import tuning
+from . import example_tuning, tuning
 
 GPT3_HIDDEN, GPT3_INTERMEDIATE = 12288, 6144  # mlp_fused_example's MlpShape (fused_mlp_main.cu)
 _DEVICE_LINE = re.compile(r"^device: (?P<name>.+), (?P<sms>\d+) SMs;")
@@ -79,8 +86,10 @@ def format_table(document: dict) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="cusync-tune", description=__doc__.split("\n\n")[0])
-    parser.add_argument("csv", nargs="+", help="mlp_fused_example --csv output(s)")
-    parser.add_argument("--log", help="mlp_fused_example's stdout, for the device name and SM count")
+    parser.add_argument("csv", nargs="+", help="mlp_fused_example (or --example's) --csv output(s)")
+    parser.add_argument("--example", choices=sorted(example_tuning.EXAMPLES),
+                        help="write the MLP examples' table from this example's --search CSV (not the op's)")
+    parser.add_argument("--log", help="the example's stdout, for the device name and SM count")
     parser.add_argument("--device", help="device name as torch.cuda.get_device_name reports it")
     parser.add_argument("--sms", type=int, help="SM count of the device")
     parser.add_argument("--hidden", type=int, default=GPT3_HIDDEN)
@@ -95,6 +104,8 @@ def main(argv=None) -> int:
             device, sms = device_from_log(args.log)
         if not device or not sms:
             parser.error("the device needs --log, or both --device and --sms")
+        if args.example:
+            return _write_example_table(args, device, sms)
         new = []
         for path in args.csv:
             new = merge(new, entries_from_csv(path, device, sms, args.hidden, args.intermediate, args.activation))
@@ -116,6 +127,34 @@ def main(argv=None) -> int:
         split = "x".join(map(str, entry["split"]))
         print(f"  M={entry['m']:6d}  {entry['config']:28s} split {split:5s} order {entry['order']:4s} "
               f"{entry['us']:9.1f} us")
+    return 0
+
+
+def _write_example_table(args, device: str, sms: int) -> int:
+    model = example_tuning.EXAMPLES[args.example]
+    try:
+        new = []
+        for path in args.csv:
+            new = example_tuning.merge(new, example_tuning.entries_from_csv(path, model, device, sms))
+        if not new:
+            raise ValueError(f"no correct tile-synchronized row in {', '.join(args.csv)} "
+                             "(run the example with --search)")
+        old = example_tuning.load_entries(args.merge) if args.merge else []
+        entries = example_tuning.merge(old, new)
+        example_tuning.parse_table({"schema": example_tuning.SCHEMA, "entries": entries}, args.output)
+    except (OSError, ValueError) as error:
+        print(f"cusync-tune: {error}", file=sys.stderr)
+        return 1
+    with open(args.output, "w", encoding="utf-8") as handle:
+        handle.write(example_tuning.format_table(entries))
+    print(f"cusync-tune: {len(new)} entries for {device} ({sms} SMs), {model} -> {args.output} "
+          f"({len(entries)} in all)")
+    for entry in new:
+        split = "x".join(map(str, entry["split"]))
+        stream = entry.get("stream_sync", {}).get("us")
+        print(f"  M={entry['m']:6d}  {entry['variant']:24s} {entry['config']:26s} split {split:5s} "
+              f"order {entry['order']:6s} {entry['us']:9.1f} us"
+              + (f"  (StreamSync {stream:.1f} us)" if stream else ""))
     return 0
 
 
