@@ -20,24 +20,10 @@
 #include "cusync/stage.cuh"
 #include "fused_chain_registry.h"
 #include "fused_split.h"
+#include "split_state.h"
 #include "tile_orders.h"
 
 namespace cusync::examples {
-
-// Split-K state of one GEMM of the chain.
-struct SplitState {
-  std::unique_ptr<DeviceBuffer<float>> partials;
-  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  SplitState(Stage& stage, const GemmTileShape& tile, std::uint32_t parts) {
-    stage.setBlocksPerTile(parts);
-    if (parts <= 1) return;
-    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
-    arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
-    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
-  }
-  float* partialsPointer() const { return partials ? partials->get() : nullptr; }
-  std::uint32_t* arrivalsPointer() const { return arrivals ? arrivals->get() : nullptr; }
-};
 
 // What an MLP chain reads and writes: X [m, hidden]; W1 [GEMM 1's columns, hidden] (GELU: [intermediate, hidden];
 // SwiGLU: gate and up rows paired per tile, [2 * intermediate, hidden]); the intermediate [m, intermediate]

@@ -46,7 +46,7 @@
 #include "persistent_grid.h"
 #include "split_k.h"
 #include "streamk_gemm.h"
-#include "swiglu_reference.cuh"
+#include "swiglu_mlp_reference.cuh"
 #include "swiglu_stage.cuh"
 #include "tile_orders.h"
 #include "tuned_runs.h"
@@ -420,22 +420,11 @@ int main(int argc, char** argv) {
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
     LlamaBuffers buffers(m, shape);
-    fillRandom(buffers.x, seed + 3 * m, 1.0f);
-    fillRandom(buffers.w1v, seed + 3 * m + 1, 1.0f / std::sqrt(float(shape.hidden)));
-    fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(shape.intermediate)));
     const std::vector<DeviceBuffer<__half>*> intermediates{&buffers.gateUp, &buffers.s};
-
-    // Reference: cuBLAS GEMM, exact SwiGLU (its own simple kernel), cuBLAS GEMM.
-    {
-      CublasLtGemm reference1(lt, m, 2 * shape.intermediate, shape.hidden, false, workspace.get(), workspaceBytes);
-      CublasLtGemm reference2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
-      reference1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUpReference.get(), stream);
-      swiGluReference<><<<1024, 256, 0, stream>>>(buffers.gateUpReference.get(), buffers.sReference.get(),
-                                                  std::size_t(m), std::size_t(shape.intermediate));
-      CUSYNC_CUDA_CHECK(cudaGetLastError());
-      reference2.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
-      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-    }
+    // Fresh inputs and the reference: cuBLAS GEMM, exact SwiGLU (its own simple kernel), cuBLAS GEMM.
+    prepareSwiGluMlpReference({buffers.x, buffers.w1v, buffers.w2, buffers.gateUpReference, buffers.sReference,
+                               buffers.yReference},
+                              m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes, stream);
 
     // Baseline: cuBLASLt GEMM, the SwiGLU stage kernel stream-ordered, cuBLASLt GEMM.
     {

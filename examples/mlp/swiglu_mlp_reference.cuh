@@ -37,8 +37,20 @@ struct SwiGluMlpBuffers {
         yReference(std::size_t(m) * hidden) {}
 };
 
-// Fresh random inputs (weights scaled by 1/sqrt(K)) and the reference S and Y.
-inline void prepareSwiGluMlpReference(SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
+// The operands and references of one SwiGLU MLP, wherever its owner keeps them (the LLaMA stage-by-stage example
+// holds them in buffers of its own).
+struct SwiGluMlpReferenceBuffers {
+  DeviceBuffer<__half>& x;                // [m, hidden], filled
+  DeviceBuffer<__half>& gateUp;           // [2 * intermediate, hidden], [Wgate; Wup], filled
+  DeviceBuffer<__half>& w2;               // [hidden, intermediate], filled
+  DeviceBuffer<__half>& gateUpReference;  // [m, 2 * intermediate], computed
+  DeviceBuffer<__half>& sReference;       // [m, intermediate], computed
+  DeviceBuffer<__half>& yReference;       // [m, hidden], computed
+};
+
+// Fresh random inputs (weights scaled by 1/sqrt(K)) and the reference S and Y: cuBLASLt GEMM, the independent
+// SwiGLU of swiglu_reference.cuh, cuBLASLt GEMM.
+inline void prepareSwiGluMlpReference(const SwiGluMlpReferenceBuffers& buffers, int m, int hidden, int intermediate,
                                       std::uint64_t seed, cublasLtHandle_t lt, void* workspace,
                                       std::size_t workspaceBytes, cudaStream_t stream) {
   fillRandom(buffers.x, seed + 3 * m, 1.0f);
@@ -52,6 +64,14 @@ inline void prepareSwiGluMlpReference(SwiGluMlpBuffers& buffers, int m, int hidd
   CUSYNC_CUDA_CHECK(cudaGetLastError());
   reference2.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+inline void prepareSwiGluMlpReference(SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
+                                      std::uint64_t seed, cublasLtHandle_t lt, void* workspace,
+                                      std::size_t workspaceBytes, cudaStream_t stream) {
+  prepareSwiGluMlpReference({buffers.x, buffers.gateUp, buffers.w2, buffers.gateUpReference, buffers.sReference,
+                             buffers.yReference},
+                            m, hidden, intermediate, seed, lt, workspace, workspaceBytes, stream);
 }
 
 namespace detail {

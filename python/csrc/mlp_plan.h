@@ -32,6 +32,7 @@
 #include "cusync/stage.cuh"
 #include "fused_chain_registry.h"
 #include "fused_split.h"
+#include "split_state.h"
 #include "tile_orders.h"
 
 namespace cusync::python {
@@ -48,34 +49,6 @@ struct MlpOperands {
   const __half* w2 = nullptr;    // [hidden, intermediate]
   __half* intermediate = nullptr;  // [m, intermediate], written: GELU(X W1^T), or S
   __half* out = nullptr;         // [m, hidden], written
-};
-
-// Device memory of one split GEMM (as examples/mlp/fused_mlp.h's SplitState): fp32 partials and one arrival counter
-// per tile, which the counter reset zeroes before every run.
-class SplitBuffers {
- public:
-  SplitBuffers(Stage& stage, const examples::GemmTileShape& tile, std::uint32_t parts) {
-    stage.setBlocksPerTile(parts);
-    if (parts <= 1) return;
-    tiles_ = stage.grid().tileCount();
-    CUSYNC_CUDA_CHECK(cudaMalloc(&partials_, std::size_t(tiles_) * parts * tile.m * tile.n * sizeof(float)));
-    CUSYNC_CUDA_CHECK(cudaMalloc(&arrivals_, std::size_t(tiles_) * sizeof(std::uint32_t)));
-    CUSYNC_CUDA_CHECK(cudaMemset(arrivals_, 0, std::size_t(tiles_) * sizeof(std::uint32_t)));
-  }
-  SplitBuffers(const SplitBuffers&) = delete;
-  SplitBuffers& operator=(const SplitBuffers&) = delete;
-  ~SplitBuffers() {
-    cudaFree(partials_);
-    cudaFree(arrivals_);
-  }
-  float* partials() const { return partials_; }
-  std::uint32_t* arrivals() const { return arrivals_; }
-  std::uint32_t arrivalCount() const { return arrivals_ ? tiles_ : 0; }
-
- private:
-  float* partials_ = nullptr;
-  std::uint32_t* arrivals_ = nullptr;
-  std::uint32_t tiles_ = 0;
 };
 
 // Tile orders as rows per group for each GEMM (tile_orders.h: 1 row-major, 0 column-major, N groups of N rows).
@@ -121,8 +94,8 @@ class MlpPlanFor final : public MlpPlan {
     // The ticket counter is 64 bits (chain_queue.h): two words.
     counters_.add(reinterpret_cast<std::uint32_t*>(chain_->queue().ticketCounter), 2);
     counters_.add(first_.view().semaphores, Policy::semaphoreCount(first_.grid()));
-    counters_.add(firstSplit_.arrivals(), firstSplit_.arrivalCount());
-    counters_.add(secondSplit_.arrivals(), secondSplit_.arrivalCount());
+    counters_.add(firstSplit_.arrivalsPointer(), firstSplit_.arrivalCount());
+    counters_.add(secondSplit_.arrivalsPointer(), secondSplit_.arrivalCount());
     loadCounterResetKernel();
     // The kernel's own checks (CUTLASS's alignment and shape limits, split parts against k-blocks), with
     // placeholder operands of the alignment real ones must have: refused here, once, rather than at every run.
@@ -155,10 +128,10 @@ class MlpPlanFor final : public MlpPlan {
     args.stages[1] = second_.view();
     args.queue = chain_->queue();
     args.gemm0Output = gemm0Output_;
-    args.splitPartials[0] = firstSplit_.partials();
-    args.splitArrivals[0] = firstSplit_.arrivals();
-    args.splitPartials[1] = secondSplit_.partials();
-    args.splitArrivals[1] = secondSplit_.arrivals();
+    args.splitPartials[0] = firstSplit_.partialsPointer();
+    args.splitArrivals[0] = firstSplit_.arrivalsPointer();
+    args.splitPartials[1] = secondSplit_.partialsPointer();
+    args.splitArrivals[1] = secondSplit_.arrivalsPointer();
     return args;
   }
 
@@ -171,7 +144,7 @@ class MlpPlanFor final : public MlpPlan {
   const Entry& kernel_;
   int m_, hidden_, intermediate_;
   Stage first_, second_;
-  SplitBuffers firstSplit_, secondSplit_;
+  examples::SplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;
   std::unique_ptr<FusedChain> chain_;
   CounterArrays counters_;

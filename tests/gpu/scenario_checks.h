@@ -49,6 +49,15 @@ inline std::uint64_t ticketsDrawn(const Stage& stage) {
   return tickets;
 }
 
+// How many tiles of `grid` post to each semaphore of `Policy`, counted from `sem` (not taken from the policy's
+// value): what one launch adds to each semaphore.
+template <class Policy>
+std::vector<std::uint32_t> postsPerLaunch(GridShape grid) {
+  std::vector<std::uint32_t> posts(Policy::semaphoreCount(grid), 0);
+  for (std::uint32_t tile = 0; tile < grid.tileCount(); ++tile) ++posts[Policy::sem(tileAtLinear(tile, grid), grid)];
+  return posts;
+}
+
 // Puts a stage in the state `iterations` launches leave it in: `iterations` launches' tickets drawn and, when it
 // posts under `Policy`, every semaphore at value * iterations (modulo 2^32, as the semaphores count). Lets a test
 // start where counting from zero would take hours, e.g. past 2^32 tickets.
@@ -57,10 +66,8 @@ void fastForward(Stage& stage, std::uint64_t iterations) {
   const unsigned long long tickets = iterations * stage.ticketsPerLaunch();
   CUSYNC_CUDA_CHECK(cudaMemcpy(stage.view().tileCounter, &tickets, sizeof tickets, cudaMemcpyHostToDevice));
   if constexpr (!std::is_void_v<Policy>) {
-    const GridShape grid = stage.grid();
-    std::vector<std::uint32_t> semaphores(Policy::semaphoreCount(grid), 0);
-    for (std::uint32_t tile = 0; tile < grid.tileCount(); ++tile)
-      semaphores[Policy::sem(tileAtLinear(tile, grid), grid)] += std::uint32_t(iterations);  // wraps like them
+    std::vector<std::uint32_t> semaphores = postsPerLaunch<Policy>(stage.grid());
+    for (std::uint32_t& s : semaphores) s *= std::uint32_t(iterations);  // wraps as the semaphores do
     CUSYNC_CUDA_CHECK(cudaMemcpy(stage.view().semaphores, semaphores.data(), semaphores.size() * sizeof(std::uint32_t),
                                  cudaMemcpyHostToDevice));
   }
@@ -72,11 +79,10 @@ template <class Policy>
 void requireSemaphoresCount(const Stage& stage, std::uint32_t iterations) {
   const GridShape grid = stage.grid();
   const std::uint32_t count = Policy::semaphoreCount(grid);
-  std::vector<std::uint32_t> seen(count), expected(count, 0);
+  std::vector<std::uint32_t> seen(count), expected = postsPerLaunch<Policy>(grid);
   CUSYNC_CUDA_CHECK(
       cudaMemcpy(seen.data(), stage.view().semaphores, count * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
-  for (std::uint32_t tile = 0; tile < grid.tileCount(); ++tile)
-    expected[Policy::sem(tileAtLinear(tile, grid), grid)] += iterations;
+  for (std::uint32_t& e : expected) e *= iterations;
   for (std::uint32_t tile = 0; tile < grid.tileCount(); ++tile) {
     const TileCoord t = tileAtLinear(tile, grid);
     INFO("stage " << stage.name() << " tile " << tile << ": the policy's value disagrees with its sem");
