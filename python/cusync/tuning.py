@@ -5,8 +5,8 @@ A configuration is a compiled kernel (tile shape, pipeline stages, cooperative o
 table (JSON, docs/PYTORCH_OP.md gives the format) when the table has entries for this device and model shape: the
 entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than
 512 is to 700). Without such entries it comes from a heuristic that encodes the winners measured on the H100 in
-docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, run 7) in a shape-independent form: the kernel per M and
-how many waves each GEMM's split fills, converted to parts for the actual shape and SM count.
+docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3) in a shape-independent form: the kernel per M,
+how many waves each GEMM's split fills, converted to parts for the actual shape and SM count, and the tile orders.
 
 No torch and no GPU here: the op (cusync/mlp.py) passes in what the library reports about its compiled kernels, so
 this module is tested anywhere (tests/test_tuning.py).
@@ -23,7 +23,7 @@ from typing import Mapping, Sequence
 
 SCHEMA = "cusync-mlp-tuning/1"
 ACTIVATIONS = ("gelu", "swiglu")
-DEFAULT_ORDER = "g8"  # grouped_order.h; every run-7 winner used it (mlp_fused_example's default)
+DEFAULT_ORDER = "g8"  # grouped_order.h: mlp_fused_example's default; a table entry without "order" gets it
 TABLE_ENVIRONMENT = "CUSYNC_TUNING_TABLE"
 
 
@@ -147,20 +147,21 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 
 # --- the heuristic -----------------------------------------------------------------------------------------------
 
-# The best fused configuration per M in docs/BENCHMARKS.md, "GPT-3 MLP as one launch", 2026-11-23 run 7
-# (docs/results/fused_2026-11-23/run7_mlp_fused.csv: H100, 132 SMs, H = 12288, I = 6144, GELU), written as the
-# kernel and the waves each GEMM's split fills: fused_split.h's candidates are 1, 2 or 4 waves or none, and the
-# winners' splits were sk6x3 (2 waves) at M = 1 and 8, sk3x2 / sk2x1 (1 wave) at 64 to 512, none above.
+# The best fused configuration per M on the H100 (132 SMs), written as the kernel, the waves each GEMM's split fills
+# (fused_split.h's candidates: 1, 2 or 4 waves, or 0 for none) and the tile orders (tile_orders.h: producer:consumer
+# groups of rows). GELU: the GPT-3 slice (H = 12288, I = 6144); docs/BENCHMARKS.md, "session 3"
+# (docs/results/fused_2026-11-23_session3/call2_gpt3_mlp_fused.csv). Where several wave counts give the winner's
+# split, the smallest is written.
 HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 2),
-    (8, "fused_64x128x128_s4_ws", 2),
-    (64, "fused_64x128x128_s4_ws", 1),
-    (128, "fused_64x128x128_s4_ws", 1),
-    (256, "fused_128x128x64_s4_coop", 1),
-    (512, "fused_256x128x64_s4_coop", 1),
-    (1024, "fused_256x128x64_s4_coop", 0),
-    (2048, "fused_128x256x64_s3_coop", 0),
-    (4096, "fused_256x128x64_s4_coop", 0),
+    (1, "fused_64x128x128_s4_ws", 2, "g4:g8"),
+    (8, "fused_64x128x128_s4_ws", 2, "g4:g8"),
+    (64, "fused_64x96x128_s4_ws", 0, "g8"),
+    (128, "fused_64x128x128_s4_ws", 1, "g8"),
+    (256, "fused_128x192x64_s5_coop", 0, "g4"),
+    (512, "fused_128x192x64_s4_coop", 0, "g4"),
+    (1024, "fused_128x192x64_s5_coop", 0, "g4"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g4"),
+    (4096, "fused_128x256x64_s4_coop", 0, "g8"),
 )
 
 
@@ -173,39 +174,41 @@ def nearest(m: int, points: Sequence[int]) -> int:
     return min(points, key=lambda p: (_log_distance(m, p), -p))
 
 
-# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752): docs/BENCHMARKS.md, "The LLaMA MLP as one
-# launch", 2026-11-23 (docs/results/fused_2026-11-23/session2_call3_llama_mlp_fused.csv, H100, 132 SMs).
+# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752), same run
+# (docs/results/fused_2026-11-23_session3/call2_llama_mlp_fused.csv).
 SWIGLU_HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 1),
-    (8, "fused_64x128x128_s4_ws", 1),
-    (64, "fused_64x128x128_s4_ws", 1),
-    (128, "fused_64x128x128_s4_ws", 0),
-    (256, "fused_128x128x64_s6_coop", 0),
-    (512, "fused_256x128x64_s4_coop", 0),
-    (1024, "fused_256x128x64_s4_coop", 2),
-    (2048, "fused_256x128x64_s4_coop", 0),
-    (4096, "fused_256x128x64_s4_coop", 0),
+    (1, "fused_64x128x128_s4_ws", 1, "g4:g8"),
+    (8, "fused_64x128x128_s4_ws", 1, "g4:g8"),
+    (64, "fused_64x128x128_s4_ws", 1, "g8"),
+    (128, "fused_64x128x128_s4_ws", 0, "g4"),
+    (256, "fused_128x128x64_s6_coop", 0, "g8"),
+    (512, "fused_256x128x64_s4_coop", 0, "g4"),
+    (1024, "fused_128x128x64_s4_coop", 0, "g4"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g4:g8"),
+    (4096, "fused_256x128x64_s4_coop", 0, "g4:g8"),
 )
 
 
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
     table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
-    usable = [(point, config, waves) for point, config, waves in table
+    usable = [(point, config, waves, order) for point, config, waves, order in table
               if config in available and available[config].blocks_per_sm > 0]
-    producer, consumer = parse_order(DEFAULT_ORDER)
     if not usable:
         # None of the measured kernels is compiled in: any that fits, unsplit.
         fitting = sorted(name for name, info in available.items() if info.blocks_per_sm > 0)
         if not fitting:
             raise RuntimeError("cusync: no fused-chain configuration compiled into the library fits this device")
+        producer, consumer = parse_order(DEFAULT_ORDER)
         return Choice(fitting[0], 1, 1, producer, consumer, "heuristic fallback (no measured kernel compiled in)")
-    point = nearest(m, [p for p, _, _ in usable])
-    config, waves = next((c, w) for p, c, w in usable if p == point)
+    point = nearest(m, [p for p, _, _, _ in usable])
+    config, waves, order = next((c, w, o) for p, c, w, o in usable if p == point)
     first, second = split_for_waves(available[config], sms, m, hidden, intermediate, waves, activation)
-    run = "2026-11-23 session 2, LLaMA" if activation == "swiglu" else "run 7"
+    producer, consumer = parse_order(order)
+    model = "LLaMA" if activation == "swiglu" else "GPT-3"
     return Choice(config, first, second, producer, consumer,
-                  f"heuristic (docs/BENCHMARKS.md {run} winner at M={point}: {waves or 'no'} wave split)")
+                  f"heuristic (docs/BENCHMARKS.md session 3 {model} winner at M={point}: "
+                  f"{waves or 'no'} wave split, order {order})")
 
 
 # --- the table ---------------------------------------------------------------------------------------------------

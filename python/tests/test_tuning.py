@@ -11,15 +11,30 @@ from cusync.tuning import ConfigInfo
 REPO = Path(__file__).resolve().parents[2]
 RUN7_CSV = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.csv"
 RUN7_LOG = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.log"
+# The runs the shipped table and the heuristics come from: docs/BENCHMARKS.md, session 3, call 2 (H100).
+SESSION3 = REPO / "docs/results/fused_2026-11-23_session3"
+GPT3_CSV = SESSION3 / "call2_gpt3_mlp_fused.csv"
+LLAMA_CSV = SESSION3 / "call2_llama_mlp_fused.csv"
 H100 = ("NVIDIA H100 80GB HBM3", 132)
 GPT3 = (12288, 6144)
 
-# The four configurations of examples/gemm/CMakeLists.txt's default CUSYNC_FUSED_CONFIGS, one block per SM each on
-# the H100 (run 7's log: "(1/SM)").
+# The configurations of examples/gemm/CMakeLists.txt's default CUSYNC_FUSED_CONFIGS, one block per SM each on the
+# H100 (session 3's log: "(1/SM)").
 ALL_CONFIGS = {
     "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
+    "fused_64x96x128_s4_ws": ConfigInfo(64, 96, 128, 1),
+    "fused_128x96x64_s6_coop": ConfigInfo(128, 96, 64, 1),
+    "fused_128x128x64_s6_coop": ConfigInfo(128, 128, 64, 1),
+    "fused_128x192x64_s4_coop": ConfigInfo(128, 192, 64, 1),
+    "fused_128x192x64_s5_coop": ConfigInfo(128, 192, 64, 1),
+    "fused_128x256x64_s4_coop": ConfigInfo(128, 256, 64, 1),
+    "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1),
+}
+# And CUSYNC_SWIGLU_FUSED_CONFIGS (the paired SwiGLU needs TileN = 128).
+SWIGLU_CONFIGS = {
+    "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
     "fused_128x128x64_s4_coop": ConfigInfo(128, 128, 64, 1),
-    "fused_128x256x64_s3_coop": ConfigInfo(128, 256, 64, 1),
+    "fused_128x128x64_s6_coop": ConfigInfo(128, 128, 64, 1),
     "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1),
 }
 
@@ -83,14 +98,14 @@ def test_nearest_is_on_a_log_scale_and_ties_go_up():
 
 # --- the heuristic -----------------------------------------------------------------------------------------------
 
-def run7_winners():
-    return {m: label for m, (_, label) in tune.best_fused_rows(RUN7_CSV).items()}
+def measured_winners(csv_path):
+    return {m: label for m, (_, label) in tune.best_fused_rows(csv_path).items()}
 
 
 def test_heuristic_reproduces_the_measured_winners_on_the_h100():
-    # docs/BENCHMARKS.md run 7: the heuristic stores kernels and wave counts, not parts; converted back for the
-    # GPT-3 slice on 132 SMs it must give exactly the configurations that won.
-    winners = run7_winners()
+    # docs/BENCHMARKS.md session 3: the heuristic stores kernels, wave counts and orders, not parts; converted back
+    # for the GPT-3 slice on 132 SMs it must give exactly the configurations that won.
+    winners = measured_winners(GPT3_CSV)
     assert sorted(winners) == [1, 8, 64, 128, 256, 512, 1024, 2048, 4096]
     for m, label in winners.items():
         assert tuning.heuristic_choice(m, *GPT3, 132, ALL_CONFIGS).label == label, m
@@ -98,13 +113,14 @@ def test_heuristic_reproduces_the_measured_winners_on_the_h100():
 
 def test_heuristic_takes_the_nearest_measured_m_that_is_compiled_in():
     only_two = {k: ALL_CONFIGS[k] for k in ("fused_64x128x128_s4_ws", "fused_256x128x64_s4_coop")}
-    # M = 256 is as far from 128 as from 512 on a log scale; the tie goes to the larger M, whose one-wave split is
-    # 3x2 for 256-row tiles at M = 256 (48 and 96 tiles; run 7's second best at M = 256).
-    assert tuning.heuristic_choice(256, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_sk3x2_g8"
-    # M = 200 is nearer 128: 64-row tiles, and with 4 rows of them (192 and 384 tiles) one wave needs no split.
-    assert tuning.heuristic_choice(200, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_g8"
-    assert tuning.heuristic_choice(2048, *GPT3, 132, only_two).config == "fused_256x128x64_s4_coop"
-    assert tuning.heuristic_choice(3, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk6x3_g8"
+    # With only these two compiled in, the usable measured points are M = 1, 8, 128 (64x128x128) and 2048
+    # (256x128). M = 256 is nearest to 128: 64-row tiles, and with 4 rows of them (192 and 384 tiles) a one-wave
+    # split is no split; the order is 128's (g8).
+    assert tuning.heuristic_choice(256, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_g8"
+    # M = 512 is as far from 128 as from 2048 on a log scale; the tie goes to the larger M, with its order.
+    assert tuning.heuristic_choice(512, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_g4"
+    # M = 3 is nearer 8: two waves of one tile row are 6 x 3 parts (48 and 96 tiles on 132 SMs).
+    assert tuning.heuristic_choice(3, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk6x3_g4:g8"
 
 
 def test_heuristic_converts_waves_for_another_shape_and_sm_count():
@@ -127,39 +143,45 @@ def test_heuristic_without_any_measured_kernel_falls_back_to_an_unsplit_one_that
 # --- the table ---------------------------------------------------------------------------------------------------
 
 def test_table_entry_nearest_to_m_wins_over_the_heuristic():
-    entries = table(entry(1, split=(2, 2), order="row"), entry(1024, "fused_128x256x64_s3_coop", order="col"))
+    entries = table(entry(1, split=(2, 2), order="row"), entry(1024, "fused_128x256x64_s4_coop", order="col"))
     first = choose(entries, 3)
     assert (first.config, first.first_parts, first.second_parts, first.producer_group_rows) == (
         "fused_64x128x128_s4_ws", 2, 2, 1)
     assert "entry for M=1" in first.source
     last = choose(entries, 700)
-    assert (last.config, last.producer_group_rows) == ("fused_128x256x64_s3_coop", 0)
+    assert (last.config, last.producer_group_rows) == ("fused_128x256x64_s4_coop", 0)
 
 
 def test_table_entries_of_another_device_shape_or_activation_are_ignored():
-    entries = table(entry(64, "fused_128x256x64_s3_coop", device=("NVIDIA H200", 132)),
-                    entry(64, "fused_128x256x64_s3_coop", device=(H100[0], 114)),
-                    entry(64, "fused_128x256x64_s3_coop", shape=(8192, 2752)),
-                    entry(64, "fused_128x256x64_s3_coop", activation="swiglu"))
+    entries = table(entry(64, "fused_128x256x64_s4_coop", device=("NVIDIA H200", 132)),
+                    entry(64, "fused_128x256x64_s4_coop", device=(H100[0], 114)),
+                    entry(64, "fused_128x256x64_s4_coop", shape=(8192, 2752)),
+                    entry(64, "fused_128x256x64_s4_coop", activation="swiglu"))
     choice = choose(entries, 64)
     assert choice.source.startswith("heuristic")
-    assert choice.label == "fused_64x128x128_s4_ws_sk3x2_g8"
+    assert choice.label == "fused_64x96x128_s4_ws_g8"
 
 
 def test_table_entries_whose_kernel_is_not_compiled_in_are_skipped():
-    entries = table(entry(64, "fused_128x256x64_s3_coop"), entry(512, "fused_256x128x64_s4_coop"))
-    without = {k: v for k, v in ALL_CONFIGS.items() if k != "fused_128x256x64_s3_coop"}
+    entries = table(entry(64, "fused_128x256x64_s4_coop"), entry(512, "fused_256x128x64_s4_coop"))
+    without = {k: v for k, v in ALL_CONFIGS.items() if k != "fused_128x256x64_s4_coop"}
     choice = choose(entries, 64, available=without)
     assert (choice.config, choice.source.endswith("entry for M=512")) == ("fused_256x128x64_s4_coop", True)
 
 
 def test_the_shipped_table_agrees_with_the_heuristic_at_every_measured_m():
     entries = tuning.load_table(tuning.default_table_path())
-    assert {e.m for e in entries} == set(run7_winners())
-    for e in entries:
+    gelu = [e for e in entries if e.activation == "gelu"]
+    swiglu = [e for e in entries if e.activation == "swiglu"]
+    assert {e.m for e in gelu} == set(measured_winners(GPT3_CSV))
+    assert {e.m for e in swiglu} == set(measured_winners(LLAMA_CSV))
+    for e in gelu:
         from_table = choose(entries, e.m)
         assert from_table.label == tuning.heuristic_choice(e.m, *GPT3, 132, ALL_CONFIGS).label
         assert from_table.source.endswith(f"entry for M={e.m}")
+    for e in swiglu:
+        from_table = choose(entries, e.m, available=SWIGLU_CONFIGS, shape=(8192, 2752), activation="swiglu")
+        assert from_table.label == tuning.heuristic_choice(e.m, 8192, 2752, 132, SWIGLU_CONFIGS, "swiglu").label
 
 
 def test_table_path_comes_from_the_environment(monkeypatch, tmp_path):
@@ -226,13 +248,11 @@ def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_
     assert any(e.device == "GPU X" for e in entries)
 
 
-LLAMA_CSV = RUN7_CSV.parent.parent / "fused_2026-11-23_session2" / "call3_llama_mlp_fused.csv"
-
 
 def test_tune_regenerates_the_shipped_table_from_the_recorded_runs(tmp_path):
-    # GELU from run 7 (GPT-3 slice), SwiGLU from session 2's call 3 (LLaMA slice), both on the H100.
+    # GELU (GPT-3 slice) and SwiGLU (LLaMA slice) from session 3's call 2 on the H100.
     output = tmp_path / "table.json"
-    assert tune.main([str(RUN7_CSV), "--log", str(RUN7_LOG), "-o", str(output)]) == 0
+    assert tune.main([str(GPT3_CSV), "--device", "NVIDIA H100 80GB HBM3", "--sms", "132", "-o", str(output)]) == 0
     assert tune.main([str(LLAMA_CSV), "--device", "NVIDIA H100 80GB HBM3", "--sms", "132", "--hidden", "8192",
                       "--intermediate", "2752", "--activation", "swiglu", "--merge", str(output), "-o",
                       str(output)]) == 0
@@ -253,14 +273,12 @@ def test_tune_refuses_input_without_device_or_with_a_foreign_csv(tmp_path, capsy
 
 
 def test_swiglu_heuristic_reproduces_the_measured_llama_winners():
-    # docs/BENCHMARKS.md, "The LLaMA MLP as one launch": the best fused configuration at M = 1 was
-    # fused_64x128x128_s4_ws_sk4x3_g8 (GEMM 1: 43 tiles of [gate | up] filling one wave), at 1024 sk2x2 of 256x128.
-    available = {"fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
-                 "fused_128x128x64_s6_coop": ConfigInfo(128, 128, 64, 1),
-                 "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1)}
+    # docs/BENCHMARKS.md session 3: converted back for the LLaMA slice on 132 SMs, the SwiGLU heuristic gives exactly
+    # the configurations that won (e.g. M = 1: 4x3 parts, GEMM 1's 43 tiles of [gate | up] filling one wave).
     llama = (8192, 2752)
-    assert tuning.heuristic_choice(1, *llama, 132, available, "swiglu").label == "fused_64x128x128_s4_ws_sk4x3_g8"
-    assert tuning.heuristic_choice(256, *llama, 132, available, "swiglu").label == "fused_128x128x64_s6_coop_g8"
-    assert tuning.heuristic_choice(1024, *llama, 132, available, "swiglu").label == "fused_256x128x64_s4_coop_sk2x2_g8"
+    winners = measured_winners(LLAMA_CSV)
+    assert winners[1] == "fused_64x128x128_s4_ws_sk4x3_g4:g8"
+    for m, label in winners.items():
+        assert tuning.heuristic_choice(m, *llama, 132, SWIGLU_CONFIGS, "swiglu").label == label, m
     # The GELU table would have split GEMM 1 as if it had I columns, not 2 I.
-    assert tuning.heuristic_choice(1, *llama, 132, available, "gelu").label != "fused_64x128x128_s4_ws_sk4x3_g8"
+    assert tuning.heuristic_choice(1, *llama, 132, SWIGLU_CONFIGS, "gelu").label != winners[1]
