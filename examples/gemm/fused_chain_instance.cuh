@@ -111,6 +111,7 @@ struct FusedChainInstance {
     }
     a.loadOrder = args.loadOrder;
     a.trace = args.trace;
+    a.waitForWholeUnit = args.waitForWholeUnit;
     return a;
   }
 

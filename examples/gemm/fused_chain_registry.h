@@ -51,6 +51,7 @@ struct FusedChainLaunchArgsFor {
   float* splitPartials[2] = {nullptr, nullptr};
   std::uint32_t* splitArrivals[2] = {nullptr, nullptr};
   ChainUnitTrace* trace = nullptr;  // queue.ticketsPerLaunch() records, or null (chain_trace.h)
+  bool waitForWholeUnit = false;    // GEMM 1's units wait for their whole k-range, not k-block by k-block
 };
 
 template <class Policy>

@@ -93,6 +93,10 @@ class FusedMlpChain {
     static_assert(kGemm1ColumnsPerIntermediate == 1, "GeluMlpBuffers hold a GELU MLP");
   }
 
+  // GEMM 2's units wait for their whole k-range before loading A, instead of k-block by k-block (the kernel's
+  // Arguments::waitForWholeUnit).
+  void setWaitForWholeUnit(bool whole) { waitForWholeUnit_ = whole; }
+
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
 
@@ -115,6 +119,7 @@ class FusedMlpChain {
     args.splitArrivals[0] = firstSplit_.arrivalsPointer();
     args.splitPartials[1] = secondSplit_.partialsPointer();
     args.splitArrivals[1] = secondSplit_.arrivalsPointer();
+    args.waitForWholeUnit = waitForWholeUnit_;
     return args;
   }
 
@@ -146,6 +151,7 @@ class FusedMlpChain {
   int m_, hidden_, intermediate_;
   MlpOperands operands_;
   bool streamOrdered_;
+  bool waitForWholeUnit_ = false;
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;  // null when stream-ordered

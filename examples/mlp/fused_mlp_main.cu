@@ -11,7 +11,7 @@
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
-//                          [--configs a,b] [--orders g8,row,...] [--verbose] [--trace FILE] [--help]
+//                          [--configs a,b] [--orders g8,row,...] [--verbose] [--trace FILE] [--unit-wait kblock|whole] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
@@ -107,6 +107,7 @@ struct FusedRunContext {
   const MlpOptions* options;
   std::FILE* traceFile;
   cudaStream_t stream;
+  bool waitForWholeUnit;
 };
 
 // Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
@@ -132,7 +133,9 @@ bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
         for (bool streamOrdered : {false, true}) {
           FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, c.operands, split, orders, slots,
                                     streamOrdered);
-          const std::string config = kernel->name + split.label() + orders.label();
+          mlp.setWaitForWholeUnit(c.waitForWholeUnit);
+          const std::string config =
+              kernel->name + split.label() + orders.label() + (c.waitForWholeUnit && !streamOrdered ? "_ww" : "");
           const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
           const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, c.intermediates, *c.output,
                                                  *c.reference, c.stream, *c.options);
@@ -145,10 +148,11 @@ bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
             const auto traces = mlp.traceOnce(c.stream);
             for (std::size_t launch = 0; launch < traces.size(); ++launch)
               for (const ChainUnitTrace& t : traces[launch])
-                std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu\n", m, config.c_str(),
-                             variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
+                std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n", m,
+                             config.c_str(), variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
                              (unsigned long long)t.drawn, (unsigned long long)t.mathStart,
-                             (unsigned long long)t.mmaDone, (unsigned long long)t.done);
+                             (unsigned long long)t.mmaDone, (unsigned long long)t.done,
+                             (unsigned long long)t.mmaCycles);
           }
           if (c.options->verbose || !correct)
             std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", m,
@@ -164,16 +168,31 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   std::string tracePath;
   std::string model = "gpt3";
+  bool waitForWholeUnit = false;
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
       "mlp_fused.csv",
       "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
-      "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"};
+      "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
+      "  --unit-wait kblock|whole  GEMM 2's units wait k-block by k-block (default) or for their whole k-range\n"
+      "                      before loading A (fused variants get the suffix _ww)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
                                            tracePath = value();
+                                           return true;
+                                         }
+                                         if (argument == "--unit-wait") {
+                                           const std::string wait = value();
+                                           if (wait != "kblock" && wait != "whole") {
+                                             std::fprintf(stderr,
+                                                          "mlp_fused_example: --unit-wait takes kblock or whole, not "
+                                                          "'%s'\n",
+                                                          wait.c_str());
+                                             std::exit(2);
+                                           }
+                                           waitForWholeUnit = wait == "whole";
                                            return true;
                                          }
                                          if (argument == "--model") {
@@ -197,7 +216,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", tracePath.c_str());
       return 2;
     }
-    std::fprintf(traceFile, "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done\n");
+    std::fprintf(traceFile,
+                 "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,mma_cycles\n");
   }
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8"};  // this program's default
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
@@ -243,7 +263,8 @@ int main(int argc, char** argv) {
   bool allCorrect = true;
   const std::uint32_t smCount = std::uint32_t(properties.multiProcessorCount);
   for (int m : options.ms) {
-    FusedRunContext context{m, shape, {}, {}, nullptr, nullptr, smCount, &tileOrders, &options, traceFile, stream};
+    FusedRunContext context{m,        shape,       {},       {},        nullptr, nullptr, smCount, &tileOrders,
+                            &options, traceFile, stream, waitForWholeUnit};
     auto record = [&](const char* config, const Measurement& measured) {
       const bool correct = measured.check.passes(kRelativeErrorBound);
       allCorrect = allCorrect && correct;

@@ -19,6 +19,7 @@ struct ChainUnitTrace {
   std::uint64_t mathStart;  // math warps took the unit
   std::uint64_t mmaDone;    // last k-block multiplied (its operands, A's waits included, had arrived)
   std::uint64_t done;       // split-K reduction, epilogue, stores completed and tile posted (or not its last part)
+  std::uint64_t mmaCycles;  // the SM's clock cycles from mathStart to mmaDone: over the timer's ns, its clock rate
 };
 
 }  // namespace cusync

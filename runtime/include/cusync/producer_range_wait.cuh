@@ -164,4 +164,40 @@ __device__ std::uint32_t warpPollPostedColumns(const InputView<Policy>& input, P
   return unit.xBegin + firstMissing / rows;
 }
 
+// The whole warp waits until every producer tile of `unit` is posted, polling all of them per round trip
+// (warpPollPostedColumns) with the spin back-off between rounds; returns the end of the prefix of columns posted
+// in every row, which is unit.xEnd unless the unit reads more tiles than one poll covers (then the caller waits for
+// the rest k-block by k-block). The same acquire pattern and the same proxy-fence duty as warpPollPostedColumns.
+// Why: a unit drawn before its producer row is complete otherwise waits k-block by k-block on one thread (spin on the
+// first missing tile, then look ahead a batch at a time); at M = 256 every GEMM-2 unit of the fused chain drawn
+// before GEMM 1's single wave ended took that path. With CUSYNC_WAIT_TIMEOUT_NS, a wait past it prints the waiting
+// stage, its tile and the first producer tile missing, and traps.
+template <class Policy>
+__device__ std::uint32_t warpWaitPostedColumns(const InputView<Policy>& input, ProducerTileRange unit, std::uint32_t z,
+                                               std::uint32_t iteration, const StageView& consumer,
+                                               TileCoord consumerTile) {
+  std::uint32_t postedEnd = warpPollPostedColumns(input, unit, z, iteration);
+  const std::uint32_t rows = unit.yEnd - unit.yBegin;
+  const std::uint32_t coveredColumns = rows == 0 ? 0 : (32u * 2u) / rows;  // columns one poll reads in full
+  const std::uint32_t reachable = unit.xBegin + coveredColumns < unit.xEnd ? unit.xBegin + coveredColumns : unit.xEnd;
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+  const std::uint64_t start = detail::globalTimerNs();
+#endif
+  while (postedEnd < reachable) {
+    if (CUSYNC_SPIN_SLEEP_NS > 0) __nanosleep(CUSYNC_SPIN_SLEEP_NS);
+    postedEnd = warpPollPostedColumns(input, unit, z, iteration);
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+    if (detail::globalTimerNs() - start > CUSYNC_WAIT_TIMEOUT_NS) {
+      if (threadIdx.x % 32 == 0)
+        printf("cusync watchdog: stage '%s' tile (%u,%u,%u) block %u waited %llu ns for its whole k-range: producer "
+               "column %u (rows %u..%u) not posted\n",
+               consumer.name, consumerTile.x, consumerTile.y, consumerTile.z, blockIdx.x,
+               static_cast<unsigned long long>(CUSYNC_WAIT_TIMEOUT_NS), postedEnd, unit.yBegin, unit.yEnd - 1);
+      __trap();
+    }
+#endif
+  }
+  return postedEnd;
+}
+
 }  // namespace cusync

@@ -162,6 +162,11 @@ class FusedChainGemmKernel {
     ProducedOperandA<Policy> firstOutput;
     LoadOrder loadOrder = LoadOrder::WeightsFirst;
     ChainUnitTrace* trace = nullptr;  // one record per queue index (chain_trace.h); null: no trace
+    // A GEMM-1 unit whose GEMM-0 tiles are not all posted when it is drawn: false, wait k-block by k-block (its
+    // first k-blocks start as soon as their tiles are posted); true, the load warp waits for the whole k-range first
+    // (warpWaitPostedColumns), then loads without further checks. Both sound; which is faster depends on whether
+    // GEMM 0's rows finish column by column or all at once (a single wave).
+    bool waitForWholeUnit = false;
   };
 
   struct Params {
@@ -172,6 +177,7 @@ class FusedChainGemmKernel {
     ProducedOperandA<Policy> firstOutput;
     LoadOrder loadOrder;
     ChainUnitTrace* trace;
+    bool waitForWholeUnit;
   };
 
   template <class Epilogue>
@@ -188,7 +194,8 @@ class FusedChainGemmKernel {
                   args.queue,
                   args.firstOutput,
                   args.loadOrder,
-                  args.trace};
+                  args.trace,
+                  args.waitForWholeUnit};
   }
 
   // The stage grid of a GEMM: x = N tiles, y = M tiles, z = L, as the specs' Grid(x, y).
@@ -344,7 +351,11 @@ class FusedChainGemmKernel {
                                     std::uint32_t(k0 + kCount) * tileK, params.firstOutput.producerTileRows,
                                     params.firstOutput.producerTileColumns, params.firstOutput.input.producerGrid);
           knownPostedEnd =
-              warpPollPostedColumns(params.firstOutput.input, reads, unit.unit.ticket.tile.z, unit.unit.ticket.iteration);
+              params.waitForWholeUnit
+                  ? warpWaitPostedColumns(params.firstOutput.input, reads, unit.unit.ticket.tile.z,
+                                          unit.unit.ticket.iteration, stage, unit.unit.ticket.tile)
+                  : warpPollPostedColumns(params.firstOutput.input, reads, unit.unit.ticket.tile.z,
+                                          unit.unit.ticket.iteration);
 #if !defined(CUSYNC_DIAGNOSTIC_PER_KBLOCK_CHECKS)
           // Every tile the unit reads is posted: its loads take the unsynchronized path, with no look at a semaphore
           // per k-block. Each lane owes the proxy fence after the warp's acquire (whichever lane issues the TMA).
@@ -412,6 +423,7 @@ class FusedChainGemmKernel {
         trace->sm = sm;
         trace->mathStart = ::cusync::detail::globalTimerNs();
       }
+      const long long mathStartCycles = trace != nullptr ? clock64() : 0;
       const StageView& stage = params.stages[unit.stage];
       const std::uint32_t parts = stage.blocksPerTile;
       const int k0 = kBegin(unit.unit.part, parts, kTiles[unit.stage]);
@@ -426,7 +438,10 @@ class FusedChainGemmKernel {
                                 mma_thread_idx, shared_storage.tensors.mainloop, params.second.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
       mainloop_pipe_consumer_state.advance(kCount);
-      if (trace != nullptr) trace->mmaDone = ::cusync::detail::globalTimerNs();
+      if (trace != nullptr) {
+        trace->mmaDone = ::cusync::detail::globalTimerNs();
+        trace->mmaCycles = std::uint64_t(clock64() - mathStartCycles);
+      }
 
       const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
       if (parts > 1) {
