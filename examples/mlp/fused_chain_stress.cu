@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
     bool swiGlu;
     Size size;
     FusedSplit split;
+    bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
   for (bool swiGlu : {false, true})
@@ -117,12 +118,12 @@ int main(int argc, char** argv) {
                                                           std::uint32_t(size.hidden / geluKernel.tile.k),
                                                           geluKernel.tileGrid(size.m, size.hidden).tileCount(),
                                                           std::uint32_t(size.intermediate / geluKernel.tile.k), slots))
-        cases.push_back({swiGlu, size, split});
+        for (bool whole : {false, true}) cases.push_back({swiGlu, size, split, whole});
     }
   const int perGraph = 100;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
   long long totalExecutions = 0, totalMismatches = 0;
-  std::printf("device: %s; %zu cases (chain x size x split), %d chain executions per graph, %lld replays each, "
+  std::printf("device: %s; %zu cases (chain x size x split x unit wait), %d chain executions per graph, %lld replays each, "
               "delays up to %d ns per unit\n", properties.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
   // Replays `perGraph` poisoned, checked executions of `mlp` per graph; returns the mismatched elements.
   auto stress = [&](auto& mlp, DeviceBuffer<__half>& intermediate, DeviceBuffer<__half>& y,
@@ -150,6 +151,7 @@ int main(int argc, char** argv) {
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
       FusedMlp mlp(geluKernel, c.size.m, c.size.hidden, c.size.intermediate, buffers, c.split, orders, slots, false);
+      mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp, buffers.xw1, buffers.y, buffers.yReference);
     } else {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
@@ -161,14 +163,16 @@ int main(int argc, char** argv) {
                          MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
                                      buffers.y.get()},
                          c.split, orders, slots, false);
+      mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp, buffers.s, buffers.y, buffers.yReference);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     totalExecutions += perGraph * replays;
     totalMismatches += bad;
-    std::printf("%s M=%d H=%d I=%d split %ux%u: %lld executions in %.1f s, %llu mismatched elements%s\n",
+    std::printf("%s M=%d H=%d I=%d split %ux%u, %s waits: %lld executions in %.1f s, %llu mismatched elements%s\n",
                 c.swiGlu ? "SwiGLU" : "GELU", c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
-                c.split.secondParts, perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
+                c.split.secondParts, c.waitForWholeUnit ? "whole-unit" : "k-block", perGraph * replays, seconds, bad,
+                bad ? "  FAILED" : "");
   }
   std::printf("%lld chain executions, %lld mismatched elements, 0 hangs (a hang traps the watchdog): %s\n",
               totalExecutions, totalMismatches, totalMismatches == 0 ? "PASSED" : "FAILED");

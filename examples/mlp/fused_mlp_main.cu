@@ -11,7 +11,8 @@
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
-//                          [--configs a,b] [--orders g8,row,...] [--verbose] [--trace FILE] [--unit-wait kblock|whole] [--help]
+//                          [--configs a,b] [--orders g8,row,...] [--unit-wait kblock,whole] [--verbose]
+//                          [--trace FILE] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
@@ -107,7 +108,7 @@ struct FusedRunContext {
   const MlpOptions* options;
   std::FILE* traceFile;
   cudaStream_t stream;
-  bool waitForWholeUnit;
+  std::vector<bool> unitWaits;  // GEMM 2's units: false = k-block by k-block, true = whole k-range first
 };
 
 // Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
@@ -130,12 +131,14 @@ bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
         fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(c.shape.intermediate), slots);
     for (const TileOrders& orders : *c.tileOrders)
       for (const FusedSplit& split : splits)
-        for (bool streamOrdered : {false, true}) {
+        for (int run = 0; run <= int(c.unitWaits.size()); ++run) {
+          // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
+          const bool streamOrdered = run == int(c.unitWaits.size());
+          const bool wholeUnit = !streamOrdered && c.unitWaits[run];
           FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, c.operands, split, orders, slots,
                                     streamOrdered);
-          mlp.setWaitForWholeUnit(c.waitForWholeUnit);
-          const std::string config =
-              kernel->name + split.label() + orders.label() + (c.waitForWholeUnit && !streamOrdered ? "_ww" : "");
+          mlp.setWaitForWholeUnit(wholeUnit);
+          const std::string config = kernel->name + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
           const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
           const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, c.intermediates, *c.output,
                                                  *c.reference, c.stream, *c.options);
@@ -168,15 +171,15 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   std::string tracePath;
   std::string model = "gpt3";
-  bool waitForWholeUnit = false;
+  std::vector<bool> unitWaits{false, true};
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
       "mlp_fused.csv",
       "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
       "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
-      "  --unit-wait kblock|whole  GEMM 2's units wait k-block by k-block (default) or for their whole k-range\n"
-      "                      before loading A (fused variants get the suffix _ww)\n"};
+      "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
+      "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -184,15 +187,20 @@ int main(int argc, char** argv) {
                                            return true;
                                          }
                                          if (argument == "--unit-wait") {
-                                           const std::string wait = value();
-                                           if (wait != "kblock" && wait != "whole") {
-                                             std::fprintf(stderr,
-                                                          "mlp_fused_example: --unit-wait takes kblock or whole, not "
-                                                          "'%s'\n",
-                                                          wait.c_str());
-                                             std::exit(2);
+                                           unitWaits.clear();
+                                           std::string list = value() + ",";
+                                           for (std::size_t comma; (comma = list.find(',')) != std::string::npos;
+                                                list.erase(0, comma + 1)) {
+                                             const std::string wait = list.substr(0, comma);
+                                             if (wait != "kblock" && wait != "whole") {
+                                               std::fprintf(stderr,
+                                                            "mlp_fused_example: --unit-wait takes kblock or whole, "
+                                                            "not '%s'\n",
+                                                            wait.c_str());
+                                               std::exit(2);
+                                             }
+                                             unitWaits.push_back(wait == "whole");
                                            }
-                                           waitForWholeUnit = wait == "whole";
                                            return true;
                                          }
                                          if (argument == "--model") {
@@ -219,7 +227,8 @@ int main(int argc, char** argv) {
     std::fprintf(traceFile,
                  "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,mma_cycles\n");
   }
-  if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8"};  // this program's default
+  // This program's default orders: every winner of session 3 on the H100 used one of them (docs/BENCHMARKS.md).
+  if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8", "g4", "g4:g8"};
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
@@ -264,7 +273,7 @@ int main(int argc, char** argv) {
   const std::uint32_t smCount = std::uint32_t(properties.multiProcessorCount);
   for (int m : options.ms) {
     FusedRunContext context{m,        shape,       {},       {},        nullptr, nullptr, smCount, &tileOrders,
-                            &options, traceFile, stream, waitForWholeUnit};
+                            &options, traceFile, stream, unitWaits};
     auto record = [&](const char* config, const Measurement& measured) {
       const bool correct = measured.check.passes(kRelativeErrorBound);
       allCorrect = allCorrect && correct;

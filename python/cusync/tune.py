@@ -60,10 +60,13 @@ def best_fused_rows(csv_path) -> dict:
 def entries_from_csv(csv_path, device: str, sms: int, hidden: int, intermediate: int, activation: str) -> list:
     entries = []
     for m, (us, label) in sorted(best_fused_rows(csv_path).items()):
-        config, split, order = tuning.parse_label(label)
-        entries.append({"device": device, "sms": sms, "hidden": hidden, "intermediate": intermediate,
-                        "activation": activation, "dtype": "float16", "m": m, "config": config, "split": list(split),
-                        "order": order, "us": us, "source": str(csv_path)})
+        config, split, order, unit_wait = tuning.parse_label(label)
+        entry = {"device": device, "sms": sms, "hidden": hidden, "intermediate": intermediate,
+                 "activation": activation, "dtype": "float16", "m": m, "config": config, "split": list(split),
+                 "order": order}
+        if unit_wait != "kblock":
+            entry["unit_wait"] = unit_wait
+        entries.append(dict(entry, us=us, source=str(csv_path)))
     return entries
 
 

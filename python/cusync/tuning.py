@@ -47,13 +47,17 @@ class Choice:
     producer_group_rows: int
     consumer_group_rows: int
     source: str
+    # GEMM 2's units wait for their whole k-range before loading A (mlp_fused_example's suffix _ww), else k-block by
+    # k-block (the fused kernel's Arguments::waitForWholeUnit).
+    whole_unit_wait: bool = False
 
     @property
     def label(self) -> str:
         """mlp_fused_example's label of the same configuration, e.g. fused_64x128x128_s4_ws_sk6x3_g8."""
         split = "" if (self.first_parts, self.second_parts) == (1, 1) else f"_sk{self.first_parts}x{self.second_parts}"
         order = format_order(self.producer_group_rows, self.consumer_group_rows)
-        return self.config + split + ("" if order == "row" else "_" + order)
+        return (self.config + split + ("" if order == "row" else "_" + order)
+                + ("_ww" if self.whole_unit_wait else ""))
 
 
 @dataclass(frozen=True)
@@ -70,12 +74,15 @@ class TableEntry:
     order: str
     us: float | None
     source: str | None
+    unit_wait: str = "kblock"  # UNIT_WAITS
 
 
 # --- names -------------------------------------------------------------------------------------------------------
 
 _CONFIG = re.compile(r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)")
-_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop))(?:_sk(?P<a>\d+)x(?P<b>\d+))?(?:_(?P<order>.+))?$")
+_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop))(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
+                    r"(?:_(?P<order>(?!ww$)[^_]+))?(?P<whole>_ww)?$")
+UNIT_WAITS = ("kblock", "whole")
 
 
 def parse_order_word(word: str) -> int:
@@ -103,14 +110,15 @@ def format_order(producer: int, consumer: int) -> str:
 
 
 def parse_label(label: str) -> tuple:
-    """(config, (first parts, second parts), order) of an mlp_fused_example config label."""
+    """(config, (first parts, second parts), order, unit wait) of an mlp_fused_example config label."""
     match = _LABEL.match(label)
     if not match:
-        raise ValueError(f"'{label}' is not a fused-chain configuration label (fused_MxNxK_sS_ws|coop[_skAxB][_ORDER])")
+        raise ValueError(f"'{label}' is not a fused-chain configuration label "
+                         "(fused_MxNxK_sS_ws|coop[_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
     parse_order(order)
-    return match["config"], split, order
+    return match["config"], split, order, "whole" if match["whole"] else "kblock"
 
 
 # --- split-K ----------------------------------------------------------------------------------------------------
@@ -248,6 +256,9 @@ def parse_table(document, origin: str = "<table>") -> list:
             parse_order(order)
         except (ValueError, TypeError, AttributeError) as error:
             raise ValueError(f"{where}: \"order\": {error}") from None
+        unit_wait = raw.get("unit_wait", "kblock")
+        if unit_wait not in UNIT_WAITS:
+            raise ValueError(f"{where}: \"unit_wait\" must be one of {UNIT_WAITS}")
         dtype = raw.get("dtype", "float16")
         if dtype != "float16":
             raise ValueError(f"{where}: \"dtype\" must be float16 (the only one the kernels take)")
@@ -256,7 +267,7 @@ def parse_table(document, origin: str = "<table>") -> list:
             raise ValueError(f"{where}: \"us\" must be a number")
         parsed.append(TableEntry(raw["device"], raw["sms"], raw["hidden"], raw["intermediate"], raw["activation"],
                                  dtype, raw["m"], raw["config"], tuple(split), order,
-                                 None if us is None else float(us), raw.get("source")))
+                                 None if us is None else float(us), raw.get("source"), unit_wait))
     return parsed
 
 
@@ -294,5 +305,5 @@ def choose(entries: Sequence[TableEntry], device: str, sms: int, m: int, hidden:
         entry = next(e for e in matching if e.m == point)
         producer, consumer = parse_order(entry.order)
         return Choice(entry.config, entry.split[0], entry.split[1], producer, consumer,
-                      f"{origin}: entry for M={entry.m}")
+                      f"{origin}: entry for M={entry.m}", entry.unit_wait == "whole")
     return heuristic_choice(m, hidden, intermediate, sms, available, activation)

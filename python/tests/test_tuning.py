@@ -56,16 +56,20 @@ def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activatio
 # --- names and formulas ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("label, parsed", [
-    ("fused_64x128x128_s4_ws_sk6x3_g8", ("fused_64x128x128_s4_ws", (6, 3), "g8")),
-    ("fused_256x128x64_s4_coop_g8", ("fused_256x128x64_s4_coop", (1, 1), "g8")),
-    ("fused_128x256x64_s3_coop", ("fused_128x256x64_s3_coop", (1, 1), "row")),
-    ("fused_128x128x64_s4_coop_sk2x1_g8:row", ("fused_128x128x64_s4_coop", (2, 1), "g8:row")),
+    ("fused_64x128x128_s4_ws_sk6x3_g8", ("fused_64x128x128_s4_ws", (6, 3), "g8", "kblock")),
+    ("fused_256x128x64_s4_coop_g8", ("fused_256x128x64_s4_coop", (1, 1), "g8", "kblock")),
+    ("fused_128x256x64_s3_coop", ("fused_128x256x64_s3_coop", (1, 1), "row", "kblock")),
+    ("fused_128x128x64_s4_coop_sk2x1_g8:row", ("fused_128x128x64_s4_coop", (2, 1), "g8:row", "kblock")),
+    ("fused_128x96x64_s6_coop_g8_ww", ("fused_128x96x64_s6_coop", (1, 1), "g8", "whole")),
+    ("fused_128x96x64_s6_coop_ww", ("fused_128x96x64_s6_coop", (1, 1), "row", "whole")),
+    ("fused_64x128x128_s4_ws_sk4x3_g4:g8_ww", ("fused_64x128x128_s4_ws", (4, 3), "g4:g8", "whole")),
 ])
-def test_example_labels_parse_into_config_split_and_order(label, parsed):
+def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parsed):
     assert tuning.parse_label(label) == parsed
 
 
-@pytest.mark.parametrize("label", ["cuBLAS", "fused_64x128x128_s4", "fused_64x128x128_s4_ws_g0", "fused_64x128_s4_ws"])
+@pytest.mark.parametrize("label", ["cuBLAS", "fused_64x128x128_s4", "fused_64x128x128_s4_ws_g0", "fused_64x128_s4_ws",
+                                   "fused_64x128x128_s4_ws_g8_wait", "fused_64x128x128_s4_ws_g8_ww_ww"])
 def test_labels_that_are_not_fused_configurations_are_refused(label):
     with pytest.raises(ValueError):
         tuning.parse_label(label)
@@ -74,7 +78,10 @@ def test_labels_that_are_not_fused_configurations_are_refused(label):
 def test_choice_label_round_trips_through_the_example_format():
     choice = tuning.Choice("fused_64x128x128_s4_ws", 6, 3, 8, 8, "test")
     assert choice.label == "fused_64x128x128_s4_ws_sk6x3_g8"
-    assert tuning.parse_label(choice.label) == ("fused_64x128x128_s4_ws", (6, 3), "g8")
+    assert tuning.parse_label(choice.label) == ("fused_64x128x128_s4_ws", (6, 3), "g8", "kblock")
+    whole = tuning.Choice("fused_128x96x64_s6_coop", 1, 1, 4, 4, "test", whole_unit_wait=True)
+    assert whole.label == "fused_128x96x64_s6_coop_g4_ww"
+    assert tuning.parse_label(whole.label) == ("fused_128x96x64_s6_coop", (1, 1), "g4", "whole")
 
 
 def test_parts_for_waves_matches_fused_split_h():
@@ -152,6 +159,12 @@ def test_table_entry_nearest_to_m_wins_over_the_heuristic():
     assert (last.config, last.producer_group_rows) == ("fused_128x256x64_s4_coop", 0)
 
 
+def test_a_table_entry_with_a_whole_unit_wait_chooses_it():
+    entries = table(entry(256, "fused_128x96x64_s6_coop", order="g8") | {"unit_wait": "whole"}, entry(1))
+    assert choose(entries, 256).label == "fused_128x96x64_s6_coop_g8_ww"
+    assert not choose(entries, 1).whole_unit_wait
+
+
 def test_table_entries_of_another_device_shape_or_activation_are_ignored():
     entries = table(entry(64, "fused_128x256x64_s4_coop", device=("NVIDIA H200", 132)),
                     entry(64, "fused_128x256x64_s4_coop", device=(H100[0], 114)),
@@ -202,6 +215,7 @@ def test_table_path_comes_from_the_environment(monkeypatch, tmp_path):
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), order="zigzag")]}, "unknown tile order 'zigzag'"),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), activation="relu")]}, "\"activation\""),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), dtype="bfloat16")]}, "\"dtype\""),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), unit_wait="sometimes")]}, "\"unit_wait\""),
 ])
 def test_malformed_tables_are_refused_with_the_entry_named(document, complaint):
     with pytest.raises(ValueError, match=complaint.replace("(", r"\(")):
