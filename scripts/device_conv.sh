@@ -46,12 +46,15 @@ if want build; then
     -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
     ${CUSYNC_CONV_CONFIGS:+"-DCUSYNC_CONV_CONFIGS=$CUSYNC_CONV_CONFIGS"} >/dev/null || exit 1
   start=$SECONDS
-  cmake --build "$build" --target conv2d_chain_example conv2d_chain_stress -j "$(nproc)" >/tmp/conv_build.log 2>&1
+  cmake --build "$build" --target conv2d_chain_example -j "$(nproc)" >/tmp/conv_build.log 2>&1
   built=$?
-  tail -200 /tmp/conv_build.log >"$out/build.log"
+  # The stress test's kernels carry the watchdog and the delay hook and are never timed: C7510 is allowed there.
+  [[ $built -ne 0 ]] || ! want stress ||
+    cmake --build "$build" --target conv2d_chain_stress -j "$(nproc)" >/tmp/conv_stress_build.log 2>&1 || built=$?
+  cat /tmp/conv_build.log /tmp/conv_stress_build.log 2>/dev/null | tail -200 >"$out/build.log"
   echo "build: $((SECONDS - start)) s on $(nproc) cores"
-  [[ $built -eq 0 ]] || { tail -40 /tmp/conv_build.log; exit 1; }
-  # C7510 (serialized wgmma) is a performance bug (docs/GPU_NOTES.md): fail on it.
+  [[ $built -eq 0 ]] || { cat /tmp/conv_build.log /tmp/conv_stress_build.log 2>/dev/null | tail -40; exit 1; }
+  # C7510 (serialized wgmma) in the timed kernels is a performance bug (docs/GPU_NOTES.md): fail on it.
   if grep -q C7510 /tmp/conv_build.log; then grep C7510 /tmp/conv_build.log | head -3; exit 1; fi
 fi
 
