@@ -7,7 +7,8 @@
 # torch_conv.{csv,log}, conv_summary.csv, conv_figure7.png (if matplotlib is there), conv_summary.md.
 #
 # Environment (all optional):
-#   MODELS=resnet,vgg,bottleneck,stride2   BATCHES=1,2,4,8,16,32   LAYERS=56,28,14,7
+#   MODELS=resnet,vgg,bottleneck,stride2   BATCHES=1,2,4,8,16,32   LAYERS (default: all; e.g. 56,28,14,7)
+#   CHECK_BATCHES=1,2,3,4,8,16,32                 (the check adds 3: pixel counts that are no multiple of a tile)
 #   STEPS="build check stress time torch table"  (a subset splits the work over calls on a warm machine: the build
 #                                                 directory is ignored by git and stays between calls)
 #   CUSYNC_CONV_CONFIGS="64,64,64,4,1;..."        (limits the tile configurations built, examples/conv2d/CMakeLists.txt)
@@ -25,7 +26,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 models=${MODELS:-resnet,vgg,bottleneck,stride2}
 batches=${BATCHES:-1,2,4,8,16,32}
-layers=${LAYERS:-56,28,14,7}
+check_batches=${CHECK_BATCHES:-1,2,3,4,8,16,32}
+layer_args=()  # every layer of each model unless LAYERS narrows them
+[[ -n "${LAYERS:-}" ]] && layer_args=(--layers "$LAYERS")
 steps=" ${STEPS:-build check stress time torch table} "
 limit=${STEP_TIMEOUT_S:-300}
 example="$build/examples/conv2d/conv2d_chain_example"
@@ -60,7 +63,7 @@ fi
 
 # Correctness first, every model, layer, batch, configuration and variant; the timing run only if it passed.
 if want check; then
-  timeout "$limit" "$example" --check-only --model "$models" --layers "$layers" --batch "$batches" \
+  timeout "$limit" "$example" --check-only --model "$models" "${layer_args[@]}" --batch "$check_batches" \
     --csv "$out/conv_check.csv" >"$out/conv_check.log" 2>&1
   checked=$?
   tail -3 "$out/conv_check.log"
@@ -77,13 +80,13 @@ if want stress; then
 fi
 
 if want time; then
-  timeout "$limit" "$example" --model "$models" --layers "$layers" --batch "$batches" --csv "$out/conv_time.csv" \
+  timeout "$limit" "$example" --model "$models" "${layer_args[@]}" --batch "$batches" --csv "$out/conv_time.csv" \
     "$@" >"$out/conv_time.log" 2>&1 || fail "the timing run failed (exit $?): conv_time.log"
 fi
 
 if want torch; then
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
-    timeout "$limit" python3 "$root/bench/conv2d/torch_conv_baselines.py" --model "$models" --layers "$layers" \
+    timeout "$limit" python3 "$root/bench/conv2d/torch_conv_baselines.py" --model "$models" "${layer_args[@]}" \
       --batch "$batches" --csv "$out/torch_conv.csv" >"$out/torch_conv.log" 2>&1 ||
       fail "the torch baselines failed (exit $?): torch_conv.log"
   else
