@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""What a PyTorch user already has for conv2d_chain_example's chains: two dependent 3x3 convolutions (stride 1,
-padding 1, bias, ReLU after each), NHWC (channels_last) fp16, cuDNN through F.conv2d with cudnn.benchmark on. Each
-chain is checked against a float32 reference on the same random inputs (NaN fails) and timed as CUDA-graph replays
+"""What a PyTorch user already has for conv2d_chain_example's chains (examples/conv2d/conv_models.h, mirrored in
+MODELS below): per model and layer, the dependent convolutions of one layer (bias, ReLU after each), NHWC
+(channels_last) fp16, cuDNN through F.conv2d with cudnn.benchmark on. Each chain is checked against a float32
+reference on the same random inputs (every output the chain ends in; NaN fails) and timed as CUDA-graph replays
 (10 chains per graph, warm-up, median of 9 replays), like bench/mlp/torch_baselines.py, so the numbers compare with
-conv2d_chain_example's taken in the same device call.
+conv2d_chain_example's taken in the same device call. bench/conv2d/summarize_conv.py joins the two CSVs.
 
-Usage: torch_conv_baselines.py --csv OUT.csv [--layers 56,28,14,7] [--batch 1,8,32]
+Usage: torch_conv_baselines.py --csv OUT.csv [--model resnet,vgg,bottleneck,stride2] [--layers 56,28,14,7]
+                               [--batch 1,2,4,8,16,32]
 """
 import argparse
 import csv
@@ -18,19 +20,53 @@ import torch.nn.functional as F
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/mlp")
 from torch_baselines import relative_error, time_graph  # noqa: E402
 
-CHANNELS = {56: 64, 28: 128, 14: 256, 7: 512}  # conv2d_chain_example's layers (ResNet stages)
 BOUND = 2e-2
+LAYERS = [(56, 64), (28, 128), (14, 256), (7, 512)]  # Table II: output width and channels of each layer
 
 
-def chain(x, w1, b1, w2, b2):
-    return F.relu(F.conv2d(F.relu(F.conv2d(x, w1, b1, padding=1)), w2, b2, padding=1))
+def stage(name, size, cin, cout, filt, stride, producer):
+    return {"name": name, "size": size, "in": cin, "out": cout, "filter": filt, "stride": stride,
+            "producer": producer}
+
+
+def model_layers(model):
+    """The chains of conv_models.h: (width, channels, stages) per layer."""
+    layers = []
+    for i, (p, c) in enumerate(LAYERS):
+        if model in ("resnet", "vgg"):
+            convs = 4 if model == "vgg" and p <= 14 else 2
+            stages = [stage("3x3", p, c, c, 3, 1, k - 1) for k in range(convs)]
+        elif model == "bottleneck":
+            stages = [stage("1x1", p, 4 * c, c, 1, 1, -1), stage("3x3", p, c, c, 3, 1, 0),
+                      stage("1x1", p, c, 4 * c, 1, 1, 1)]
+        elif model == "stride2":
+            if i == 0:
+                continue
+            stages = [stage("3x3", 2 * p, c // 2, c // 2, 3, 1, -1), stage("3x3/2", 2 * p, c // 2, c, 3, 2, 0),
+                      stage("1x1/2", 2 * p, c // 2, c, 1, 2, 0), stage("3x3", p, c, c, 3, 1, 1)]
+        else:
+            raise SystemExit(f"torch_conv_baselines.py: unknown model '{model}'")
+        layers.append((p, c, stages))
+    return layers
+
+
+def run_chain(stages, x, weights, biases):
+    """Every stage in order; returns the outputs no stage reads (what the chain ends in)."""
+    outputs = []
+    for s, st in enumerate(stages):
+        source = x if st["producer"] < 0 else outputs[st["producer"]]
+        outputs.append(F.relu(F.conv2d(source, weights[s], biases[s], stride=st["stride"],
+                                       padding=st["filter"] // 2)))
+    read = {st["producer"] for st in stages}
+    return tuple(out for s, out in enumerate(outputs) if s not in read)
 
 
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--csv", required=True)
+    parser.add_argument("--model", default="resnet,vgg")
     parser.add_argument("--layers", default="56,28,14,7")
-    parser.add_argument("--batch", default="1,8,32")
+    parser.add_argument("--batch", default="1,2,4,8,16,32")
     args = parser.parse_args()
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False  # the float32 reference is float32
@@ -38,21 +74,32 @@ def main():
     torch.manual_seed(int(time.time()))
     print(f"torch {torch.__version__}, cuDNN {torch.backends.cudnn.version()}, {torch.cuda.get_device_name()}",
           flush=True)
+    widths = [int(v) for v in args.layers.split(",")]
+    batches = [int(v) for v in args.batch.split(",")]
     rows = []
-    for size in [int(v) for v in args.layers.split(",")]:
-        c = CHANNELS[size]
-        for batch in [int(v) for v in args.batch.split(",")]:
-            x = torch.randn(batch, c, size, size, device="cuda").half().to(memory_format=torch.channels_last)
-            w1, w2 = [(torch.randn(c, c, 3, 3, device="cuda") / (9 * c) ** 0.5).half()
-                      .to(memory_format=torch.channels_last) for _ in range(2)]
-            b1, b2 = [(torch.randn(c, device="cuda") * 0.1).half() for _ in range(2)]
-            ref = chain(x.float(), w1.float(), b1.float(), w2.float(), b2.float())
-            us, out = time_graph(lambda: chain(x, w1, b1, w2, b2))
-            err = relative_error(out, ref)
-            rows.append({"size": size, "channels": c, "batch": batch, "variant": "cuDNN (torch)", "us": f"{us:.2f}",
-                         "relative_error": f"{err:.3g}", "correct": int(err <= BOUND)})
-            print(f"{size}x{size}x{c} B={batch:3d} cuDNN chain {us:8.1f} us  rel.err {err:.2e}"
-                  f"{'' if err <= BOUND else '  FAILED'}", flush=True)
+    for model in args.model.split(","):
+        for size, channels, stages in model_layers(model):
+            if size not in widths:
+                continue
+            first = stages[0]
+            weights = [(torch.randn(st["out"], st["in"], st["filter"], st["filter"], device="cuda")
+                        / (st["filter"] ** 2 * st["in"]) ** 0.5).half().to(memory_format=torch.channels_last)
+                       for st in stages]
+            biases = [(torch.randn(st["out"], device="cuda") * 0.1).half() for st in stages]
+            for batch in batches:
+                x = torch.randn(batch, first["in"], first["size"], first["size"], device="cuda").half() \
+                    .to(memory_format=torch.channels_last)
+                refs = run_chain(stages, x.float(), [w.float() for w in weights], [b.float() for b in biases])
+                us, outs = time_graph(lambda: run_chain(stages, x, weights, biases))
+                err = max(relative_error(out, ref) for out, ref in zip(outs, refs))
+                label = f"{size}x{size}x{channels}"
+                rows.append({"model": model, "layer": label, "size": size, "channels": channels,
+                             "stages": len(stages), "batch": batch, "variant": "cuDNN (torch)", "us": f"{us:.2f}",
+                             "relative_error": f"{err:.3g}", "correct": int(err <= BOUND)})
+                print(f"{model:10s} {label:10s} B={batch:3d} cuDNN chain of {len(stages)} {us:8.1f} us  "
+                      f"rel.err {err:.2e}{'' if err <= BOUND else '  FAILED'}", flush=True)
+    if not rows:
+        raise SystemExit("torch_conv_baselines.py: no layer selected")
     with open(args.csv, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
         writer.writeheader()

@@ -61,6 +61,7 @@ struct ConvKernelEntry {
   // Why this instance cannot run `args` (CUTLASS's limits, the stage, the halo), or empty.
   std::string (*whyNotImplementable)(const ConvLaunchArgs& args);
   void (*launch)(const ConvLaunchArgs& args, cudaStream_t stream);  // throws cusync::Error when not implementable
+  int (*blocksPerSm)();  // resident blocks per SM (occupancy at the kernel's shared memory): the waves' slots
 };
 
 std::vector<ConvKernelEntry>& convRegistry();

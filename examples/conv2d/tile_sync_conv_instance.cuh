@@ -115,12 +115,16 @@ struct TileSyncConvInstance {
                          params);
   }
 
+  static int blocksPerSm() {
+    return Occupancy::maxActiveBlocksPerSm(int(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize);
+  }
+
   static ConvKernelEntry entry() {
     const std::string name = std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) +
                              "_s" + std::to_string(Stages) + "_b" + std::to_string(MinBlocksPerSm) + "_" +
                              convPolicyName(Policy);
     return ConvKernelEntry{name,     TileM,      TileN, TileK, Stages, MinBlocksPerSm, Policy, &tileGrid,
-                           &whyNotImplementable, &launch};
+                           &whyNotImplementable, &launch, &blocksPerSm};
   }
 };
 

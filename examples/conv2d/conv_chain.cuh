@@ -1,0 +1,303 @@
+// One chain of dependent convolutions (conv_models.h) on one tile configuration, under one variant
+// (conv_variants.h): its buffers, its stages and how they are enqueued. Shared by conv2d_chain_example and the stress
+// test. Host code over the registered kernels (conv_registry.h); include from one .cu file per program.
+//
+// Orderings, and why none of them can deadlock (docs/DESIGN.md, "Progress"):
+//  * StreamSync: every stage on one stream; nothing waits.
+//  * wait-kernel (TileSync, RowSync): stage s on stream s, forked from and joined back into the caller's stream,
+//    behind the wait-kernel on its producer. The wait-kernel returns once every block of the producer's launch has
+//    started, so a consumer block that spins waits for running or finished blocks; by induction over the stages
+//    (stage 0 waits for nothing) every stage finishes.
+//  * programmatic dependent launch: one stream in stage order; every stage a later launch follows triggers at its
+//    block start, every stage after the first is launched programmatically, so stage s starts only once every block
+//    of stage s - 1 is resident or done, hence (by induction) every block of every earlier stage, and it waits only
+//    on an earlier stage.
+// The chain's next execution overwrites the intermediates: the wait-kernel ordering joins every stream before it, and
+// the first stage of the next execution is stream-ordered behind the last stage.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "common/device_buffers.cuh"
+#include "conv2d_3x3.h"  // policies generated and proven by cusyncgen from examples/conv2d/conv2d_3x3.dep
+#include "conv_models.h"
+#include "conv_registry.h"
+#include "conv_variants.h"
+#include "cusync/cusync.cuh"
+
+namespace cusync::examples {
+
+using ConvTileSyncPolicy = cusync::generated::conv2d_3x3::Dep_dep_g1_TileSync;
+using ConvRowSyncPolicy = cusync::generated::conv2d_3x3::Dep_dep_g1_RowSync;
+
+inline ConvPolicyKind convPolicyOf(ConvVariant v) {
+  return rowSync(v) ? ConvPolicyKind::RowSync : ConvPolicyKind::TileSync;
+}
+
+inline ConvLayerShape convShapeOf(const ConvStageSpec& stage, int batch) {
+  ConvLayerShape shape;
+  shape.batch = batch;
+  shape.height = stage.height;
+  shape.width = stage.width;
+  shape.inChannels = stage.inChannels;
+  shape.outChannels = stage.outChannels;
+  shape.filter = stage.filter;
+  shape.stride = stage.stride;
+  return shape;
+}
+
+// The policies' sem/value against a count of the tiles that post to each semaphore on `grid`: cusyncgen's proof is
+// for a spec's shape; the policies' functions depend only on the grid, and this checks them on the grid actually
+// run (an error, not a wrong result, if they did not fit it).
+template <class Policy>
+void checkPolicyCounts(GridShape grid) {
+  std::vector<std::uint32_t> posts(Policy::semaphoreCount(grid), 0);
+  for (std::uint32_t i = 0; i < grid.tileCount(); ++i) {
+    const std::uint32_t sem = Policy::sem(tileAtLinear(i, grid), grid);
+    if (sem >= posts.size()) throw Error(std::string(Policy::name) + ": semaphore out of range on this grid");
+    ++posts[sem];
+  }
+  for (std::uint32_t i = 0; i < grid.tileCount(); ++i) {
+    const TileCoord t = tileAtLinear(i, grid);
+    if (Policy::value(t, grid) != posts[Policy::sem(t, grid)])
+      throw Error(std::string(Policy::name) + ": value differs from the tiles posting to a semaphore on this grid");
+  }
+}
+
+// The direct convolution every stage is checked against: one thread per output element, fp32 accumulation,
+// bias + ReLU, rounded to fp16 like the kernels' output. A template so that several translation units may include
+// this header.
+template <int = 0>
+__global__ void directConv(const __half* x, const __half* w, const __half* bias, __half* y, ConvLayerShape s) {
+  const long long total = s.outPixels() * s.outChannels;
+  for (long long i = blockIdx.x * (long long)blockDim.x + threadIdx.x; i < total;
+       i += (long long)gridDim.x * blockDim.x) {
+    const int k = int(i % s.outChannels);
+    const long long pixel = i / s.outChannels;
+    const int q = int(pixel % s.outWidth()), p = int(pixel / s.outWidth() % s.outHeight());
+    const int b = int(pixel / (1LL * s.outWidth() * s.outHeight()));
+    float sum = __half2float(bias[k]);
+    for (int r = 0; r < s.filter; ++r)
+      for (int t = 0; t < s.filter; ++t) {
+        const int h = p * s.stride - s.padding() + r, v = q * s.stride - s.padding() + t;
+        if (h < 0 || h >= s.height || v < 0 || v >= s.width) continue;
+        const __half* in = x + ((1LL * b * s.height + h) * s.width + v) * s.inChannels;
+        const __half* f = w + ((1LL * k * s.filter + r) * s.filter + t) * s.inChannels;
+        for (int c = 0; c < s.inChannels; ++c) sum += __half2float(in[c]) * __half2float(f[c]);
+      }
+    y[i] = __float2half(sum > 0.f ? sum : 0.f);
+  }
+}
+
+// One stage's weights, output and reference output.
+struct ConvStageBuffers {
+  ConvLayerShape shape;
+  DeviceBuffer<__half> filter, bias, output, reference;
+  explicit ConvStageBuffers(const ConvLayerShape& s)
+      : shape(s),
+        filter(std::size_t(s.outChannels) * s.filter * s.filter * s.inChannels),
+        bias(s.outChannels),
+        output(std::size_t(s.outPixels()) * s.outChannels),
+        reference(output.size()) {}
+};
+
+// A chain's input and every stage's buffers at one batch size, with fresh random data and the direct
+// convolutions' references (each stage's computed from its producer's reference).
+class ConvChainBuffers {
+ public:
+  ConvChainBuffers(const ConvChainSpec& spec, int batch, std::uint64_t& seed, cudaStream_t stream)
+      : spec_(spec),
+        batch_(batch),
+        input_(std::size_t(batch) * spec.stages.front().height * spec.stages.front().width *
+               spec.stages.front().inChannels) {
+    fillRandom(input_, ++seed, 1.0f, stream);
+    for (const ConvStageSpec& stage : spec.stages) {
+      stages_.push_back(std::make_unique<ConvStageBuffers>(convShapeOf(stage, batch)));
+      ConvStageBuffers& b = *stages_.back();
+      // Weights scaled so that activations stay O(1) through every stage.
+      fillRandom(b.filter, ++seed, 1.7f / std::sqrt(float(stage.filter * stage.filter * stage.inChannels)), stream);
+      fillRandom(b.bias, ++seed, 0.1f, stream);
+    }
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      ConvStageBuffers& b = *stages_[s];
+      directConv<><<<1024, 256, 0, stream>>>(activationOf(int(s), true), b.filter.get(), b.bias.get(),
+                                              b.reference.get(), b.shape);
+      CUSYNC_CUDA_CHECK(cudaGetLastError());
+    }
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  }
+
+  const ConvChainSpec& spec() const { return spec_; }
+  int batch() const { return batch_; }
+  std::size_t stageCount() const { return stages_.size(); }
+  ConvStageBuffers& stage(std::size_t s) { return *stages_[s]; }
+  const ConvStageBuffers& stage(std::size_t s) const { return *stages_[s]; }
+  // What stage s reads: the chain's input, or its producer's output (or reference output).
+  const __half* activationOf(int s, bool reference = false) const {
+    const int producer = spec_.stages[s].producer;
+    if (producer < 0) return input_.get();
+    return reference ? stages_[producer]->reference.get() : stages_[producer]->output.get();
+  }
+  void poisonOutputs(cudaStream_t stream) {
+    for (auto& b : stages_) poison(b->output, stream);
+  }
+
+ private:
+  ConvChainSpec spec_;
+  int batch_;
+  DeviceBuffer<__half> input_;
+  std::vector<std::unique_ptr<ConvStageBuffers>> stages_;
+};
+
+// The streams and events a chain forks onto (wait-kernel ordering: one stream per stage after the first).
+class ConvChainStreams {
+ public:
+  explicit ConvChainStreams(std::size_t maxStages) {
+    for (std::size_t s = 1; s < maxStages; ++s) {
+      cudaStream_t stream;
+      cudaEvent_t join;
+      CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+      CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
+      side_.push_back(stream);
+      joins_.push_back(join);
+    }
+    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
+  }
+  ConvChainStreams(const ConvChainStreams&) = delete;
+  ConvChainStreams& operator=(const ConvChainStreams&) = delete;
+  ~ConvChainStreams() {
+    for (cudaEvent_t e : joins_) cudaEventDestroy(e);
+    for (cudaStream_t s : side_) cudaStreamDestroy(s);
+    cudaEventDestroy(fork_);
+  }
+  std::size_t capacity() const { return side_.size() + 1; }
+  cudaStream_t side(std::size_t stage) const { return side_.at(stage - 1); }  // stage >= 1
+  cudaEvent_t join(std::size_t stage) const { return joins_.at(stage - 1); }
+  cudaEvent_t fork() const { return fork_; }
+
+ private:
+  std::vector<cudaStream_t> side_;
+  std::vector<cudaEvent_t> joins_;
+  cudaEvent_t fork_ = nullptr;
+};
+
+// A chain of one variant on one tile configuration, with the stages it synchronizes through (fresh per chain: their
+// counters and semaphores count launches from zero).
+class ConvChain {
+ public:
+  ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers,
+            const ConvChainStreams& streams)
+      : kernel_(kernel), variant_(variant), buffers_(buffers), streams_(streams) {
+    const ConvChainSpec& spec = buffers.spec();
+    if (spec.stages.size() > streams.capacity()) throw Error("ConvChain: more stages than streams");
+    for (std::size_t s = 0; s < spec.stages.size(); ++s)
+      stages_.emplace_back("conv" + std::to_string(s) + " " + spec.stages[s].name,
+                           kernel.tileGrid(buffers.stage(s).shape));
+    producerSemaphores_.assign(spec.stages.size(), nullptr);
+    if (!tileSynchronized(variant)) return;
+    if (convPolicyOf(variant) == ConvPolicyKind::TileSync) synchronize<ConvTileSyncPolicy>();
+    else synchronize<ConvRowSyncPolicy>();
+  }
+
+  // Empty when every launch is implementable.
+  std::string whyNotImplementable() const {
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      const std::string why = kernel_.whyNotImplementable(argsOf(s));
+      if (!why.empty()) return "stage " + std::to_string(s) + ": " + why;
+    }
+    return "";
+  }
+
+  GridShape grid(std::size_t s) const { return stages_[s].grid(); }
+
+  void enqueue(cudaStream_t stream) const {
+    if (!tileSynchronized(variant_) || programmaticLaunch(variant_)) {
+      for (std::size_t s = 0; s < stages_.size(); ++s) kernel_.launch(argsOf(s), stream);
+      return;
+    }
+    CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork(), stream));
+    kernel_.launch(argsOf(0), stream);
+    const ConvChainSpec& spec = buffers_.spec();
+    for (std::size_t s = 1; s < stages_.size(); ++s) {
+      cudaStream_t side = streams_.side(s);
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(side, streams_.fork()));
+      launchWaitKernel(stages_[spec.stages[s].producer], stages_[s], side);
+      kernel_.launch(argsOf(s), side);
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.join(s), side));
+    }
+    for (std::size_t s = 1; s < stages_.size(); ++s) CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.join(s)));
+  }
+
+ private:
+  // Every stage another reads posts under Policy; every reader waits on its producer under it.
+  template <class Policy>
+  void synchronize() {
+    const ConvChainSpec& spec = buffers_.spec();
+    for (std::size_t s = 0; s < stages_.size(); ++s)
+      if (spec.isRead(int(s))) {
+        checkPolicyCounts<Policy>(stages_[s].grid());
+        stages_[s].setOutputPolicy<Policy>();
+      }
+    for (std::size_t s = 0; s < stages_.size(); ++s)
+      if (spec.stages[s].producer >= 0)
+        producerSemaphores_[s] = stages_[spec.stages[s].producer].inputFor<Policy>(stages_[s]).producerSemaphores;
+  }
+
+  ConvLaunchArgs argsOf(std::size_t s) const {
+    const ConvStageBuffers& b = buffers_.stage(s);
+    const int producer = buffers_.spec().stages[s].producer;
+    ConvLaunchArgs a;
+    a.shape = b.shape;
+    a.activation = buffers_.activationOf(int(s));
+    a.filter = b.filter.get();
+    a.bias = b.bias.get();
+    a.output = b.output.get();
+    a.stage = stages_[s].view();  // semaphores null unless it posts (StreamSync, or nobody reads it)
+    const bool programmatic = programmaticLaunch(variant_);
+    a.triggerDependentsAtStart = programmatic && s + 1 < stages_.size();
+    a.launchOrdering = programmatic && s > 0 ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
+    if (tileSynchronized(variant_) && producer >= 0) {
+      a.producerSemaphores = producerSemaphores_[s];
+      a.producerGrid = stages_[producer].grid();
+      a.producerTileM = std::uint32_t(kernel_.tileM);
+    }
+    return a;
+  }
+
+  const ConvKernelEntry& kernel_;
+  ConvVariant variant_;
+  ConvChainBuffers& buffers_;
+  const ConvChainStreams& streams_;
+  std::vector<Stage> stages_;
+  std::vector<const std::uint32_t*> producerSemaphores_;
+};
+
+// The configuration part of an entry's name ("64x64x64_s4_b1" of "64x64x64_s4_b1_TileSync").
+inline std::string convConfigOf(const ConvKernelEntry& e) { return e.name.substr(0, e.name.rfind('_')); }
+
+inline const ConvKernelEntry* findConvEntry(const std::string& config, ConvPolicyKind policy) {
+  for (const ConvKernelEntry& e : convRegistry())
+    if (convConfigOf(e) == config && e.policy == policy) return &e;
+  return nullptr;
+}
+
+// The configurations built, each once, in registration order.
+inline std::vector<std::string> builtConvConfigs() {
+  std::vector<std::string> configs;
+  for (const ConvKernelEntry& e : convRegistry()) {
+    const std::string config = convConfigOf(e);
+    bool seen = false;
+    for (const std::string& c : configs) seen = seen || c == config;
+    if (!seen) configs.push_back(config);
+  }
+  return configs;
+}
+
+}  // namespace cusync::examples

@@ -1,0 +1,140 @@
+// conv2d_chain_example's command line: which models, layers, batches, tile configurations and variants to run.
+// Parsed before any CUDA call, so that a bad command line is exit 2 (and --help exit 0) on a machine without a GPU
+// too. Host header, no CUDA.
+#pragma once
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "common/command_line_numbers.h"
+#include "conv_models.h"
+#include "conv_variants.h"
+
+namespace cusync::examples {
+
+inline constexpr const char* kConvProgram = "conv2d_chain_example";
+
+struct ConvOptions {
+  std::vector<int> batches = {1, 2, 4, 8, 16, 32};
+  std::vector<ConvChainSpec> chains;  // the selected layers of the selected models, in that order
+  std::vector<std::string> configs;   // empty: every configuration built
+  std::vector<ConvVariant> variants = {ConvVariant::StreamSync, ConvVariant::TileSync, ConvVariant::RowSync,
+                                       ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl};
+  bool checkOnly = false;
+  bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
+  int repetitions = 10, samples = 10;
+  long long seed = 1;
+  std::string csv;
+};
+
+inline void printConvUsage() {
+  std::printf(
+      "Usage: %s [options]\n"
+      "Chains of dependent convolutions (the cuSync paper's Table II layers and ResNet's bottleneck and stride-2\n"
+      "blocks) on hooked CUTLASS sm90 implicit-GEMM convolutions: stream-ordered and tile-synchronized, every stage\n"
+      "checked against a direct convolution, then timed with CUDA graphs; a table last.\n"
+      "\n"
+      "  --model LIST       resnet (2 3x3 per layer), vgg (2 at 56 and 28, 4 at 14 and 7), bottleneck (1x1, 3x3,\n"
+      "                     1x1), stride2 (3x3, then 3x3/2 and 1x1/2 reading it, then 3x3); default resnet,vgg\n"
+      "  --layers LIST      output widths of the layers to run: 56 (64 channels), 28 (128), 14 (256), 7 (512);\n"
+      "                     default every layer of each model\n"
+      "  --batch LIST       batch sizes, 1 to 32 (default 1,2,4,8,16,32)\n"
+      "  --configs LIST     tile configurations, e.g. 64x64x64_s4_b1 (default: every one built; the table\n"
+      "                     reports each variant's best)\n"
+      "  --variants LIST    StreamSync,TileSync,RowSync,TileSync-PDL,RowSync-PDL (default all)\n"
+      "  --check-only       check every variant, time nothing\n"
+      "  --no-ceilings      do not measure the GEMM rate and read bandwidth (the floor is then 0)\n"
+      "  --repetitions N    chains per CUDA graph (default 10)\n"
+      "  --samples N        graph replays timed, median reported (default 10)\n"
+      "  --seed N           seed of the random inputs (default 1)\n"
+      "  --csv PATH         write one row per chain, configuration and variant\n"
+      "  --help             print this help\n"
+      "\n"
+      "Exit status: 0 all checks passed, 1 a check failed, 2 bad command line, 77 no sm_90 GPU.\n",
+      kConvProgram);
+}
+
+// A comma-separated list of words; an empty item is an error.
+inline std::vector<std::string> wordListArgument(const std::string& program, const std::string& option,
+                                                 const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string word = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (word.empty()) exitWithUsageError(program, option + ": '" + text + "' has an empty item");
+    words.push_back(word);
+    if (comma == std::string::npos) return words;
+    start = comma + 1;
+  }
+}
+
+inline ConvOptions parseConvOptions(int argc, char** argv) {
+  const std::string program = kConvProgram;
+  ConvOptions options;
+  std::vector<std::string> models = {"resnet", "vgg"};
+  std::vector<int> widths;  // empty: all
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) exitWithUsageError(program, arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--help" || arg == "-h") {
+      printConvUsage();
+      std::exit(0);
+    } else if (arg == "--model" || arg == "--models") {
+      models = wordListArgument(program, arg, value());
+      for (const std::string& model : models)
+        if (convModelLayers(model).empty())
+          exitWithUsageError(program, arg + ": unknown model '" + model + "' (resnet, vgg, bottleneck, stride2)");
+    } else if (arg == "--layers") {
+      widths = positiveIntListArgument(program, arg, value());
+    } else if (arg == "--batch") {
+      options.batches = positiveIntListArgument(program, arg, value());
+      for (int b : options.batches)
+        if (b > 32) exitWithUsageError(program, "--batch: " + std::to_string(b) + " is above 32 (the specs' bound)");
+    } else if (arg == "--configs") {
+      options.configs = wordListArgument(program, arg, value());
+    } else if (arg == "--variants") {
+      options.variants.clear();
+      for (const std::string& word : wordListArgument(program, arg, value())) {
+        bool found = false;
+        for (const auto& [variant, name] : convVariantNames())
+          if (name == word) options.variants.push_back(variant), found = true;
+        if (!found) exitWithUsageError(program, "--variants: unknown variant '" + word + "'");
+      }
+    } else if (arg == "--check-only") {
+      options.checkOnly = true;
+    } else if (arg == "--no-ceilings") {
+      options.measureCeilings = false;
+    } else if (arg == "--repetitions") {
+      options.repetitions = positiveIntArgument(program, arg, value());
+    } else if (arg == "--samples") {
+      options.samples = positiveIntArgument(program, arg, value());
+    } else if (arg == "--seed") {
+      options.seed = integerArgument(program, arg, value(), 0, LLONG_MAX);
+    } else if (arg == "--csv") {
+      options.csv = value();
+    } else {
+      exitWithUsageError(program, "unknown argument '" + arg + "'");
+    }
+  }
+  // Every width asked for must be a layer of some model asked for; a model may lack one (stride2 has no 56).
+  for (int width : widths) {
+    bool found = false;
+    for (const std::string& model : models)
+      for (const ConvChainSpec& chain : convModelLayers(model)) found = found || chain.width == width;
+    if (!found) exitWithUsageError(program, "--layers: no layer of width " + std::to_string(width));
+  }
+  for (const std::string& model : models)
+    for (const ConvChainSpec& chain : convModelLayers(model))
+      for (int width : widths.empty() ? std::vector<int>{chain.width} : widths)
+        if (chain.width == width) options.chains.push_back(chain);
+  return options;
+}
+
+}  // namespace cusync::examples

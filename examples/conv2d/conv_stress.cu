@@ -1,0 +1,169 @@
+// Stress test of the tile-synchronized convolution chains (ctest label gpu): every model's chain shape (2 and 4
+// 3x3 stages, the bottleneck's 1x1 -> 3x3 -> 1x1, the stride-2 block with two readers of one stage) under every
+// synchronized variant (TileSync and RowSync, wait-kernel and programmatic launch), on kernels built with a
+// pseudo-random delay of up to CUSYNC_CONV_DELAY_NS in every tile (before the halo wait, and before the epilogue's
+// stores: tile_sync_conv_kernel.hpp's compile-time hook, never built into the example or a benchmark). Each chain
+// execution inside a CUDA graph is preceded by poisoning every stage's output with NaN and followed by an
+// element-wise comparison of every stage with a direct convolution, so a single execution that read an unposted
+// tile, or lost a write, is counted. Graphs are replayed without resetting counters or semaphores. A hang is a
+// watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
+//
+// Usage: conv2d_chain_stress [--executions N] [--help]   (default 20000 chain executions in all)
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "common/command_line_numbers.h"
+#include "common/graph_timer.cuh"
+#include "conv_chain.cuh"
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+
+constexpr const char* kProgram = "conv2d_chain_stress";
+constexpr const char* kUsage =
+    "Usage: conv2d_chain_stress [--executions N]\n"
+    "Stress test of the convolution chains: random per-tile delays, every stage of every chain execution checked\n"
+    "against a direct convolution.\n"
+    "\n"
+    "  --executions N   chain executions in all (default 20000)\n"
+    "  --help           print this help\n"
+    "\n"
+    "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no sm_90 GPU.\n";
+
+// Before any CUDA call, so that a bad command line is reported on a machine without a GPU too.
+long long parseExecutions(int argc, char** argv) {
+  long long executions = 20000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("%s", kUsage);
+      std::exit(0);
+    } else if (arg == "--executions") {
+      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
+      executions = integerArgument(kProgram, arg, argv[++i], 1, 1000000000000LL);
+    } else {
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
+    }
+  }
+  return executions;
+}
+
+// Counts elements of `out` that are not finite or differ from `ref` by more than 0.02 + 0.05 |ref| (fp16 operands,
+// fp32 accumulation in another order than the direct convolution's; an unposted read shows as NaN).
+template <int = 0>
+__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const float o = __half2float(out[i]), r = __half2float(ref[i]);
+    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
+  }
+  if (mine) atomicAdd(bad, mine);
+}
+
+struct Case {
+  std::string model;
+  int width, batch;
+};
+
+// Small batches: many tiles wait on few, and one execution is short, so many run.
+const std::vector<Case> kCases = {{"resnet", 56, 1},     {"resnet", 28, 3},    {"vgg", 14, 2}, {"vgg", 7, 5},
+                                  {"bottleneck", 28, 1}, {"stride2", 28, 1}, {"stride2", 7, 3}};
+
+const ConvChainSpec& chainOf(const Case& c, std::vector<std::vector<ConvChainSpec>>& storage) {
+  storage.push_back(convModelLayers(c.model));
+  for (const ConvChainSpec& chain : storage.back())
+    if (chain.width == c.width) return chain;
+  throw Error("conv2d_chain_stress: no layer " + std::to_string(c.width) + " in " + c.model);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const long long executions = parseExecutions(argc, argv);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "%s: no GPU; skipped\n", kProgram);
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  if (properties.major != 9) {
+    std::fprintf(stderr, "%s: the hooked convolutions need sm_90 (found sm_%d%d); skipped\n", kProgram,
+                 properties.major, properties.minor);
+    return 77;
+  }
+  const std::vector<std::string> configs = builtConvConfigs();
+  if (configs.empty()) throw Error("conv2d_chain_stress: no convolution built");
+  const std::string config = configs.front();
+
+  const std::vector<ConvVariant> variants = {ConvVariant::TileSync, ConvVariant::RowSync, ConvVariant::TileSyncPdl,
+                                             ConvVariant::RowSyncPdl};
+  const long long runs = (long long)(kCases.size() * variants.size());
+  const int perGraph = 20;
+  const long long replays = std::max(1LL, (executions + runs * perGraph - 1) / (runs * perGraph));
+
+  cudaStream_t stream;
+  CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  const ConvChainStreams streams(4);
+  DeviceBuffer<unsigned long long> bad(1);
+  std::vector<std::vector<ConvChainSpec>> storage;
+  storage.reserve(kCases.size());  // chainOf returns references into it
+  std::uint64_t seed = 977;
+  long long done = 0, wrong = 0;
+  const auto start = std::chrono::steady_clock::now();
+  std::printf("%s: %s, configuration %s, delays up to %d ns per tile, %lld graph replays of %d executions per case\n",
+              kProgram, properties.name, config.c_str(), int(CUSYNC_CONV_DELAY_NS), replays, perGraph);
+  for (const Case& c : kCases) {
+    const ConvChainSpec& spec = chainOf(c, storage);
+    ConvChainBuffers buffers(spec, c.batch, seed, stream);
+    for (ConvVariant variant : variants) {
+      const ConvChain chain(*findConvEntry(config, convPolicyOf(variant)), variant, buffers, streams);
+      if (const std::string why = chain.whyNotImplementable(); !why.empty())
+        throw Error("conv2d_chain_stress: " + spec.model + " " + spec.label() + " refused: " + why);
+      CUSYNC_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
+      cudaGraph_t graph = nullptr;
+      CUSYNC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+      for (int e = 0; e < perGraph; ++e) {
+        buffers.poisonOutputs(stream);
+        chain.enqueue(stream);
+        for (std::size_t s = 0; s < buffers.stageCount(); ++s) {
+          const ConvStageBuffers& b = buffers.stage(s);
+          countMismatches<><<<264, 256, 0, stream>>>(b.output.get(), b.reference.get(), b.output.size(), bad.get());
+          CUSYNC_CUDA_CHECK(cudaGetLastError());
+        }
+      }
+      CUSYNC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+      cudaGraphExec_t exec = nullptr;
+      CUSYNC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+      for (long long r = 0; r < replays; ++r) CUSYNC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
+      CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      CUSYNC_CUDA_CHECK(cudaGetLastError());
+      cudaGraphExecDestroy(exec);
+      cudaGraphDestroy(graph);
+      unsigned long long mismatches = 0;
+      CUSYNC_CUDA_CHECK(cudaMemcpy(&mismatches, bad.get(), sizeof(mismatches), cudaMemcpyDeviceToHost));
+      const long long count = replays * perGraph;
+      done += count;
+      wrong += mismatches ? 1 : 0;
+      std::printf("%-10s %-10s B=%d %-13s %lld executions: %s (%llu wrong elements)\n", spec.model.c_str(),
+                  spec.label().c_str(), c.batch, convVariantName(variant).c_str(), count,
+                  mismatches ? "FAILED" : "ok", mismatches);
+      std::fflush(stdout);
+    }
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("%lld chain executions in %.1f s; %s\n", done, seconds,
+              wrong ? "SOME EXECUTIONS WERE WRONG" : "every execution correct");
+  cudaStreamDestroy(stream);
+  return wrong ? 1 : 0;
+}
