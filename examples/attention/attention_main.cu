@@ -39,11 +39,13 @@ struct Options {
   std::string csvPath = "attention.csv";
   int samples = 20;
   int repetitions = 10;  // chains per graph replay
+  std::vector<std::string> variants;  // names to run; empty: all
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
-    "                         [--seed N] [--samples N] [--reps N] [--check-only] [--csv FILE] [--help]\n"
+    "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--check-only] [--csv FILE]\n"
+    "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
     "tile-synchronized with cusync, against the same kernels stream-ordered and cuBLASLt GEMMs; every variant\n"
     "checked against an fp32 reference, then timed with CUDA graphs.\n"
@@ -55,6 +57,8 @@ const char* const kUsage =
     "  --cache   cached tokens S' (default 1024 for decode, 0 for prompt)\n"
     "  --seed    seed of the random inputs (default 1)\n"
     "  --samples graph replays timed, the median reported (default 20); --reps chains per replay (default 10)\n"
+    "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync,\n"
+    "            Strided+{TileSync,RowSync}+{WaitKernel,PDL})\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -96,6 +100,19 @@ Options parseOptions(int argc, char** argv) {
       options.samples = positiveIntArgument(program, arg, value());
     } else if (arg == "--reps") {
       options.repetitions = positiveIntArgument(program, arg, value());
+    } else if (arg == "--variants") {
+      const std::string list = value();
+      std::size_t start = 0;
+      while (true) {
+        const std::size_t comma = list.find(',', start);
+        const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+        bool known = false;
+        for (const Variant& v : allVariants()) known = known || v.name() == name;
+        if (!known) exitWithUsageError(program, "--variants: unknown variant '" + name + "'");
+        options.variants.push_back(name);
+        if (comma == std::string::npos) break;
+        start = comma + 1;
+      }
     } else if (arg == "--check-only") {
       options.checkOnly = true;
     } else if (arg == "--csv") {
@@ -114,8 +131,11 @@ Options parseOptions(int argc, char** argv) {
 struct Result {
   std::string variant, configuration;
   double microseconds = 0;
-  Comparison output{}, cache{};
-  bool correct() const { return output.passes(kRelativeErrorBound) && cache.passes(kRelativeErrorBound); }
+  Comparison output{}, attention{}, cache{};  // Y; T (which tells the attention stage from the GEMMs); the caches
+  bool correct() const {
+    return output.passes(kRelativeErrorBound) && attention.passes(kRelativeErrorBound) &&
+           cache.passes(kRelativeErrorBound);
+  }
 };
 
 // Poisons everything the chain writes, runs it once and checks Y and the caches' new positions; then times it
@@ -131,6 +151,7 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   CUSYNC_CUDA_CHECK(cudaGetLastError());
   result.output = compareToReference(buffers.y, buffers.yReference);
+  result.attention = compareToReference(buffers.t, buffers.tReference);
   gatherAppended(buffers, p, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   result.cache = compareToReference(buffers.appended, buffers.appendedReference);
@@ -151,14 +172,17 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
                                 cudaStream_t stream) {
   std::vector<Result> results;
   for (const Variant& variant : allVariants()) {
+    if (!options.variants.empty() &&
+        std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
+      continue;
     AttentionChain<M, P> chain(options.problem, variant, buffers, streams, multiprocessors, lt, workspace,
                                workspaceBytes);
     Result result = checkThenTime(chain, buffers, options, stream);
     result.variant = variant.name();
     result.configuration = chain.description();
-    std::printf("%-28s %10.1f us  Y error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
-                result.microseconds, result.output.relativeError, result.cache.relativeError,
-                result.correct() ? "" : "  FAILED", result.configuration.c_str());
+    std::printf("%-28s %10.1f us  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
+                result.microseconds, result.output.relativeError, result.attention.relativeError,
+                result.cache.relativeError, result.correct() ? "" : "  FAILED", result.configuration.c_str());
     results.push_back(result);
   }
   return results;
@@ -173,13 +197,14 @@ void writeCsv(const std::string& path, const Options& options, const std::vector
   }
   const AttentionProblem& p = options.problem;
   std::fprintf(file, "model,phase,batch,seq,cache,tokens,variant,configuration,us,speedup_vs_streamsync,"
-                     "relative_error,cache_relative_error,nonfinite,correct\n");
+                     "relative_error,t_relative_error,cache_relative_error,nonfinite,correct\n");
   for (const Result& r : results)
-    std::fprintf(file, "%s,%s,%d,%d,%d,%d,%s,%s,%.3f,%.4f,%.3e,%.3e,%llu,%d\n", p.shape.name, p.phaseName(),
+    std::fprintf(file, "%s,%s,%d,%d,%d,%d,%s,%s,%.3f,%.4f,%.3e,%.3e,%.3e,%llu,%d\n", p.shape.name, p.phaseName(),
                  p.batch, p.sequence, p.cached, p.tokens(), r.variant.c_str(), r.configuration.c_str(),
                  r.microseconds,
                  r.microseconds > 0 && streamSyncMicroseconds > 0 ? streamSyncMicroseconds / r.microseconds : 0.0,
-                 r.output.relativeError, r.cache.relativeError, r.output.nonFinite + r.cache.nonFinite,
+                 r.output.relativeError, r.attention.relativeError, r.cache.relativeError,
+                 r.output.nonFinite + r.attention.nonFinite + r.cache.nonFinite,
                  r.correct() ? 1 : 0);
   std::fclose(file);
 }
