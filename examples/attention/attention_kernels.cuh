@@ -129,6 +129,7 @@ __device__ __forceinline__ std::uint32_t loadShared32(const __half* p) {
 
 inline constexpr int kDecodeThreads = 128;  // one thread per head dimension in the V pass
 inline constexpr int kDecodeMaxChunk = 512; // keys per part at most (the scores live in shared memory)
+inline constexpr int kDecodeKeyBatch = 8;   // keys whose loads a thread has in flight at once
 
 struct DecodeAttentionArgs {
   const __half* qkv = nullptr;
@@ -154,6 +155,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   __shared__ float q[kHeadDim];
   __shared__ float scores[kDecodeMaxChunk];
   __shared__ float scratch[kDecodeThreads / 32];
+  __shared__ float warpOutputs[kDecodeThreads / 32][kHeadDim];
   // Raw storage: a __shared__ variable may not have a constructor (WorkUnit's members have initializers).
   alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];
   __shared__ std::uint32_t lastShared;
@@ -199,24 +201,42 @@ __global__ void __launch_bounds__(kDecodeThreads)
   }
   __syncthreads();
 
-  // Scores: a half-warp per key, each lane a 16-byte slice of it; every lane runs the same iterations so that the
-  // shuffles are converged.
+  // Scores: a half-warp per key, each lane a 16-byte slice of it, kDecodeKeyBatch keys per half-warp in flight
+  // (the loads are issued before any is used: a key is one DRAM round trip). Every lane runs the same iterations,
+  // so that the shuffles are converged.
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slice = lane % 16;
-  for (std::uint32_t pair = begin + 2 * warp; pair < end; pair += 2 * (kDecodeThreads / 32)) {
-    const std::uint32_t j = pair + lane / 16;
-    float dot = 0.0f;
-    if (j < end) {
-      const uint4 raw = *reinterpret_cast<const uint4*>(keyRow(j) + slice * 8);
-      const __half2* h = reinterpret_cast<const __half2*>(&raw);
+  float qSlice[8];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        const float2 f = __half22float2(h[i]);
-        dot += f.x * q[slice * 8 + 2 * i] + f.y * q[slice * 8 + 2 * i + 1];
+  for (int i = 0; i < 8; ++i) qSlice[i] = q[slice * 8 + i];
+  constexpr std::uint32_t kKeysPerWarpStep = 2 * kDecodeKeyBatch;
+  for (std::uint32_t base = begin + warp * kKeysPerWarpStep; base < end;
+       base += (kDecodeThreads / 32) * kKeysPerWarpStep) {
+    uint4 raw[kDecodeKeyBatch];
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const std::uint32_t j = base + 2 * i + lane / 16;
+      raw[i] = j < end ? *reinterpret_cast<const uint4*>(keyRow(j) + slice * 8) : make_uint4(0, 0, 0, 0);
+    }
+    float dot[kDecodeKeyBatch];
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const __half2* h = reinterpret_cast<const __half2*>(&raw[i]);
+      dot[i] = 0.0f;
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float2 f = __half22float2(h[k]);
+        dot[i] += f.x * qSlice[2 * k] + f.y * qSlice[2 * k + 1];
       }
     }
 #pragma unroll
-    for (int offset = 8; offset > 0; offset /= 2) dot += __shfl_xor_sync(0xffffffffu, dot, offset);
-    if (j < end && slice == 0) scores[j - begin] = dot;
+    for (int offset = 8; offset > 0; offset /= 2)
+#pragma unroll
+      for (int i = 0; i < kDecodeKeyBatch; ++i) dot[i] += __shfl_xor_sync(0xffffffffu, dot[i], offset);
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const std::uint32_t j = base + 2 * i + lane / 16;
+      if (j < end && slice == 0) scores[j - begin] = dot[i];
+    }
   }
   __syncthreads();
 
@@ -231,8 +251,34 @@ __global__ void __launch_bounds__(kDecodeThreads)
   }
   const float l = detail::blockReduce<kDecodeThreads / 32, false>(localSum, scratch);  // its barriers publish p
 
+  // o = sum p_j v_j: warp w takes keys begin + w, + 4, ...; a lane four head dimensions (8 bytes, a warp a whole
+  // 256-byte row), kDecodeKeyBatch keys in flight; the warps' sums are added through shared memory.
+  float partial[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+  for (std::uint32_t base = begin + warp; base < end; base += (kDecodeThreads / 32) * kDecodeKeyBatch) {
+    uint2 raw[kDecodeKeyBatch];
+    float p[kDecodeKeyBatch];
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const std::uint32_t j = base + i * (kDecodeThreads / 32);
+      raw[i] = j < end ? *reinterpret_cast<const uint2*>(valueRow(j) + lane * 4) : make_uint2(0, 0);
+      p[i] = j < end ? scores[j - begin] : 0.0f;
+    }
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const __half2* h = reinterpret_cast<const __half2*>(&raw[i]);
+      const float2 low = __half22float2(h[0]), high = __half22float2(h[1]);
+      partial[0] += p[i] * low.x;
+      partial[1] += p[i] * low.y;
+      partial[2] += p[i] * high.x;
+      partial[3] += p[i] * high.y;
+    }
+  }
+#pragma unroll
+  for (int c = 0; c < 4; ++c) warpOutputs[warp][lane * 4 + c] = partial[c];
+  __syncthreads();
   float o = 0.0f;
-  for (std::uint32_t j = begin; j < end; ++j) o += scores[j - begin] * __half2float(valueRow(j)[d]);
+#pragma unroll
+  for (int w = 0; w < kDecodeThreads / 32; ++w) o += warpOutputs[w][d];
 
   const std::uint32_t tileIndex = linearIndex(unit.ticket.tile, view.grid);
   __half* tRow = args.t + std::size_t(sequence) * args.heads * kHeadDim + head * kHeadDim;
