@@ -4,7 +4,8 @@
 # checks every variant at three sizes per phase and model, then times the example at every shape, and prints one
 # table last (bench/attention/summarize_attention.py). Writes under $OUT: device.txt, build.log, checks.log,
 # torch.log, attention_torch.csv, one attention_MODEL_PHASE_B_S_CACHE.csv per timed shape, time.log, summary.txt,
-# attention.png (if matplotlib is there).
+# attention.png (if matplotlib is there). Expected to fit one 10-minute device call (not yet measured: the build is
+# 12 CUTLASS instances; torch.compile compiles once per shape while the build runs; 12 check and 18 timed runs).
 #
 # The GPU machine has no isl, so cusyncgen's headers are made on the CPU machine and carried in build-gen/. The
 # build configures every example, so build-gen needs the headers of every spec they use:
@@ -28,19 +29,11 @@ nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noh
 models=${MODELS:-gpt3 llama}
 decode=${DECODE:-1x512 1x1024 1x2048 2x1024 4x1024 4x2048}
 prompt=${PROMPT:-1x512 2x512 4x512}
-list() { local first=() second=() item; for item in $1; do first+=("${item%x*}"); second+=("${item#*x}"); done
-         echo "$(IFS=,; echo "${first[*]}") $(IFS=,; echo "${second[*]}")"; }
-
 torch_pid=
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
-  # The torch script takes batch and cache lists (their cross product): the distinct values of the shapes above.
-  read -r decode_batch decode_cache <<<"$(list "$decode")"
-  read -r prompt_batch prompt_seq <<<"$(list "$prompt")"
-  uniq_list() { tr , '\n' <<<"$1" | sort -n -u | paste -sd, -; }
   PYTHONUNBUFFERED=1 python3 "$root/bench/attention/torch_attention_baselines.py" --csv "$out/attention_torch.csv" \
-    --model "$(tr ' ' , <<<"$models")" --decode-batch "$(uniq_list "$decode_batch")" \
-    --decode-cache "$(uniq_list "$decode_cache")" --prompt-batch "$(uniq_list "$prompt_batch")" \
-    --prompt-seq "$(uniq_list "$prompt_seq")" ${NO_COMPILE:+--no-compile} >"$out/torch.log" 2>&1 &
+    --model "$(tr ' ' , <<<"$models")" --decode "$(tr ' ' , <<<"$decode")" --prompt "$(tr ' ' , <<<"$prompt")" \
+    ${NO_COMPILE:+--no-compile} >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \

@@ -7,12 +7,12 @@ checked against the same block in float32 on the same inputs and caches (NaN fai
 (10 blocks per graph, warm-up, median of 9 replays) like bench/mlp/torch_baselines.py, so the numbers compare with
 attention_example's taken in the same device call.
 
-Shapes: token generation (--decode-batch x --decode-cache: B sequences, one new token each, S' cached) and prompt
-processing (--prompt-batch x --prompt-seq: B sequences of S tokens, S' = 0), for --model gpt3,llama.
+Shapes: token generation (--decode BxS',...: B sequences, one new token each, S' cached) and prompt processing
+(--prompt BxS,...: B sequences of S tokens, S' = 0), for --model gpt3,llama. torch.compile compiles once per shape
+(constants), some seconds each.
 
-Usage: torch_attention_baselines.py --csv OUT.csv [--model gpt3,llama] [--decode-batch 1,2,4]
-                                    [--decode-cache 512,1024,2048] [--prompt-batch 1,2,4] [--prompt-seq 512]
-                                    [--no-compile]
+Usage: torch_attention_baselines.py --csv OUT.csv [--model gpt3,llama] [--decode 1x512,1x1024,...]
+                                    [--prompt 1x512,2x512,4x512] [--no-compile]
 """
 import argparse
 import csv
@@ -76,25 +76,21 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--csv", required=True)
     parser.add_argument("--model", default="gpt3,llama")
-    parser.add_argument("--decode-batch", default="1,2,4")
-    parser.add_argument("--decode-cache", default="512,1024,2048")
-    parser.add_argument("--prompt-batch", default="1,2,4")
-    parser.add_argument("--prompt-seq", default="512")
+    parser.add_argument("--decode", default="1x512,1x1024,1x2048,2x1024,4x1024,4x2048")
+    parser.add_argument("--prompt", default="1x512,2x512,4x512")
     parser.add_argument("--no-compile", action="store_true")
     args = parser.parse_args()
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(int(time.time()))
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
-    ints = lambda text: [int(v) for v in text.split(",") if v]  # noqa: E731
+    pairs = lambda text: [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]  # noqa: E731
     rows = []
     for model in args.model.split(","):
-        for batch in ints(args.decode_batch):
-            for cached in ints(args.decode_cache):
-                rows += run_shape(model, "decode", batch, 1, cached, not args.no_compile)
-        for batch in ints(args.prompt_batch):
-            for seq in ints(args.prompt_seq):
-                rows += run_shape(model, "prompt", batch, seq, 0, not args.no_compile)
+        for batch, cached in pairs(args.decode):
+            rows += run_shape(model, "decode", batch, 1, cached, not args.no_compile)
+        for batch, seq in pairs(args.prompt):
+            rows += run_shape(model, "prompt", batch, seq, 0, not args.no_compile)
     with open(args.csv, "w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=list(rows[0].keys()))
         writer.writeheader()
