@@ -68,6 +68,28 @@ spec::Spec recordAttention() {
   return recorder.spec();
 }
 
+spec::Spec recordAttentionDecode() {
+  dsl::SpecRecorder recorder("attention_decode");
+  {
+    using namespace cusync::dsl;
+#include "examples/attention/attention_decode.dep"
+  }
+  INFO(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}));
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
+spec::Spec recordAttentionPrompt() {
+  dsl::SpecRecorder recorder("attention_prompt");
+  {
+    using namespace cusync::dsl;
+#include "examples/attention/attention_prompt.dep"
+  }
+  INFO(dsl::render(recorder.diagnostics(), dsl::SourceTexts{}));
+  REQUIRE_FALSE(recorder.diagnostics().hasErrors());
+  return recorder.spec();
+}
+
 spec::Spec recordConv2d() {
   dsl::SpecRecorder recorder("conv2d");
   {
@@ -170,6 +192,11 @@ TEST_CASE("llama_mlp.dep compiled as C++ records the parser's IR", "[embedded]")
 
 TEST_CASE("attention.dep compiled as C++ records the parser's IR", "[embedded]") {
   requireSameIr(recordAttention(), parseBundled("examples/attention/attention.dep"));
+}
+
+TEST_CASE("attention_decode.dep and attention_prompt.dep compiled as C++ record the parser's IR", "[embedded]") {
+  requireSameIr(recordAttentionDecode(), parseBundled("examples/attention/attention_decode.dep"));
+  requireSameIr(recordAttentionPrompt(), parseBundled("examples/attention/attention_prompt.dep"));
 }
 
 TEST_CASE("conv2d.dep compiled as C++ records the parser's IR", "[embedded]") {

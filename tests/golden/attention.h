@@ -23,7 +23,7 @@ inline constexpr std::int64_t TileN = 128;
 
 // ---- Policies -------------------------------------------------------------------------------------
 
-// Dependency `dep1P` (examples/attention/attention.dep:23:5): a gP tile waits for the g1 tiles it reads. TileSync:
+// Dependency `dep1P` (examples/attention/attention.dep:25:5): a gP tile waits for the g1 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
 // every g1 tile p read by a gP tile has value(p) == |{p' in g1 : sem(p') == sem(p)}| (rankInSemaphore is a
@@ -46,7 +46,7 @@ struct Dep_dep1P_g1_TileSync {
   }
 };
 
-// Dependency `dep1P` (examples/attention/attention.dep:23:5): a gP tile waits for the g1 tiles it reads.
+// Dependency `dep1P` (examples/attention/attention.dep:25:5): a gP tile waits for the g1 tiles it reads.
 // StridedSync:
 // - x: a consumer tile reads 2 tiles at offsets {0, H/(8*TileN)}, stride 12 (H/(8*TileN))
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 11, y = 0] ->
@@ -72,7 +72,7 @@ struct Dep_dep1P_g1_StridedSync {
   }
 };
 
-// Dependency `dep1P` (examples/attention/attention.dep:23:5): a gP tile waits for the g1 tiles it reads. RowSync:
+// Dependency `dep1P` (examples/attention/attention.dep:25:5): a gP tile waits for the g1 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gP[x = 1, y = 0] ->
@@ -98,7 +98,7 @@ struct Dep_dep1P_g1_RowSync {
   }
 };
 
-// Dependency `depPR` (examples/attention/attention.dep:25:5): a gR tile waits for the gP tiles it reads. TileSync:
+// Dependency `depPR` (examples/attention/attention.dep:27:5): a gR tile waits for the gP tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
 // every gP tile p read by a gR tile has value(p) == |{p' in gP : sem(p') == sem(p)}| (rankInSemaphore is a
@@ -121,7 +121,7 @@ struct Dep_depPR_gP_TileSync {
   }
 };
 
-// Dependency `depPR` (examples/attention/attention.dep:25:5): a gR tile waits for the gP tiles it reads.
+// Dependency `depPR` (examples/attention/attention.dep:27:5): a gR tile waits for the gP tiles it reads.
 // ColumnSync:
 // - y: every consumer tile reads all gP.y tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gP tile p has 0 <= sem(p) < semaphoreCount, and
@@ -145,7 +145,7 @@ struct Dep_depPR_gP_ColumnSync {
   }
 };
 
-// Dependency `depPR` (examples/attention/attention.dep:25:5): a gR tile waits for the gP tiles it reads. RowSync:
+// Dependency `depPR` (examples/attention/attention.dep:27:5): a gR tile waits for the gP tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gR[x = 11, y = 0] ->
@@ -171,7 +171,7 @@ struct Dep_depPR_gP_RowSync {
   }
 };
 
-// Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the gR tiles it reads.
+// Dependency `depTR1` (examples/attention/attention.dep:29:5): a gT tile waits for the gR tiles it reads.
 // TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gR tile p has 0 <= sem(p) < semaphoreCount, and
@@ -195,7 +195,7 @@ struct Dep_depTR1_gR_TileSync {
   }
 };
 
-// Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the gR tiles it reads. RowSync:
+// Dependency `depTR1` (examples/attention/attention.dep:29:5): a gT tile waits for the gR tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gT[x = 1, y = 0] ->
@@ -221,7 +221,7 @@ struct Dep_depTR1_gR_RowSync {
   }
 };
 
-// Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the g1 tiles it reads.
+// Dependency `depTR1` (examples/attention/attention.dep:29:5): a gT tile waits for the g1 tiles it reads.
 // TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every g1 tile p has 0 <= sem(p) < semaphoreCount, and
@@ -245,7 +245,7 @@ struct Dep_depTR1_g1_TileSync {
   }
 };
 
-// Dependency `depTR1` (examples/attention/attention.dep:27:5): a gT tile waits for the g1 tiles it reads. RowSync:
+// Dependency `depTR1` (examples/attention/attention.dep:29:5): a gT tile waits for the g1 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { gT[x = 0, y = 0] ->
@@ -271,7 +271,7 @@ struct Dep_depTR1_g1_RowSync {
   }
 };
 
-// Dependency `dep23` (examples/attention/attention.dep:29:5): a g2 tile waits for the gT tiles it reads. TileSync:
+// Dependency `dep23` (examples/attention/attention.dep:31:5): a g2 tile waits for the gT tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
 // every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
@@ -294,7 +294,7 @@ struct Dep_dep23_gT_TileSync {
   }
 };
 
-// Dependency `dep23` (examples/attention/attention.dep:29:5): a g2 tile waits for the gT tiles it reads. RowSync:
+// Dependency `dep23` (examples/attention/attention.dep:31:5): a g2 tile waits for the gT tiles it reads. RowSync:
 // - x: every consumer tile reads all gT.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all B with 0 < B <= 8: every gT tile p has 0 <= sem(p) < semaphoreCount, and
 // every gT tile p read by a g2 tile has value(p) == |{p' in gT : sem(p') == sem(p)}| (rankInSemaphore is a
@@ -319,8 +319,8 @@ struct Dep_dep23_gT_RowSync {
 
 // ---- Producer policies: one per producer read by several dependencies ----------------------------
 
-// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
-// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:25:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:29:5) (a gT tile waits for the g1 tiles it reads). A stage
 // posts under one policy, so every consumer of g1 waits through this one. TileSync:
 // - as derived for dependency dep1P: one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for every dependency that reads g1 (dep1P (read by gP), depTR1 (read by gT)),
@@ -345,8 +345,8 @@ struct Producer_g1_TileSync {
   }
 };
 
-// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
-// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:25:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:29:5) (a gT tile waits for the g1 tiles it reads). A stage
 // posts under one policy, so every consumer of g1 waits through this one. StridedSync:
 // - as derived for dependency dep1P: x: a consumer tile reads 2 tiles at offsets {0, H/(8*TileN)}, stride 12
 // (H/(8*TileN))
@@ -374,8 +374,8 @@ struct Producer_g1_StridedSync {
   }
 };
 
-// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:23:5) (a gP tile waits for the g1 tiles
-// it reads), `depTR1` (examples/attention/attention.dep:27:5) (a gT tile waits for the g1 tiles it reads). A stage
+// g1 is read by 2 dependencies: `dep1P` (examples/attention/attention.dep:25:5) (a gP tile waits for the g1 tiles
+// it reads), `depTR1` (examples/attention/attention.dep:29:5) (a gT tile waits for the g1 tiles it reads). A stage
 // posts under one policy, so every consumer of g1 waits through this one. RowSync:
 // - as derived for dependency dep1P: one semaphore per producer row, offered for every dependency (the paper's
 // RowSync); a consumer may wait for row tiles it does not read

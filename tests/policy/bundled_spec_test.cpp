@@ -9,6 +9,8 @@
 #include <cusync/dsl/parser.h>
 
 #include "attention.h"
+#include "attention_decode.h"
+#include "attention_prompt.h"
 #include "conv2d.h"
 #include "conv2d_3x3.h"
 #include "conv2d_bottleneck.h"
@@ -199,6 +201,8 @@ TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bun
   checkGoldenIsCurrent("examples/mlp/llama_mlp.dep", "llama_mlp.h");
   checkGoldenIsCurrent("examples/mlp/llama_mlp_fused.dep", "llama_mlp_fused.h");
   checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
+  checkGoldenIsCurrent("examples/attention/attention_decode.dep", "attention_decode.h");
+  checkGoldenIsCurrent("examples/attention/attention_prompt.dep", "attention_prompt.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d.dep", "conv2d.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d_3x3.dep", "conv2d_3x3.h");
   checkGoldenIsCurrent("examples/conv2d/conv2d_bottleneck.dep", "conv2d_bottleneck.h");
@@ -275,6 +279,48 @@ TEST_CASE("Attention header matches the isl model on every tile, for B = 1, 2, 8
   CHECK(std::string(Dep_dep1P_g1_TileSync::name) == "Dep_dep1P_g1_TileSync");
   CHECK(std::string(Dep_dep23_gT_RowSync::name) == "Dep_dep23_gT_RowSync");
   CHECK(std::string(Order_g1_GroupedBy_StridedSync_dep1P::name) == "Order_g1_GroupedBy_StridedSync_dep1P");
+}
+
+// The attention chain the example runs (examples/attention): the QKV GEMM posts under StridedSync (the Q, K and V
+// tiles of one head share a semaphore), T under TileSync or RowSync, for both models.
+TEST_CASE("Attention decode header (q, k, v of one token row tile) matches the isl model on every tile, for B = 1, "
+          "4, 64",
+          "[bundled]") {
+  for (std::int64_t b : {1, 4, 64}) {
+    BundledCase c = bundledCase("examples/attention/attention_decode.dep", {{"B", b}});
+    bool simulate = b == 4;
+    CUSYNC_ATTENTION_DECODE_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_ATTENTION_DECODE_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    // attend (per model): TileSync, StridedSync, RowSync; project: TileSync, ColumnSync, RowSync, RowColumnSync.
+    CHECK(c.policiesChecked == 14);
+  }
+  using namespace cusync::generated::attention_decode;
+  // The stride is the heads per GPU: 12 for GPT-3, 8 for LLaMA; one semaphore per head and row tile, three posts.
+  CHECK(Dep_attendGpt3_qkvGpt3_StridedSync::semaphoreCount(GridShape{36, 1, 1}) == 12);
+  CHECK(Dep_attendGpt3_qkvGpt3_StridedSync::value(TileCoord{25, 0, 0}, GridShape{36, 1, 1}) == 3);
+  CHECK(Dep_attendLlama_qkvLlama_StridedSync::sem(TileCoord{17, 0, 0}, GridShape{24, 1, 1}) == 1);
+}
+
+TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of the sequence) matches the isl model "
+          "on every tile, for B = 1, 3, 4",
+          "[bundled]") {
+  for (std::int64_t b : {1, 3, 4}) {
+    BundledCase c = bundledCase("examples/attention/attention_prompt.dep", {{"B", b}});
+    bool simulate = b == 3;
+    CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_CHECK_POLICY)
+    CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+    // attend (per model): TileSync, StridedSync, RowSync; project: TileSync, RowSync.
+    CHECK(c.policiesChecked == 10);
+  }
+  using namespace cusync::generated::attention_prompt;
+  CHECK(std::string(Dep_attendGpt3_qkvGpt3_StridedSync::name) == "Dep_attendGpt3_qkvGpt3_StridedSync");
+  CHECK(std::string(Order_qkvLlama_GroupedBy_StridedSync_attendLlama::name) ==
+        "Order_qkvLlama_GroupedBy_StridedSync_attendLlama");
+  // The grouped order puts the Q, K and V tiles of one head back to back: GPT-3, row tile 1, head 5.
+  const GridShape qkv{36, 8, 1};
+  using Order = Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3;
+  CHECK(Order::index(TileCoord{5 + 12, 1, 0}, qkv) == Order::index(TileCoord{5, 1, 0}, qkv) + 1);
+  CHECK(Order::index(TileCoord{5 + 24, 1, 0}, qkv) == Order::index(TileCoord{5, 1, 0}, qkv) + 2);
 }
 
 TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[bundled]") {

@@ -8,6 +8,8 @@
 #include <cusync/dsl/parser.h>
 
 #include "attention.h"
+#include "attention_decode.h"
+#include "attention_prompt.h"
 #include "conv2d.h"
 #include "conv2d_3x3.h"
 #include "conv2d_bottleneck.h"
@@ -173,6 +175,21 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     CUSYNC_ATTENTION_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     CHECK(c.producerPolicyChecks >= 2 * 8);  // g1 feeds dep1P and depTR1: each producer policy, for both, every B
     totals.push_back({"attention", c.policyChecks, c.orderChecks});
+  }
+  {
+    GoldenCase c = load("examples/attention/attention_decode.dep", "attention_decode.h");
+    CUSYNC_ATTENTION_DECODE_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_ATTENTION_DECODE_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_ATTENTION_DECODE_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    totals.push_back({"attention_decode", c.policyChecks, c.orderChecks});
+  }
+  {
+    GoldenCase c = load("examples/attention/attention_prompt.dep", "attention_prompt.h");
+    CHECK(c.bindings.size() == 4);  // B = 1 .. 4, every one
+    CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_ATTENTION_PROMPT_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    totals.push_back({"attention_prompt", c.policyChecks, c.orderChecks});
   }
   {
     GoldenCase c = load("examples/conv2d/conv2d.dep", "conv2d.h");

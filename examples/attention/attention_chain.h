@@ -1,0 +1,379 @@
+// The attention block as a chain of three stages (QKV GEMM -> attention -> output GEMM) and the variants the example
+// runs side by side with the same kernels, plus the buffers and the reference every variant is checked against.
+// Host code with small kernels; include from one .cu file per program.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "attention_gemms.h"
+#include "attention_kernels.cuh"
+#include "attention_policies.h"
+#include "attention_problem.h"
+#include "common/cublas_gemm.cuh"
+#include "common/device_buffers.cuh"
+#include "common/kernel_occupancy.cuh"
+#include "cusync/cusync.cuh"
+
+namespace cusync::examples::attention {
+
+// ---- Buffers and reference ---------------------------------------------------------------------------------------
+
+struct AttentionBuffers {
+  DeviceBuffer<__half> x, wqkv, wo, qkv, t, y, kCache, vCache;
+  DeviceBuffer<__half> qkvReference, tReference, yReference;
+  DeviceBuffer<__half> appended, appendedReference;  // the caches' new positions [S', S'+S) as [tokens, 2 * H/8]
+  explicit AttentionBuffers(const AttentionProblem& p)
+      : x(std::size_t(p.tokens()) * p.shape.hidden),
+        wqkv(std::size_t(p.qkvColumns()) * p.shape.hidden),
+        wo(std::size_t(p.shape.hidden) * p.tColumns()),
+        qkv(std::size_t(p.tokens()) * p.qkvColumns()),
+        t(std::size_t(p.tokens()) * p.tColumns()),
+        y(std::size_t(p.tokens()) * p.shape.hidden),
+        kCache(std::size_t(p.batch) * p.shape.heads * p.cacheCapacity() * kHeadDim),
+        vCache(std::size_t(p.batch) * p.shape.heads * p.cacheCapacity() * kHeadDim),
+        qkvReference(qkv.size()),
+        tReference(t.size()),
+        yReference(y.size()),
+        appended(std::size_t(p.tokens()) * 2 * p.tColumns()),
+        appendedReference(appended.size()) {}
+};
+
+namespace detail {
+
+// The caches' positions [S', S'+S) of every (sequence, head): poisoned (NaN) before a checked run, or gathered as
+// [token, K or V, head, dimension] to be compared with the K and V columns of the reference QKV.
+template <int = 0>
+__global__ void appendedRegion(__half* kCache, __half* vCache, __half* gathered, std::uint32_t tokens,
+                               std::uint32_t heads, std::uint32_t sequenceLength, std::uint32_t cached,
+                               std::uint32_t capacity, bool poison) {
+  const std::size_t count = std::size_t(tokens) * 2 * heads * kHeadDim;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const std::uint32_t d = i % kHeadDim, head = (i / kHeadDim) % heads, part = (i / (kHeadDim * heads)) % 2;
+    const std::uint32_t token = i / (2 * heads * kHeadDim);
+    const std::uint32_t sequence = token / sequenceLength, position = cached + token % sequenceLength;
+    __half* cache = (part == 0 ? kCache : vCache) +
+                    ((std::size_t(sequence) * heads + head) * capacity + position) * kHeadDim + d;
+    if (poison) *cache = __ushort_as_half(0x7E00);
+    else gathered[i] = *cache;
+  }
+}
+
+// The K and V columns of QKV, as appendedRegion gathers the caches.
+template <int = 0>
+__global__ void keyValueColumns(const __half* qkv, __half* out, std::uint32_t tokens, std::uint32_t heads) {
+  const std::size_t width = std::size_t(2) * heads * kHeadDim;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < tokens * width;
+       i += std::size_t(gridDim.x) * blockDim.x)
+    out[i] = qkv[(i / width) * 3 * heads * kHeadDim + heads * kHeadDim + i % width];
+}
+
+}  // namespace detail
+
+inline void poisonAppended(AttentionBuffers& b, const AttentionProblem& p, cudaStream_t stream) {
+  detail::appendedRegion<><<<512, 256, 0, stream>>>(b.kCache.get(), b.vCache.get(), nullptr, p.tokens(),
+                                                    p.shape.heads, p.sequence, p.cached, p.cacheCapacity(), true);
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+}
+inline void gatherAppended(AttentionBuffers& b, const AttentionProblem& p, cudaStream_t stream) {
+  detail::appendedRegion<><<<512, 256, 0, stream>>>(b.kCache.get(), b.vCache.get(), b.appended.get(), p.tokens(),
+                                                    p.shape.heads, p.sequence, p.cached, p.cacheCapacity(), false);
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+}
+
+// Fresh inputs: X uniform in [-1, 1); weights scaled so that QKV entries have a standard deviation near 1.3 and the
+// scores q.k / sqrt(128) near 1.8 (softmax far from uniform, so that a wrong score shows); cached K and V of the
+// same spread. Then the reference: cuBLASLt QKV GEMM, fp32 attention (referenceAttentionKernel) from the caches as
+// they are now, cuBLASLt output GEMM.
+inline void prepareAttentionReference(AttentionBuffers& b, const AttentionProblem& p, std::uint64_t seed,
+                                      cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                                      cudaStream_t stream) {
+  fillRandom(b.x, seed * 7 + 1, 1.0f, stream);
+  fillRandom(b.wqkv, seed * 7 + 2, 4.0f / std::sqrt(float(p.shape.hidden)), stream);
+  fillRandom(b.wo, seed * 7 + 3, 1.0f / std::sqrt(float(p.tColumns())), stream);
+  fillRandom(b.kCache, seed * 7 + 4, 2.3f, stream);
+  fillRandom(b.vCache, seed * 7 + 5, 2.3f, stream);
+  CublasLtGemm qkvGemm(lt, p.tokens(), p.qkvColumns(), p.shape.hidden, false, workspace, workspaceBytes);
+  CublasLtGemm outGemm(lt, p.tokens(), p.shape.hidden, p.tColumns(), false, workspace, workspaceBytes);
+  qkvGemm.run(b.x.get(), b.wqkv.get(), b.qkvReference.get(), stream);
+  const std::size_t scoreBytes = std::size_t(p.cached + p.sequence) * sizeof(float);
+  KernelOccupancy<&referenceAttentionKernel<>>::allowSharedMemory(int(scoreBytes));
+  referenceAttentionKernel<><<<dim3(p.tokens(), p.shape.heads), kReferenceThreads, scoreBytes, stream>>>(
+      b.qkvReference.get(), b.kCache.get(), b.vCache.get(), b.tReference.get(), p.shape.heads, p.sequence,
+      p.cached, p.cacheCapacity());
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+  outGemm.run(b.tReference.get(), b.wo.get(), b.yReference.get(), stream);
+  detail::keyValueColumns<><<<512, 256, 0, stream>>>(b.qkvReference.get(), b.appendedReference.get(), p.tokens(),
+                                                     p.shape.heads);
+  CUSYNC_CUDA_CHECK(cudaGetLastError());
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+}
+
+// ---- Variants ----------------------------------------------------------------------------------------------------
+
+// How the three stages are ordered. StreamSync, WaitKernel and Pdl run the same three kernels (the hooked GEMMs and
+// the attention kernel); CublasAttention runs cuBLASLt GEMMs around the same attention kernel, stream-ordered.
+enum class Ordering { StreamSync, WaitKernel, Pdl, CublasAttention };
+inline const char* orderingName(Ordering o) {
+  switch (o) {
+    case Ordering::StreamSync: return "StreamSync";
+    case Ordering::WaitKernel: return "WaitKernel";
+    case Ordering::Pdl: return "PDL";
+    case Ordering::CublasAttention: return "cuBLAS+attn";
+  }
+  return "?";
+}
+
+struct Variant {
+  Ordering ordering;
+  TPolicyKind tPolicy;  // the T dependency's policy (synchronized variants); the QKV dependency is StridedSync
+  bool synchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
+  std::string name() const {
+    if (!synchronized()) return orderingName(ordering);
+    return std::string("Strided+") + tPolicyName(tPolicy) + "+" + orderingName(ordering);
+  }
+};
+
+inline std::vector<Variant> allVariants() {
+  return {{Ordering::CublasAttention, TPolicyKind::TileSync}, {Ordering::StreamSync, TPolicyKind::TileSync},
+          {Ordering::WaitKernel, TPolicyKind::TileSync},      {Ordering::WaitKernel, TPolicyKind::RowSync},
+          {Ordering::Pdl, TPolicyKind::TileSync},             {Ordering::Pdl, TPolicyKind::RowSync}};
+}
+
+// Streams and events a chain forks onto (WaitKernel) and joins back from.
+struct ChainStreams {
+  cudaStream_t attention, output;
+  cudaEvent_t fork, attentionDone, outputDone;
+};
+
+// The split-K state of a GEMM stage: fp32 partials and one zeroed arrival counter per tile.
+struct GemmSplit {
+  std::unique_ptr<DeviceBuffer<float>> partials;
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
+  GemmSplit(Stage& stage, const GemmTileShape& tile, std::uint32_t parts) {
+    stage.setBlocksPerTile(parts);
+    if (parts <= 1) return;
+    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
+    arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
+    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+  }
+  void applyTo(GemmLaunchArgs& args) const {
+    args.splitPartials = partials ? partials->get() : nullptr;
+    args.splitArrivals = arrivals ? arrivals->get() : nullptr;
+  }
+};
+
+// One attention block of a given variant, with its stages: qkv (the QKV GEMM, posting under StridedSync in the
+// grouped tile order), attn (the attention kernel, waiting under StridedSync, posting T under the variant's policy)
+// and out (the output GEMM, waiting for T).
+template <Model M, Phase P>
+class AttentionChain {
+  using ChainPolicies = Policies<M, P>;
+  using QkvPolicy = typename ChainPolicies::QkvStrided;
+
+ public:
+  AttentionChain(const AttentionProblem& problem, Variant variant, AttentionBuffers& buffers, ChainStreams streams,
+                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes)
+      : problem_(problem), variant_(variant), buffers_(buffers), streams_(streams) {
+    const bool cublas = variant.ordering == Ordering::CublasAttention;
+    const TPolicyKind tKind = variant.tPolicy;
+    qkvGemm_ = &findAttentionGemm(M, P, GemmRole::Qkv, tKind);
+    outGemm_ = &findAttentionGemm(M, P, GemmRole::Output, tKind);
+    qkv_ = std::make_unique<Stage>("qkv", qkvGemm_->tileGrid(problem.tokens(), problem.qkvColumns()));
+    out_ = std::make_unique<Stage>("out", outGemm_->tileGrid(problem.tokens(), problem.shape.hidden));
+    const GridShape attentionGrid =
+        P == Phase::Prompt ? GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.tokens() / 128), 1}
+                           : GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.batch), 1};
+    attn_ = std::make_unique<Stage>("attn", attentionGrid);
+    qkv_->setOutputPolicy<QkvPolicy>();
+    qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    if (tKind == TPolicyKind::TileSync) attn_->setOutputPolicy<typename ChainPolicies::TTileSync>();
+    else attn_->setOutputPolicy<typename ChainPolicies::TRowSync>();
+
+    // Split-K for token generation's GEMMs (one row tile: few tiles, long K), as many parts as fit in one wave.
+    auto parts = [&](const AttentionGemm& gemm, Stage& stage, int k) {
+      if (P == Phase::Prompt) return 1u;
+      return gemmSplitParts(stage.grid().tileCount(), k / gemm.tile.k,
+                            std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()));
+    };
+    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, parts(*qkvGemm_, *qkv_, problem.shape.hidden));
+    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, parts(*outGemm_, *out_, problem.tColumns()));
+    setPersistent(*qkv_, *qkvGemm_, multiprocessors);
+    setPersistent(*out_, *outGemm_, multiprocessors);
+
+    if constexpr (P == Phase::Decode) {
+      attentionParts_ = decodeParts(problem, multiprocessors, kDecodeMaxChunk);
+      attn_->setBlocksPerTile(attentionParts_);
+      if (attentionParts_ > 1) {
+        const std::size_t slots = std::size_t(attentionGrid.tileCount()) * attentionParts_;
+        partialOutputs_ = std::make_unique<DeviceBuffer<float>>(slots * kHeadDim);
+        partialMaxSum_ = std::make_unique<DeviceBuffer<float>>(slots * 2);
+        arrivals_ = std::make_unique<DeviceBuffer<std::uint32_t>>(attentionGrid.tileCount());
+        CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
+      }
+    } else {
+      KernelOccupancy<&promptAttentionKernel<QkvPolicy, typename ChainPolicies::TTileSync>>::allowSharedMemory(
+          kPromptSharedBytes);
+      KernelOccupancy<&promptAttentionKernel<QkvPolicy, typename ChainPolicies::TRowSync>>::allowSharedMemory(
+          kPromptSharedBytes);
+    }
+    if (cublas) {
+      cublasQkv_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.qkvColumns(), problem.shape.hidden,
+                                                  false, workspace, workspaceBytes);
+      cublasOut_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.shape.hidden, problem.tColumns(),
+                                                  false, workspace, workspaceBytes);
+    }
+  }
+
+  std::string description() const {
+    return variant_.ordering == Ordering::CublasAttention
+               ? std::string("cuBLASLt GEMMs")
+               : qkvGemm_->name + " | " + outGemm_->name + " | splits " + std::to_string(qkv_->blocksPerTile()) +
+                     "/" + std::to_string(attn_->blocksPerTile()) + "/" + std::to_string(out_->blocksPerTile());
+  }
+  std::uint32_t blocksPerLaunch() const {
+    return qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() + out_->blocksPerLaunch();
+  }
+
+  // Enqueues the three stages; everything is joined back into `stream` before it returns.
+  void enqueue(cudaStream_t stream) const {
+    const bool synchronized = variant_.synchronized();
+    const bool pdl = variant_.ordering == Ordering::Pdl;
+    if (variant_.ordering == Ordering::CublasAttention) {
+      cublasQkv_->run(buffers_.x.get(), buffers_.wqkv.get(), buffers_.qkv.get(), stream);
+      launchAttention(stream, LaunchOrdering::StreamOrder);
+      cublasOut_->run(buffers_.t.get(), buffers_.wo.get(), buffers_.y.get(), stream);
+      return;
+    }
+    GemmLaunchArgs first;
+    first.m = problem_.tokens();
+    first.n = problem_.qkvColumns();
+    first.k = problem_.shape.hidden;
+    first.a = buffers_.x.get();
+    first.b = buffers_.wqkv.get();
+    first.d = buffers_.qkv.get();
+    first.stage = qkv_->view();
+    if (!synchronized) first.stage.semaphores = nullptr;
+    first.triggerDependentsAtStart = pdl;
+    qkvSplit_->applyTo(first);
+
+    GemmLaunchArgs last;
+    last.m = problem_.tokens();
+    last.n = problem_.shape.hidden;
+    last.k = problem_.tColumns();
+    last.a = buffers_.t.get();
+    last.b = buffers_.wo.get();
+    last.d = buffers_.y.get();
+    last.stage = out_->view();
+    if (synchronized) {
+      // T's tiles: 128 query rows (prompt) or one token row (decode) of one head.
+      const std::uint32_t* semaphores = variant_.tPolicy == TPolicyKind::TileSync
+                                            ? attn_->inputFor<typename ChainPolicies::TTileSync>(*out_).producerSemaphores
+                                            : attn_->inputFor<typename ChainPolicies::TRowSync>(*out_).producerSemaphores;
+      last.producerSemaphores = semaphores;
+      last.producerGrid = attn_->grid();
+      last.producerTileRows = P == Phase::Prompt ? 128 : 1;
+      last.producerTileColumns = kHeadDim;
+    }
+    last.launchOrdering = pdl ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
+    outSplit_->applyTo(last);
+
+    if (variant_.ordering == Ordering::WaitKernel) {
+      // qkv on `stream`; attn and out each on their own stream behind a wait-kernel, so that a consumer's blocks
+      // start only once every block of its producer has started (docs/DESIGN.md, Progress); joined at the end.
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork, stream));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.attention, streams_.fork));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.output, streams_.fork));
+      qkvGemm_->launch(first, stream);
+      launchWaitKernel(*qkv_, *attn_, streams_.attention);
+      launchAttention(streams_.attention, LaunchOrdering::StreamOrder);
+      launchWaitKernel(*attn_, *out_, streams_.output);
+      outGemm_->launch(last, streams_.output);
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.attentionDone, streams_.attention));
+      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.outputDone, streams_.output));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.attentionDone));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.outputDone));
+    } else {
+      qkvGemm_->launch(first, stream);
+      launchAttention(stream, pdl ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder);
+      outGemm_->launch(last, stream);
+    }
+  }
+
+ private:
+  static void setPersistent(Stage& stage, const AttentionGemm& gemm, int multiprocessors) {
+    if (!gemm.persistent) return stage.setPersistentBlocks(0);
+    const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
+    stage.setPersistentBlocks(std::min(slots, stage.workUnitsPerLaunch()));
+  }
+
+  void launchAttention(cudaStream_t stream, LaunchOrdering ordering) const {
+    if (variant_.tPolicy == TPolicyKind::TileSync) launchAttentionWith<typename ChainPolicies::TTileSync>(stream, ordering);
+    else launchAttentionWith<typename ChainPolicies::TRowSync>(stream, ordering);
+  }
+
+  template <class TPolicy>
+  void launchAttentionWith(cudaStream_t stream, LaunchOrdering ordering) const {
+    const bool synchronized = variant_.synchronized();
+    TypedStageView<TPolicy> view = attn_->view<TPolicy>();
+    InputView<QkvPolicy> input{};
+    if (synchronized) input = qkv_->inputFor<QkvPolicy>(*attn_);
+    else view.untyped.semaphores = nullptr;
+    const bool triggerDependents = variant_.ordering == Ordering::Pdl;
+    const std::uint32_t blocks = attn_->workUnitsPerLaunch();
+    if constexpr (P == Phase::Decode) {
+      DecodeAttentionArgs args;
+      args.qkv = buffers_.qkv.get();
+      args.t = buffers_.t.get();
+      args.kCache = buffers_.kCache.get();
+      args.vCache = buffers_.vCache.get();
+      args.heads = problem_.shape.heads;
+      args.cached = problem_.cached;
+      args.cacheCapacity = problem_.cacheCapacity();
+      args.qkvTileRows = qkvGemm_->tile.m;
+      args.parts = attentionParts_;
+      args.partialOutputs = partialOutputs_ ? partialOutputs_->get() : nullptr;
+      args.partialMaxSum = partialMaxSum_ ? partialMaxSum_->get() : nullptr;
+      args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
+      args.triggerDependents = triggerDependents;
+      launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
+                   ordering, view, input, args);
+    } else {
+      PromptAttentionArgs args;
+      args.qkv = buffers_.qkv.get();
+      args.t = buffers_.t.get();
+      args.kCache = buffers_.kCache.get();
+      args.vCache = buffers_.vCache.get();
+      args.heads = problem_.shape.heads;
+      args.sequenceLength = problem_.sequence;
+      args.cacheCapacity = problem_.cacheCapacity();
+      args.qkvTileRows = qkvGemm_->tile.m;
+      args.triggerDependents = triggerDependents;
+      launchKernel(promptAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kPromptThreads),
+                   std::size_t(kPromptSharedBytes), stream, ordering, view, input, args);
+    }
+  }
+
+  AttentionProblem problem_;
+  Variant variant_;
+  AttentionBuffers& buffers_;
+  ChainStreams streams_;
+  const AttentionGemm* qkvGemm_ = nullptr;
+  const AttentionGemm* outGemm_ = nullptr;
+  std::unique_ptr<Stage> qkv_, attn_, out_;
+  std::unique_ptr<GemmSplit> qkvSplit_, outSplit_;
+  std::uint32_t attentionParts_ = 1;
+  std::unique_ptr<DeviceBuffer<float>> partialOutputs_, partialMaxSum_;
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals_;
+  std::unique_ptr<CublasLtGemm> cublasQkv_, cublasOut_;
+};
+
+}  // namespace cusync::examples::attention

@@ -1,0 +1,79 @@
+// The shape of one attention-block run: model, phase, batch, new tokens per sequence and cached tokens, and the
+// decisions that follow from it alone (what a malformed combination is, how many parts token generation splits a
+// head's keys into). Host header, no CUDA.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "attention_policies.h"
+
+namespace cusync::examples::attention {
+
+struct ModelShape {
+  Model model;
+  const char* name;
+  int hidden;  // H
+  int heads;   // heads per GPU: H / (8 * 128) under 8-way tensor parallelism
+};
+inline constexpr ModelShape kGpt3{Model::Gpt3, "gpt3", 12288, 12};
+inline constexpr ModelShape kLlama{Model::Llama, "llama", 8192, 8};
+
+struct AttentionProblem {
+  ModelShape shape = kGpt3;
+  Phase phase = Phase::Decode;
+  int batch = 1;     // B
+  int sequence = 1;  // S: new tokens per sequence (1 in token generation)
+  int cached = 0;    // S': tokens already in the caches (0 in prompt processing)
+
+  int tokens() const { return batch * sequence; }                 // rows of X, QKV, T and Y
+  int cacheCapacity() const { return cached + sequence; }        // positions per (sequence, head) in the caches
+  int qkvColumns() const { return 3 * shape.heads * 128; }        // 3H/8
+  int tColumns() const { return shape.heads * 128; }              // H/8
+  const char* phaseName() const { return phase == Phase::Decode ? "decode" : "prompt"; }
+};
+
+// Why the kernels cannot run `p`, or nullopt. Token generation: S = 1, S' >= 1, B <= 64 (one GEMM row tile, the
+// range attention_decode.dep is proven for). Prompt processing: S' = 0, S a multiple of 128 (the attention
+// stage's query tile and the GEMMs' row tile), B*S <= 4096.
+inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
+  if (p.phase == Phase::Decode) {
+    if (p.sequence != 1) return "token generation (--phase decode) takes one new token per sequence: --seq 1";
+    if (p.cached < 1 || p.cached > 65535) return "--cache: token generation needs 1 to 65535 cached tokens";
+    if (p.batch > 64) return "--batch: token generation runs at most 64 sequences (one 64-row GEMM tile)";
+  } else {
+    if (p.cached != 0) return "prompt processing (--phase prompt) starts with an empty cache: --cache 0";
+    if (p.sequence % 128 != 0) return "--seq: prompt processing needs a multiple of 128 tokens per sequence";
+    if (p.tokens() > 4096) return "--batch x --seq: prompt processing runs at most 4096 tokens";
+  }
+  return std::nullopt;
+}
+
+// Whether cusyncgen's proofs cover `p` as it stands: attention_decode.dep for every B in [1, 64];
+// attention_prompt.dep at S = 512 for every B in [1, 4]. Other prompt shapes run the same kernels and policies
+// (whose soundness does not depend on S), but the dependency that was proven is the one at S = 512.
+inline bool coveredBySpecProofs(const AttentionProblem& p) {
+  return p.phase == Phase::Decode || (p.sequence == 512 && p.batch >= 1 && p.batch <= 4);
+}
+
+// Token generation: parts a head's S'+1 keys are split into, each a block of the attention stage. Enough blocks
+// for two per SM, at least 64 keys per part (fewer only re-read q), at most kMaxKeysPerPart keys per part (its
+// scores live in shared memory).
+inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors, std::uint32_t maxKeysPerPart) {
+  const std::uint32_t keys = std::uint32_t(p.cached) + 1;
+  const std::uint32_t tiles = std::uint32_t(p.batch) * std::uint32_t(p.shape.heads);
+  const std::uint32_t wanted = (2 * std::uint32_t(multiprocessors) + tiles - 1) / tiles;
+  const std::uint32_t fewest = (keys + maxKeysPerPart - 1) / maxKeysPerPart;
+  const std::uint32_t most = std::max(1u, (keys + 63) / 64);
+  return std::max(fewest, std::min(wanted, most));
+}
+
+// Split-K parts of a GEMM of `tiles` tiles and `kBlocks` k-blocks over `slots` block slots: as many as still fit
+// in one wave, keeping at least 4 k-blocks per part.
+inline std::uint32_t gemmSplitParts(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
+  return std::max(1u, std::min(slots / std::max(tiles, 1u), std::uint32_t(std::max(kBlocks / 4, 1))));
+}
+
+}  // namespace cusync::examples::attention

@@ -1,0 +1,93 @@
+// Host tests of what attention_example decides on the CPU before any GPU work: which shapes it refuses, how token
+// generation splits a head's keys, the GEMMs' split-K, and the property of the generated StridedSync policies the
+// attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times).
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <cstdint>
+#include <set>
+
+#include "attention_policies.h"
+#include "attention_problem.h"
+
+using namespace cusync;
+using namespace cusync::examples::attention;
+
+namespace {
+
+AttentionProblem decode(ModelShape shape, int batch, int cached) { return {shape, Phase::Decode, batch, 1, cached}; }
+AttentionProblem prompt(ModelShape shape, int batch, int sequence) {
+  return {shape, Phase::Prompt, batch, sequence, 0};
+}
+
+// Every head's Q, K and V tiles of a row share one semaphore of the QKV grid, which three tiles post to; heads and
+// rows have semaphores of their own.
+template <class Policy>
+void checkStrided(std::uint32_t heads, std::uint32_t rows) {
+  const GridShape grid{3 * heads, rows, 1};
+  std::set<std::uint32_t> semaphores;
+  for (std::uint32_t y = 0; y < rows; ++y)
+    for (std::uint32_t head = 0; head < heads; ++head) {
+      const std::uint32_t q = Policy::sem(TileCoord{head, y, 0}, grid);
+      CHECK(Policy::sem(TileCoord{head + heads, y, 0}, grid) == q);
+      CHECK(Policy::sem(TileCoord{head + 2 * heads, y, 0}, grid) == q);
+      for (std::uint32_t part = 0; part < 3; ++part)
+        CHECK(Policy::value(TileCoord{head + part * heads, y, 0}, grid) == 3);
+      CHECK(q < Policy::semaphoreCount(grid));
+      semaphores.insert(q);
+    }
+  CHECK(semaphores.size() == std::size_t(heads) * rows);
+}
+
+}  // namespace
+
+TEST_CASE("attention_example refuses the shapes its kernels cannot run", "[attention]") {
+  CHECK_FALSE(whyNotRunnable(decode(kGpt3, 1, 1024)));
+  CHECK_FALSE(whyNotRunnable(decode(kLlama, 64, 1)));
+  CHECK(whyNotRunnable(decode(kGpt3, 65, 1024)));
+  CHECK(whyNotRunnable(decode(kGpt3, 1, 0)));
+  CHECK(whyNotRunnable(AttentionProblem{kGpt3, Phase::Decode, 1, 2, 1024}));
+  CHECK_FALSE(whyNotRunnable(prompt(kGpt3, 4, 512)));
+  CHECK_FALSE(whyNotRunnable(prompt(kLlama, 1, 2048)));
+  CHECK(whyNotRunnable(prompt(kGpt3, 1, 500)));
+  CHECK(whyNotRunnable(prompt(kGpt3, 16, 512)));
+  CHECK(whyNotRunnable(AttentionProblem{kGpt3, Phase::Prompt, 1, 512, 3}));
+  CHECK(coveredBySpecProofs(prompt(kGpt3, 4, 512)));
+  CHECK_FALSE(coveredBySpecProofs(prompt(kGpt3, 1, 1024)));
+}
+
+TEST_CASE("token generation splits a head's keys into parts of at most 512 keys, about two blocks per SM",
+          "[attention]") {
+  for (ModelShape shape : {kGpt3, kLlama})
+    for (int batch : {1, 2, 4, 64})
+      for (int cached : {1, 63, 64, 512, 1024, 2048, 65535}) {
+        const AttentionProblem p = decode(shape, batch, cached);
+        const std::uint32_t parts = decodeParts(p, 132, 512);
+        const std::uint32_t keys = std::uint32_t(cached) + 1;
+        INFO(shape.name << " B=" << batch << " S'=" << cached << ": " << parts << " parts");
+        REQUIRE(parts >= 1);
+        CHECK((keys + parts - 1) / parts <= 512);  // a part's scores fit its shared memory
+        if (keys <= 512 * parts && parts > 1) CHECK((keys + parts - 2) / (parts - 1) >= 64);  // not split finer
+      }
+  // GPT-3, B = 1, S' = 1024: 12 heads want 22 parts for two blocks per SM; 64 keys per part at least gives 17.
+  CHECK(decodeParts(decode(kGpt3, 1, 1024), 132, 512) == 17);
+  CHECK(decodeParts(decode(kGpt3, 4, 2048), 132, 512) == 6);
+}
+
+TEST_CASE("split-K parts fit one wave and keep four k-blocks each", "[attention]") {
+  CHECK(gemmSplitParts(36, 96, 132) == 3);  // GPT-3 QKV at B <= 64: 36 tiles of 64 x 128, K = 12288
+  CHECK(gemmSplitParts(96, 12, 132) == 1);  // GPT-3 output: 96 tiles, K = 1536
+  CHECK(gemmSplitParts(64, 8, 132) == 2);   // LLaMA output: 64 tiles, K = 1024
+  CHECK(gemmSplitParts(200, 96, 132) == 1);
+}
+
+TEST_CASE("the generated StridedSync policies group the Q, K and V tiles of each head", "[attention]") {
+  for (std::uint32_t rows : {1u, 2u}) {
+    checkStrided<Policies<Model::Gpt3, Phase::Decode>::QkvStrided>(12, rows);
+    checkStrided<Policies<Model::Llama, Phase::Decode>::QkvStrided>(8, rows);
+  }
+  for (std::uint32_t rows : {4u, 16u}) {
+    checkStrided<Policies<Model::Gpt3, Phase::Prompt>::QkvStrided>(12, rows);
+    checkStrided<Policies<Model::Llama, Phase::Prompt>::QkvStrided>(8, rows);
+  }
+}
