@@ -30,6 +30,7 @@
 
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "cusync/chain_executor.cuh"
 #include "cusync/cusync.cuh"
 #include "gate_up_order.h"
 #include "gemm_registry.h"
@@ -78,13 +79,6 @@ struct LlamaBuffers {
         yReference(y.size()) {}
 };
 
-// Streams and events of one chain: GEMM 1 on `main`; with the wait-kernel the SwiGLU stage and GEMM 2 each on
-// their own stream, so that neither waits for the previous stage to finish.
-struct ChainStreams {
-  cudaStream_t main, swiglu, gemm2;
-  cudaEvent_t fork, swigluDone, gemm2Done;
-};
-
 // GEMM 1 is a consumer instance (identity epilogue, posts TileSync) without a producer: its input policy is
 // irrelevant, so every variant runs the same kernel.
 const GemmKernelEntry& gemm1Kernel(const TileConfig& config) { return *config.consumer.at(PolicyKind::TileSync); }
@@ -112,17 +106,20 @@ int swiGluOccupancy(PolicyKind down) {
                                       : swiGluMaxActiveBlocksPerSm<GateUpPolicy, llama::Dep_down_gs_RowSync>();
 }
 
-// One LLaMA MLP (GEMM 1 -> SwiGLU -> GEMM 2) of a given variant and configuration, with its three stages.
+// One LLaMA MLP (GEMM 1 -> SwiGLU -> GEMM 2) of a given variant and configuration, with its three stages, enqueued by
+// the runtime's chain executor under the variant's ordering. Launch closures refer to the chain: it does not move.
 class LlamaChain {
  public:
   LlamaChain(const TileConfig& config, const VariantSpec& variant, int m, const LlamaShape& shape,
-             LlamaBuffers& buffers, const ChainStreams& streams, int smCount, SplitK split, const TileOrders& orders,
-             bool pairGateUp, std::uint32_t swiGluColumns)
-      : variant_(variant), m_(m), shape_(shape), buffers_(buffers), streams_(streams),
+             LlamaBuffers& buffers, int smCount, SplitK split, const TileOrders& orders, bool pairGateUp,
+             std::uint32_t swiGluColumns)
+      : variant_(variant),
         g1_("gemm1", gemm1Kernel(config), m, 2 * shape.intermediate, split.producerParts),
         geometry_(swiGluGeometry(g1_.kernel(), m, shape, swiGluColumns)),
         gs_(std::make_unique<Stage>("swiglu", geometry_.grid())),
-        g2_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts) {
+        g2_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts),
+        // Blocking side streams, as the example's own stream.
+        executor_(variant.stageOrdering(), cudaStreamDefault) {
     if (pairGateUp)
       g1_.stage().setTileOrder(pairedGateUpOrder(
           g1_.stage().grid(), orders.producerGroupRows,
@@ -148,7 +145,43 @@ class LlamaChain {
     const std::uint32_t blocks1 = gemm1Stage().blocksPerLaunch(), blocksS = gs_->blocksPerLaunch();
     avoidWaitKernelS_ = blocks1 + blocksS <= slots;
     avoidWaitKernel2_ = blocks1 + blocksS + gemm2Stage().blocksPerLaunch() <= slots;
+
+    const bool synchronized = variant.synchronized();
+    first_ = g1_.launchArgs(m, 2 * shape.intermediate, shape.hidden, buffers.x.get(), buffers.w1v.get(),
+                            buffers.gateUp.get(), synchronized);
+    first_.triggerDependentsAtStart = variant.programmatic();
+
+    middle_.stage = gs_->view();
+    if (!synchronized) middle_.stage.semaphores = nullptr;
+    if (synchronized) middle_.gateUpInput = gemm1Stage().inputFor<GateUpPolicy>(*gs_);
+    middle_.geometry = geometry_;
+    middle_.gateUp = buffers.gateUp.get();
+    middle_.s = buffers.s.get();
+    middle_.triggerDependentsAtStart = variant.programmatic();
+    middle_.waitForPriorGrid = variant.ordering == Ordering::PdlGridSync;
+
+    second_ = g2_.launchArgs(m, shape.hidden, shape.intermediate, buffers.s.get(), buffers.w2.get(),
+                             buffers.y.get(), /*posts=*/false);
+    second_.loadOrder = variant.loadOrder;
+    if (synchronized) waitForProducer(second_, *gs_, geometry_.tileRows, geometry_.tileColumns);
+    second_.waitForPriorGrid = variant.ordering == Ordering::PdlGridSync;
+
+    // With the wait-kernel, the SwiGLU stage and GEMM 2 run each on a side stream, all joined back before the next
+    // chain (which overwrites [gate | up] and S).
+    executor_.add(gemm1Stage(), {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      launchGemm(g1_, first_, stream, ordering);
+    });
+    executor_.add(
+        *gs_, {&gemm1Stage()},
+        [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchSwiGlu_(middle_, stream, ordering); },
+        /*waitKernels=*/!avoidWaitKernelS_);
+    executor_.add(
+        gemm2Stage(), {gs_.get()},
+        [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchGemm(g2_, second_, stream, ordering); },
+        /*waitKernels=*/!avoidWaitKernel2_);
   }
+  LlamaChain(const LlamaChain&) = delete;
+  LlamaChain& operator=(const LlamaChain&) = delete;
 
   const Stage& gemm1Stage() const { return g1_.stage(); }
   const Stage& swiGluStage() const { return *gs_; }
@@ -164,61 +197,22 @@ class LlamaChain {
     return std::to_string(occupancy1_) + "/" + std::to_string(occupancyS_) + "/" + std::to_string(occupancy2_);
   }
 
-  void enqueue(cudaStream_t stream) const {
-    const bool synchronized = variant_.synchronized();
-    GemmLaunchArgs first = g1_.launchArgs(m_, 2 * shape_.intermediate, shape_.hidden, buffers_.x.get(),
-                                          buffers_.w1v.get(), buffers_.gateUp.get(), synchronized);
-    first.triggerDependentsAtStart = variant_.programmatic();
-
-    SwiGluStageArgs<GateUpPolicy> middle;
-    middle.stage = gs_->view();
-    if (!synchronized) middle.stage.semaphores = nullptr;
-    if (synchronized) middle.gateUpInput = gemm1Stage().inputFor<GateUpPolicy>(*gs_);
-    middle.geometry = geometry_;
-    middle.gateUp = buffers_.gateUp.get();
-    middle.s = buffers_.s.get();
-    middle.triggerDependentsAtStart = variant_.programmatic();
-    middle.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-
-    GemmLaunchArgs second = g2_.launchArgs(m_, shape_.hidden, shape_.intermediate, buffers_.s.get(),
-                                           buffers_.w2.get(), buffers_.y.get(), /*posts=*/false);
-    second.loadOrder = variant_.loadOrder;
-    if (synchronized) waitForProducer(second, *gs_, geometry_.tileRows, geometry_.tileColumns);
-    second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    second.launchOrdering = variant_.consumerLaunch();
-
-    if (variant_.ordering == Ordering::WaitKernel) {
-      // GEMM 1 on `stream`, the SwiGLU stage and GEMM 2 each on a side stream, all joined before the next chain
-      // (which overwrites [gate | up] and S).
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork, stream));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.swiglu, streams_.fork));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.gemm2, streams_.fork));
-      g1_.kernel().launch(first, stream);
-      if (!avoidWaitKernelS_) launchWaitKernel(gemm1Stage(), *gs_, streams_.swiglu);
-      launchSwiGlu_(middle, streams_.swiglu, LaunchOrdering::StreamOrder);
-      if (!avoidWaitKernel2_) launchWaitKernel(*gs_, gemm2Stage(), streams_.gemm2);
-      g2_.kernel().launch(second, streams_.gemm2);
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.swigluDone, streams_.swiglu));
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.gemm2Done, streams_.gemm2));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.swigluDone));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.gemm2Done));
-    } else {
-      g1_.kernel().launch(first, stream);
-      launchSwiGlu_(middle, stream, variant_.consumerLaunch());
-      g2_.kernel().launch(second, stream);
-    }
-  }
+  void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
 
  private:
+  static void launchGemm(const GemmStage& gemm, GemmLaunchArgs args, cudaStream_t stream, LaunchOrdering ordering) {
+    args.launchOrdering = ordering;
+    gemm.kernel().launch(args, stream);
+  }
+
   VariantSpec variant_;
-  int m_;
-  LlamaShape shape_;
-  LlamaBuffers& buffers_;
-  ChainStreams streams_;
   GemmStage g1_;
   SwiGluGeometry geometry_;
   std::unique_ptr<Stage> gs_;
   GemmStage g2_;
+  ChainExecutor executor_;
+  GemmLaunchArgs first_, second_;
+  SwiGluStageArgs<GateUpPolicy> middle_;
   SwiGluLauncher launchSwiGlu_ = nullptr;
   int occupancy1_ = 1, occupancyS_ = 1, occupancy2_ = 1, smCount_ = 1;
   bool avoidWaitKernelS_ = false, avoidWaitKernel2_ = false;
@@ -350,14 +344,6 @@ int main(int argc, char** argv) {
 
   const MlpDevice device(*properties);
   const cudaStream_t stream = device.stream();
-  // The wait-kernel variants' streams of the SwiGLU stage and GEMM 2, forked from and joined to `stream` (blocking,
-  // as `stream`).
-  ChainStreams streams{};
-  streams.main = stream;
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.swiglu));
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.gemm2));
-  for (cudaEvent_t* event : {&streams.fork, &streams.swigluDone, &streams.gemm2Done})
-    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
 
   const std::uint64_t seed = options.seedOrClock();
   std::printf("%s; seed %llu; tile configs:", device.line().c_str(), static_cast<unsigned long long>(seed));
@@ -414,7 +400,7 @@ int main(int argc, char** argv) {
     // and recorded.
     auto run = [&](const TileConfig& config, const SplitK& split, const TileOrders& orders, bool pairGateUp,
                    std::uint32_t columns, const VariantSpec& variant) {
-      LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, pairGateUp, columns);
+      const LlamaChain chain(config, variant, m, shape, buffers, smCount, split, orders, pairGateUp, columns);
       const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
                                       (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
       if (options.verbose)

@@ -25,6 +25,7 @@
 
 #include "cublas_gelu_mlp_baseline.h"
 #include "common/gelu_mlp_reference.cuh"
+#include "cusync/chain_executor.cuh"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
 #include "mlp_harness.h"
@@ -50,15 +51,17 @@ struct MlpShape {
 
 using Buffers = GeluMlpBuffers;
 
-// One MLP pair of a given variant and tile configuration, with the stages it synchronizes through.
+// One MLP pair of a given variant and tile configuration, with the stages it synchronizes through, enqueued by the
+// runtime's chain executor under the variant's ordering. Launch closures refer to the pair: it does not move.
 class MlpPair {
  public:
   MlpPair(const TileConfig& config, const VariantSpec& variant, int m, const MlpShape& shape, Buffers& buffers,
-          cudaStream_t sideStream, cudaEvent_t fork, cudaEvent_t join, int slotsPerWave, SplitK split,
-          const TileOrders& orders)
-      : variant_(variant), m_(m), shape_(shape), buffers_(buffers), side_(sideStream), fork_(fork), join_(join),
+          int slotsPerWave, SplitK split, const TileOrders& orders)
+      : variant_(variant),
         producer_("gemm1", *config.producer.at(variant.policy), m, shape.intermediate, split.producerParts),
-        consumer_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts) {
+        consumer_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts),
+        // Blocking side streams, as the example's own stream.
+        executor_(variant.stageOrdering(), cudaStreamDefault) {
     TileOrders::apply(producer_.stage(), orders.producerGroupRows);
     TileOrders::apply(consumer_.stage(), orders.consumerGroupRows);
     namespace generated = cusync::generated::gpt3_mlp;
@@ -68,50 +71,46 @@ class MlpPair {
     // resident from the start, so a consumer can never occupy a slot a producer block needs.
     avoidWaitKernel_ = producerStage().blocksPerLaunch() + consumerStage().blocksPerLaunch() <=
                        std::uint32_t(slotsPerWave);
+
+    first_ = producer_.launchArgs(m, shape.intermediate, shape.hidden, buffers.x.get(), buffers.w1.get(),
+                                  buffers.xw1.get(), synchronized());
+    first_.triggerDependentsAtStart = variant.programmatic();
+    second_ = consumer_.launchArgs(m, shape.hidden, shape.intermediate, buffers.xw1.get(), buffers.w2.get(),
+                                   buffers.y.get(), /*posts=*/false);
+    second_.loadOrder = variant.loadOrder;
+    if (synchronized())
+      waitForProducer(second_, producerStage(), std::uint32_t(producer_.kernel().tile.m),
+                      std::uint32_t(producer_.kernel().tile.n));
+    second_.waitForPriorGrid = variant.ordering == Ordering::PdlGridSync;
+    // With the wait-kernel, GEMM 2 runs on a side stream joined back before the next pair (which overwrites XW1).
+    executor_.add(producerStage(), {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      launch(producer_, first_, stream, ordering);
+    });
+    executor_.add(
+        consumerStage(), {&producerStage()},
+        [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launch(consumer_, second_, stream, ordering); },
+        /*waitKernels=*/!avoidWaitKernel_);
   }
+  MlpPair(const MlpPair&) = delete;
+  MlpPair& operator=(const MlpPair&) = delete;
 
   bool synchronized() const { return variant_.synchronized(); }
   bool avoidsWaitKernel() const { return variant_.ordering == Ordering::WaitKernel && avoidWaitKernel_; }
   const Stage& producerStage() const { return producer_.stage(); }
   const Stage& consumerStage() const { return consumer_.stage(); }
 
-  void enqueue(cudaStream_t stream) const {
-    GemmLaunchArgs first = producer_.launchArgs(m_, shape_.intermediate, shape_.hidden, buffers_.x.get(),
-                                                buffers_.w1.get(), buffers_.xw1.get(), synchronized());
-    first.triggerDependentsAtStart = variant_.programmatic();
-
-    GemmLaunchArgs second = consumer_.launchArgs(m_, shape_.hidden, shape_.intermediate, buffers_.xw1.get(),
-                                                 buffers_.w2.get(), buffers_.y.get(), /*posts=*/false);
-    second.loadOrder = variant_.loadOrder;
-    if (synchronized())
-      waitForProducer(second, producerStage(), std::uint32_t(producer_.kernel().tile.m),
-                      std::uint32_t(producer_.kernel().tile.n));
-    second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    second.launchOrdering = variant_.consumerLaunch();
-
-    if (variant_.ordering == Ordering::WaitKernel) {
-      // Producer on `stream`, consumer on the side stream, joined before the next pair (which overwrites XW1).
-      CUSYNC_CUDA_CHECK(cudaEventRecord(fork_, stream));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(side_, fork_));
-      producer_.kernel().launch(first, stream);
-      if (!avoidWaitKernel_) launchWaitKernel(producerStage(), consumerStage(), side_);
-      consumer_.kernel().launch(second, side_);
-      CUSYNC_CUDA_CHECK(cudaEventRecord(join_, side_));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, join_));
-    } else {
-      producer_.kernel().launch(first, stream);
-      consumer_.kernel().launch(second, stream);
-    }
-  }
+  void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
 
  private:
+  static void launch(const GemmStage& gemm, GemmLaunchArgs args, cudaStream_t stream, LaunchOrdering ordering) {
+    args.launchOrdering = ordering;
+    gemm.kernel().launch(args, stream);
+  }
+
   VariantSpec variant_;
-  int m_;
-  MlpShape shape_;
-  Buffers& buffers_;
-  cudaStream_t side_;
-  cudaEvent_t fork_, join_;
   GemmStage producer_, consumer_;
+  GemmLaunchArgs first_, second_;
+  ChainExecutor executor_;
   bool avoidWaitKernel_ = false;
 };
 
@@ -136,12 +135,6 @@ int main(int argc, char** argv) {
 
   const MlpDevice device(*properties);
   const cudaStream_t stream = device.stream();
-  // The wait-kernel variants' consumer stream, forked from and joined to `stream` (blocking, as `stream`).
-  cudaStream_t side;
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&side));
-  cudaEvent_t fork, join;
-  CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&fork, cudaEventDisableTiming));
-  CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
 
   const std::uint64_t seed = options.seedOrClock();
   std::printf("%s; seed %llu; tile configs:", device.line().c_str(), static_cast<unsigned long long>(seed));
@@ -185,8 +178,8 @@ int main(int argc, char** argv) {
                    const VariantSpec& variant) {
       const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
       const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
-      MlpPair pair(config, variant, m, shape, buffers, side, fork, join,
-                   slotsPerWave * std::min(occupancy, occupancyConsumer), split, orders);
+      const MlpPair pair(config, variant, m, shape, buffers, slotsPerWave * std::min(occupancy, occupancyConsumer),
+                         split, orders);
       const std::string configLabel = config.name + split.label() + orders.label();
       if (options.verbose)
         std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
