@@ -30,6 +30,7 @@
 #include "mlp_variants.h"
 #include "persistent_grid.h"
 #include "split_k.h"
+#include "split_state.h"
 #include "tuned_runs.h"
 
 namespace cusync::examples {
@@ -184,12 +185,13 @@ class MlpResults {
 };
 
 // One hooked-GEMM stage of an MLP chain: the stage on `kernel`'s tile grid for an [m, n] output, its tiles split
-// into `splitParts` along K, and a persistent kernel's block count.
+// into `splitParts` along K (split_state.h: the buffers the fused chains use too), and a persistent kernel's block
+// count.
 class GemmStage {
  public:
   GemmStage(const char* name, const GemmKernelEntry& kernel, int m, int n, std::uint32_t splitParts)
-      : kernel_(&kernel), stage_(std::make_unique<Stage>(name, kernel.tileGrid(m, n))) {
-    split_ = SplitBuffers(*stage_, kernel, splitParts);
+      : kernel_(&kernel), stage_(std::make_unique<Stage>(name, kernel.tileGrid(m, n))),
+        split_(*stage_, kernel.tile, splitParts) {
     setPersistentGrid(*stage_, kernel);  // after the split: a persistent grid is sized by work units
   }
 
@@ -209,14 +211,15 @@ class GemmStage {
     args.d = d;
     args.stage = stage_->view();
     if (!posts) args.stage.semaphores = nullptr;
-    split_.applyTo(args);
+    args.splitPartials = split_.partialsPointer();
+    args.splitArrivals = split_.arrivalsPointer();
     return args;
   }
 
  private:
   const GemmKernelEntry* kernel_;
   std::unique_ptr<Stage> stage_;
-  SplitBuffers split_;
+  SplitState split_;
 };
 
 // Makes the GEMM of `consumer` wait, before each k-block of A, for the tiles of `producer` (tileRows x tileColumns
