@@ -13,14 +13,16 @@
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
 #   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs
-#   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt)
+#   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt; device_configure.sh passes
+#                         it and the other CUSYNC_*_CONFIGS on)
 # Extra arguments go to mlp_fused_example.
 set -uo pipefail
 out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/device_configure.sh"
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+device_gpu_line | tee "$out/device.txt"
 ms=${MS:-1,8,64,128,256,512,1024,2048,4096}
 models=${MODELS:-gpt3}
 torch_pid=
@@ -33,11 +35,7 @@ if [ "${SKIP_TORCH:-0}" != 1 ]; then
    done) >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
-  -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
-  ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} \
-  ${CUSYNC_SWIGLU_FUSED_CONFIGS:+"-DCUSYNC_SWIGLU_FUSED_CONFIGS=$CUSYNC_SWIGLU_FUSED_CONFIGS"} >/dev/null || exit 1
+device_configure "$build" >/dev/null || exit 1
 start=$(date +%s)
 cmake --build "$build" --target mlp_fused_example mlp_fused_stress -j "$(nproc)" >/tmp/build.log 2>&1
 build_rc=$?

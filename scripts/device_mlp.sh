@@ -17,16 +17,14 @@ esac
 out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/device_configure.sh"
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+device_gpu_line | tee "$out/device.txt"
 # The GPU machine has neither isl nor Clang, so what they make is prepared on the CPU machine and carried:
 #   build-gen/        policies: build/tools/cusyncgen examples/mlp/gpt3_mlp.dep -o build-gen (and llama_mlp.dep)
 #   build-rewritten/  the "+Rw" mainloop: copy build/examples/gemm/tile_rewrite/cusync_example_gemms_reordered/
 #                     (cusync/cutlass/tile_sync_mainloop.hpp, rewritten by cusync-tile-rewriter during the build)
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
-  -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" \
-  ${CUSYNC_GEMM_CONFIGS:+"-DCUSYNC_GEMM_CONFIGS=$CUSYNC_GEMM_CONFIGS"} >/dev/null
+device_configure "$build" -DCUSYNC_PREREWRITTEN_INCLUDE_DIR="$root/build-rewritten" >/dev/null
 time cmake --build "$build" --target "$target" -j "$(nproc)" 2>&1 | grep -E "error|C7510|warning" || true
 "$build/examples/mlp/$target" --csv "$out/mlp_$model.csv" "$@" 2>&1 | tee "$out/mlp_$model.log"
 if python3 -c "import matplotlib" 2>/dev/null; then

@@ -21,6 +21,7 @@ set -uo pipefail
 out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
+source "$root/scripts/device_configure.sh"
 build=${CUSYNC_BUILD_DIR:-$root/build-torch-op}
 package=$build/package  # the installed package (pip --target or setup.py build)
 steps=${STEPS:-build test bench}
@@ -29,7 +30,7 @@ status=$out/status.txt
 rc=0
 note() { echo "$*" | tee -a "$status"; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader >"$out/device.txt" 2>&1
+device_gpu_line >"$out/device.txt" 2>&1
 python3 -c "import sys, torch; print(sys.version.split()[0], torch.__version__, torch.version.cuda)" \
   | sed 's/^/python, torch, torch CUDA: /' >>"$out/device.txt" 2>&1
 cat "$out/device.txt"
@@ -37,11 +38,7 @@ cat "$out/device.txt"
 if [[ " $steps " == *" build "* ]]; then
   start=$(date +%s)
   {
-    cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
-      -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_BUILD_PYTHON_EXTENSION=ON \
-      -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
-      ${CUSYNC_FUSED_CONFIGS:+"-DCUSYNC_FUSED_CONFIGS=$CUSYNC_FUSED_CONFIGS"} \
-      ${CUSYNC_SWIGLU_FUSED_CONFIGS:+"-DCUSYNC_SWIGLU_FUSED_CONFIGS=$CUSYNC_SWIGLU_FUSED_CONFIGS"} &&
+    device_configure "$build" -DCUSYNC_BUILD_PYTHON_EXTENSION=ON &&
       cmake --build "$build" --target cusync_mlp -j "$(nproc)"
   } >"$out/build.log" 2>&1
   build_rc=$?

@@ -118,12 +118,11 @@ struct HookedGemm {
     sync.splitArrivals = args.splitArrivals;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;
 
-    if (const char* why = Kernel::whyNotImplementable(arguments, Persistent))
+    // The kernel refuses what it cannot run (its why_not_implementable) and says how many blocks it takes.
+    if (const char* why = Kernel::why_not_implementable(arguments))
       throw cusync::Error(std::string("cusync GEMM: ") + why);
-    const std::uint32_t blocks =
-        Persistent ? args.stage.persistentBlocks : tileGrid(args.m, args.n).tileCount() * args.stage.blocksPerTile;
     auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(blocks),
+    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, Kernel::get_grid_shape(arguments),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
                          args.launchOrdering, params);
   }

@@ -47,8 +47,6 @@ struct TileSyncGemmSm80Instance {
   using ElementA = cutlass::half_t;
   using ElementB = cutlass::half_t;
   using ElementD = cutlass::half_t;
-  // cp.async moves 16 bytes: rows of A and B (K halves each) must start 16-byte aligned.
-  static constexpr int kAlignment = 8;
 
   using Config = cusync::cutlass_sm80::Fp16TnMainloopConfig<TileM, TileN, TileK, Stages>;
   using CollectiveMainloop = typename Config::CollectiveMainloop;
@@ -70,26 +68,6 @@ struct TileSyncGemmSm80Instance {
 
   static void launch(const GemmLaunchArgs& args, cudaStream_t stream) {
     prepareFunction();
-    if (args.m <= 0 || args.n <= 0 || args.k <= 0)
-      throw cusync::Error("cusync sm80 GEMM: empty problem " + std::to_string(args.m) + "x" + std::to_string(args.n) +
-                          "x" + std::to_string(args.k));
-    if (args.k % kAlignment != 0)
-      throw cusync::Error("cusync sm80 GEMM: K = " + std::to_string(args.k) + " is not a multiple of " +
-                          std::to_string(kAlignment) + " (16-byte cp.async rows)");
-    auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
-    if (misaligned(args.a) || misaligned(args.b))
-      throw cusync::Error("cusync sm80 GEMM: A and B must be 16-byte aligned (cp.async)");
-    if (args.stage.blocksPerTile != 1)
-      throw cusync::Error("cusync sm80 GEMM: split-K (blocksPerTile > 1) is not implemented by the sm80 kernel");
-    if (args.stage.persistentBlocks != 0)
-      throw cusync::Error("cusync sm80 GEMM: the sm80 kernel is not persistent (one block per tile); the stage has "
-                          "persistentBlocks = " + std::to_string(args.stage.persistentBlocks));
-    if (args.producerSemaphores != nullptr && (args.producerTileRows == 0 || args.producerTileColumns == 0))
-      throw cusync::Error("cusync sm80 GEMM: a synchronized A needs the producer's tile shape");
-    const GridShape grid = tileGrid(args.m, args.n);
-    if (!(grid == args.stage.grid))
-      throw cusync::Error("cusync sm80 GEMM: stage grid does not match the GEMM's tile grid");
-
     typename Kernel::Arguments arguments;
     arguments.problem_shape = typename Kernel::ProblemShape{args.m, args.n, args.k, 1};
     arguments.mainloop.ptr_A = reinterpret_cast<const ElementA*>(args.a);
@@ -111,8 +89,11 @@ struct TileSyncGemmSm80Instance {
     sync.loadOrder = args.loadOrder;
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
 
+    // The kernel refuses what it cannot run (its why_not_implementable) and says how many blocks it takes.
+    if (const std::string why = Kernel::why_not_implementable(arguments); !why.empty())
+      throw cusync::Error("cusync sm80 GEMM: " + why);
     auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>, dim3(grid.tileCount()),
+    cusync::launchKernel(cusync::cutlass_sm80::tileSyncGemmEntry<Kernel>, Kernel::get_grid_shape(arguments),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
                          args.launchOrdering, params);
   }

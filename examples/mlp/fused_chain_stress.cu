@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/command_line_numbers.h"
+#include "common/gelu_mlp_reference.cuh"
 #include "common/graph_timer.cuh"
 #include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
@@ -126,14 +127,14 @@ int main(int argc, char** argv) {
   std::printf("device: %s; %zu cases (chain x size x split x unit wait), %d chain executions per graph, %lld replays each, "
               "delays up to %d ns per unit\n", properties.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
   // Replays `perGraph` poisoned, checked executions of `mlp` per graph; returns the mismatched elements.
-  auto stress = [&](auto& mlp, DeviceBuffer<__half>& intermediate, DeviceBuffer<__half>& y,
-                    const DeviceBuffer<__half>& reference) {
+  auto stress = [&](const auto& mlp, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
+                    DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
     CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
     timeWithGraph(
         [&](cudaStream_t s) {
           poison(intermediate, s);
           poison(y, s);
-          mlp.enqueue(s);
+          mlp.enqueue(operands, s);
           countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
           CUSYNC_CUDA_CHECK(cudaGetLastError());
         },
@@ -150,21 +151,23 @@ int main(int argc, char** argv) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
-      FusedMlp mlp(geluKernel, c.size.m, c.size.hidden, c.size.intermediate, buffers, c.split, orders, slots, false);
+      FusedMlp mlp(geluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
-      bad = stress(mlp, buffers.xw1, buffers.y, buffers.yReference);
+      bad = stress(mlp,
+                   MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()},
+                   buffers.xw1, buffers.y, buffers.yReference);
     } else {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                                 workspaceBytes, stream);
       pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.size.intermediate, c.size.hidden,
                      swiGluKernel.tile.n, stream);
-      FusedSwiGluMlp mlp(swiGluKernel, c.size.m, c.size.hidden, c.size.intermediate,
-                         MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
-                                     buffers.y.get()},
-                         c.split, orders, slots, false);
+      FusedSwiGluMlp mlp(swiGluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
-      bad = stress(mlp, buffers.s, buffers.y, buffers.yReference);
+      bad = stress(mlp,
+                   MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
+                               buffers.y.get()},
+                   buffers.s, buffers.y, buffers.yReference);
     }
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     totalExecutions += perGraph * replays;

@@ -1,7 +1,9 @@
 // An MLP as a fused chain of one configuration, split-K and tile order: one persistent launch (tile-synchronized)
 // or the same kernel launched once per GEMM in stream order. GPT-3's GELU MLP (XW1 = GELU(X W1^T), Y = XW1 W2^T)
 // or LLaMA's SwiGLU MLP (S = silu(X Wgate^T) * (X Wup^T) from one GEMM over paired gate/up weights, Y = S W2^T),
-// by the chain's policy. Shared by mlp_fused_example and the fused-chain stress test. Host header.
+// by the chain's policy. The operands are passed at every run, so one chain serves any tensors of its shape: shared
+// by mlp_fused_example, the fused-chain stress test and the PyTorch op's plans (python/csrc/mlp_plan.h). Host
+// header.
 #pragma once
 
 #include <algorithm>
@@ -14,7 +16,6 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffers.cuh"
-#include "common/gelu_mlp_reference.cuh"
 #include "cusync/error.h"
 #include "cusync/fused_chain.cuh"
 #include "cusync/stage.cuh"
@@ -36,6 +37,13 @@ struct MlpOperands {
   __half* y = nullptr;
 };
 
+// Words of device memory that count up across runs and that the runtime never resets (docs/DESIGN.md,
+// "Iteration"): `count` 32-bit words from `words`.
+struct CounterWords {
+  std::uint32_t* words;
+  std::uint32_t count;
+};
+
 // The MLP as a fused chain of one configuration, split and tile order: one launch (synchronized) or two
 // stream-ordered launches of the same kernel. `Policy`: FusedMlpPolicy (GELU) or SwiGluMlpPolicy (paired SwiGLU).
 template <class Policy>
@@ -45,10 +53,11 @@ class FusedMlpChain {
   // GEMM 1's columns per intermediate column: the paired SwiGLU computes gate and up in one GEMM.
   static constexpr int kGemm1ColumnsPerIntermediate = std::is_same_v<Policy, SwiGluMlpPolicy> ? 2 : 1;
 
-  FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, MlpOperands operands, FusedSplit split,
-                const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
-      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), operands_(operands),
-        streamOrdered_(streamOrdered),
+  // Refuses (cusync::Error) a configuration the kernel cannot run at this shape, checked with placeholder operands
+  // of the alignment real ones must have; each run's launch checks its own operands again.
+  FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, FusedSplit split, const TileOrders& orders,
+                std::uint32_t slots, bool streamOrdered)
+      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), streamOrdered_(streamOrdered),
         first_("gemm1", kernel.tileGrid(m, kGemm1ColumnsPerIntermediate * intermediate)),
         second_("gemm2", kernel.tileGrid(m, hidden)),
         firstSplit_(first_, kernel.tile, split.firstParts),
@@ -66,54 +75,49 @@ class FusedMlpChain {
     const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether};
     const ChainStage secondStage{&second_, PartOrder::KRangesInTurn};
     if (!streamOrdered) {
-      chains_.push_back(std::make_unique<FusedChain>(std::vector<ChainStage>{firstStage, secondStage},
-                                                     std::min(slots, units)));
+      launches_.push_back(std::make_unique<FusedChain>(std::vector<ChainStage>{firstStage, secondStage},
+                                                       std::min(slots, units)));
     } else {
       // Two launches of the same kernel, each queueing one GEMM (the other listed, with no units).
-      chains_.push_back(std::make_unique<FusedChain>(
+      launches_.push_back(std::make_unique<FusedChain>(
           std::vector<ChainStage>{firstStage, {&second_, PartOrder::KRangesInTurn, false}},
           std::min(slots, first_.workUnitsPerLaunch())));
-      chains_.push_back(std::make_unique<FusedChain>(
+      launches_.push_back(std::make_unique<FusedChain>(
           std::vector<ChainStage>{{&first_, PartOrder::PartsOfATileTogether, false}, secondStage},
           std::min(slots, second_.workUnitsPerLaunch())));
     }
-    for (const auto& chain : chains_) {
-      const std::string why = kernel_.whyNotImplementable(arguments(*chain));
-      if (!why.empty()) throw Error("fused MLP: " + why);
+    for (const auto& launch : launches_) {
+      const std::string why = kernel_.whyNotImplementable(arguments(*launch, placeholderOperands()));
+      if (!why.empty())
+        throw Error("fused MLP: configuration " + kernel_.name + " cannot run this shape: " + why);
     }
-  }
-
-  // The GELU MLP on a GeluMlpBuffers' operands.
-  FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, GeluMlpBuffers& buffers, FusedSplit split,
-                const TileOrders& orders, std::uint32_t slots, bool streamOrdered)
-      : FusedMlpChain(kernel, m, hidden, intermediate,
-                      MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(),
-                                  buffers.y.get()},
-                      split, orders, slots, streamOrdered) {
-    static_assert(kGemm1ColumnsPerIntermediate == 1, "GeluMlpBuffers hold a GELU MLP");
   }
 
   // GEMM 2's units wait for their whole k-range before loading A, instead of k-block by k-block (the kernel's
   // Arguments::waitForWholeUnit).
   void setWaitForWholeUnit(bool whole) { waitForWholeUnit_ = whole; }
 
+  const Entry& kernel() const { return kernel_; }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
+  // The launches of one run: one when synchronized, one per GEMM when stream-ordered.
+  std::size_t launchCount() const { return launches_.size(); }
+  const FusedChain& launch(std::size_t index) const { return *launches_.at(index); }
 
-  typename Entry::LaunchArgs arguments(const FusedChain& chain) const {
+  typename Entry::LaunchArgs arguments(const FusedChain& launch, const MlpOperands& operands) const {
     typename Entry::LaunchArgs args;
     args.m = m_;
     args.k0 = hidden_;
     args.n0 = kGemm1ColumnsPerIntermediate * intermediate_;
     args.n1 = hidden_;
-    args.a0 = operands_.x;
-    args.b0 = operands_.w1;
-    args.d0 = operands_.intermediate;
-    args.b1 = operands_.w2;
-    args.d1 = operands_.y;
+    args.a0 = operands.x;
+    args.b0 = operands.w1;
+    args.d0 = operands.intermediate;
+    args.b1 = operands.w2;
+    args.d1 = operands.y;
     args.stages[0] = first_.view();
     args.stages[1] = second_.view();
-    args.queue = chain.queue();
+    args.queue = launch.queue();
     args.gemm0Output = gemm0Output_;
     args.splitPartials[0] = firstSplit_.partialsPointer();
     args.splitArrivals[0] = firstSplit_.arrivalsPointer();
@@ -123,39 +127,58 @@ class FusedMlpChain {
     return args;
   }
 
-  void enqueue(cudaStream_t stream) const {
-    for (const auto& chain : chains_) kernel_.launch(arguments(*chain), stream);
+  // Enqueues one run over `operands` on `stream`: no allocation, no synchronization.
+  void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
+    for (const auto& launch : launches_) kernel_.launch(arguments(*launch, operands), stream);
+  }
+
+  // The counters a run advances and nothing resets: every launch's 64-bit ticket counter (two words), GEMM 1's
+  // semaphores (synchronized), and the split-K arrival counters. The examples let them count on, as the runtime
+  // intends; the PyTorch op zeroes them before every run (python/csrc/mlp_plan.h says why).
+  std::vector<CounterWords> counters() const {
+    std::vector<CounterWords> counters;
+    for (const auto& launch : launches_)
+      counters.push_back({reinterpret_cast<std::uint32_t*>(launch->queue().ticketCounter), 2});
+    if (!streamOrdered_) counters.push_back({first_.view().semaphores, Policy::semaphoreCount(first_.grid())});
+    for (const SplitState* split : {&firstSplit_, &secondSplit_})
+      if (split->arrivalCount() != 0) counters.push_back({split->arrivalsPointer(), split->arrivalCount()});
+    return counters;
   }
 
   // Runs the MLP once with a unit trace (chain_trace.h) per launch and returns every launch's records.
-  std::vector<std::vector<ChainUnitTrace>> traceOnce(cudaStream_t stream) const {
+  std::vector<std::vector<ChainUnitTrace>> traceOnce(const MlpOperands& operands, cudaStream_t stream) const {
     std::vector<std::vector<ChainUnitTrace>> traces;
-    for (const auto& chain : chains_) {
-      const std::size_t records = chain->queue().ticketsPerLaunch();
+    for (const auto& launch : launches_) {
+      const std::size_t records = launch->queue().ticketsPerLaunch();
       DeviceBuffer<ChainUnitTrace> buffer(records);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream));
-      typename Entry::LaunchArgs args = arguments(*chain);
+      typename Entry::LaunchArgs args = arguments(*launch, operands);
       args.trace = buffer.get();
       kernel_.launch(args, stream);
       CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
       std::vector<ChainUnitTrace> host(records);
       CUSYNC_CUDA_CHECK(cudaMemcpy(host.data(), buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost));
-      host.resize(chain->queue().workUnits());  // the stop tickets have no record
+      host.resize(launch->queue().workUnits());  // the stop tickets have no record
       traces.push_back(std::move(host));
     }
     return traces;
   }
 
  private:
+  // Aligned, never dereferenced: CUTLASS's can_implement looks at shapes, strides and alignment only.
+  static MlpOperands placeholderOperands() {
+    __half* aligned = reinterpret_cast<__half*>(std::uintptr_t(256));
+    return MlpOperands{aligned, aligned, aligned, aligned, aligned};
+  }
+
   const Entry& kernel_;
   int m_, hidden_, intermediate_;
-  MlpOperands operands_;
   bool streamOrdered_;
   bool waitForWholeUnit_ = false;
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;  // null when stream-ordered
-  std::vector<std::unique_ptr<FusedChain>> chains_;
+  std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 
 using FusedMlp = FusedMlpChain<FusedMlpPolicy>;        // GPT-3: GELU

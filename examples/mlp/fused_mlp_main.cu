@@ -16,20 +16,16 @@
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
-#include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
-#include <cstdio>
-#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <cuda_runtime.h>
 
-#include "ceilings.h"
-#include "check_then_time.h"
 #include "cublas_gelu_mlp_baseline.h"
-#include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/gelu_mlp_reference.cuh"
 #include "cusync/cusync.cuh"
@@ -37,6 +33,7 @@
 #include "fused_chain_registry.h"
 #include "fused_mlp.h"
 #include "fused_split.h"
+#include "mlp_harness.h"
 #include "mlp_options.h"
 #include "mlp_results.h"
 #include "swiglu_mlp_reference.cuh"
@@ -95,35 +92,32 @@ void printFusedSummary(const std::vector<Result>& results, const std::vector<int
   }
 }
 
-// What every fused variant of one M needs: its operands, the buffers to poison, the output and its reference.
+// What every fused variant of one M needs: its operands, the buffers it is checked on, the device, the unit waits
+// to try and where results and traces go.
 struct FusedRunContext {
   int m;
   MlpShape shape;
   MlpOperands operands;
-  std::vector<DeviceBuffer<__half>*> intermediates;
-  DeviceBuffer<__half>* output;
-  const DeviceBuffer<__half>* reference;
-  std::uint32_t smCount;
+  CheckedOutput checked;
+  const MlpDevice* device;
   const std::vector<TileOrders>* tileOrders;
   const MlpOptions* options;
   std::FILE* traceFile;
-  cudaStream_t stream;
   std::vector<bool> unitWaits;  // GEMM 2's units: false = k-block by k-block, true = whole k-range first
 };
 
 // Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
 // `prepareWeights(kernel)` runs before a kernel's variants (the paired SwiGLU layout depends on its tile).
 template <class Policy, class PrepareWeights>
-bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kernels, const FusedRunContext& c,
-                      PrepareWeights&& prepareWeights, std::vector<Result>& results) {
-  bool allCorrect = true;
+void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kernels, const FusedRunContext& c,
+                      PrepareWeights&& prepareWeights, MlpResults& results) {
   const int m = c.m;
   const int gemm1Columns = c.shape.gemm1ColumnsPerIntermediate * c.shape.intermediate;
   for (const FusedChainEntryFor<Policy>* kernel : kernels) {
     const int occupancy = kernel->maxActiveBlocksPerSm();
     if (occupancy == 0) continue;  // does not fit on this device (shared memory)
     prepareWeights(*kernel);
-    const std::uint32_t slots = c.smCount * std::uint32_t(occupancy);
+    const std::uint32_t slots = std::uint32_t(c.device->smCount()) * std::uint32_t(occupancy);
     const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
     const std::uint32_t tiles2 = kernel->tileGrid(m, c.shape.hidden).tileCount();
     const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
@@ -135,20 +129,20 @@ bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
           const bool wholeUnit = !streamOrdered && c.unitWaits[run];
-          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, c.operands, split, orders, slots,
+          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, split, orders, slots,
                                     streamOrdered);
           mlp.setWaitForWholeUnit(wholeUnit);
           const std::string config = kernel->name + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
           const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
-          const auto [us, check] = checkThenTime([&](cudaStream_t s) { mlp.enqueue(s); }, c.intermediates, *c.output,
-                                                 *c.reference, c.stream, *c.options);
-          const bool correct = check.passes(kRelativeErrorBound);
-          allCorrect = allCorrect && correct;
-          results.push_back({m, config, variant, us, check.relativeError, correct,
-                             double(mlp.first().workUnitsPerLaunch()) / slots,
-                             double(mlp.second().workUnitsPerLaunch()) / slots, 0});
+          const Measurement measured =
+              checkThenTime([&](cudaStream_t s) { mlp.enqueue(c.operands, s); }, c.checked.intermediates,
+                            *c.checked.output, *c.checked.reference, c.device->stream(), *c.options);
+          const bool correct = results.record(Result{m, config, variant, 0, 0, false,
+                                                     double(mlp.first().workUnitsPerLaunch()) / slots,
+                                                     double(mlp.second().workUnitsPerLaunch()) / slots, 0},
+                                              measured, "");
           if (c.traceFile != nullptr && !c.options->checkOnly) {
-            const auto traces = mlp.traceOnce(c.stream);
+            const auto traces = mlp.traceOnce(c.operands, c.device->stream());
             for (std::size_t launch = 0; launch < traces.size(); ++launch)
               for (const ChainUnitTrace& t : traces[launch])
                 std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n", m,
@@ -159,10 +153,10 @@ bool runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
           }
           if (c.options->verbose || !correct)
             std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", m,
-                        config.c_str(), variant.c_str(), us, check.relativeError, check.nonFinite);
+                        config.c_str(), variant.c_str(), measured.microseconds, measured.check.relativeError,
+                        measured.check.nonFinite);
         }
   }
-  return allCorrect;
 }
 
 }  // namespace
@@ -230,13 +224,8 @@ int main(int argc, char** argv) {
   // This program's default orders: every winner of session 3 on the H100 used one of them (docs/BENCHMARKS.md).
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8", "g4", "g4:g8"};
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "mlp_fused_example: no CUDA device\n");
-    return 77;
-  }
-  cudaDeviceProp properties{};
-  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const std::optional<cudaDeviceProp> properties = firstCudaDevice(options.program);
+  if (!properties) return kNoCudaDevice;
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
   if (llama ? swiGluKernels.empty() : geluKernels.empty()) {
@@ -244,77 +233,55 @@ int main(int argc, char** argv) {
                  model.c_str());
     return 1;
   }
-  cudaStream_t stream;
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
-  cublasLtHandle_t lt;
-  checkCublas(cublasLtCreate(&lt), "create");
-  const std::size_t workspaceBytes = 64ull << 20;
-  DeviceBuffer<char> workspace(workspaceBytes);
+  const MlpDevice device(*properties);
+  const cudaStream_t stream = device.stream();
 
   const std::uint64_t seed = options.seedOrClock();
-  std::printf("device: %s, %d SMs; model %s (H %d, intermediate %d); seed %llu; fused configs:", properties.name,
-              properties.multiProcessorCount, shape.model, shape.hidden, shape.intermediate,
-              static_cast<unsigned long long>(seed));
+  std::printf("%s; model %s (H %d, intermediate %d); seed %llu; fused configs:", device.line().c_str(), shape.model,
+              shape.hidden, shape.intermediate, static_cast<unsigned long long>(seed));
   if (llama)
     for (const auto* k : swiGluKernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
   else
     for (const auto* k : geluKernels) std::printf(" %s (%d/SM)", k->name.c_str(), k->maxActiveBlocksPerSm());
   std::printf("\n");
+  const Ceilings ceilings = device.measureCeilings(options);
 
-  Ceilings ceilings{0, 0, 0};
-  if (!options.checkOnly) {
-    ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
-    std::printf("measured ceilings: %.0f TFLOP/s fp16 GEMM (cuBLAS 8192^3), %.0f GB/s one-pass read (floor), "
-                "%.0f GB/s copy\n", ceilings.tflops, ceilings.readGBs, ceilings.copyGBs);
-  }
-
-  std::vector<Result> results;
-  bool allCorrect = true;
-  const std::uint32_t smCount = std::uint32_t(properties.multiProcessorCount);
+  MlpResults results(options);
   for (int m : options.ms) {
-    FusedRunContext context{m,        shape,       {},       {},        nullptr, nullptr, smCount, &tileOrders,
-                            &options, traceFile, stream, unitWaits};
-    auto record = [&](const char* config, const Measurement& measured) {
-      const bool correct = measured.check.passes(kRelativeErrorBound);
-      allCorrect = allCorrect && correct;
-      results.push_back({m, config, "cuBLAS", measured.microseconds, measured.check.relativeError, correct, 0, 0, 0});
-      if (!correct)
-        std::printf("FAILED: M=%d cuBLAS baseline: relative error %.3g, %llu non-finite\n", m,
-                    measured.check.relativeError, measured.check.nonFinite);
-    };
+    FusedRunContext context{m, shape, {}, {}, &device, &tileOrders, &options, traceFile, unitWaits};
+    const Result cublasRow{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0};
     if (!llama) {
       GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
-      prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(),
-                              workspaceBytes, stream);
+      prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
+                              device.workspaceBytes(), stream);
       // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
-      record("cuBLASLt", measureCublasGeluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
-                                              shape.intermediate, stream, options));
+      results.record(cublasRow,
+                     measureCublasGeluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
+                                          shape.hidden, shape.intermediate, stream, options),
+                     "cuBLAS baseline");
       context.operands = {buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()};
-      context.intermediates = {&buffers.xw1};
-      context.output = &buffers.y;
-      context.reference = &buffers.yReference;
-      allCorrect = runFusedVariants(geluKernels, context, [](const FusedChainEntry&) {}, results) && allCorrect;
+      context.checked = {{&buffers.xw1}, &buffers.y, &buffers.yReference};
+      runFusedVariants(geluKernels, context, [](const FusedChainEntry&) {}, results);
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
-      prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, lt, workspace.get(),
-                                workspaceBytes, stream);
+      prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
+                                device.workspaceBytes(), stream);
       // Baseline: cuBLASLt GEMM over [gate | up], a vectorized SwiGLU kernel, cuBLASLt GEMM.
-      record("cuBLASLt", measureCublasSwiGluMlp(lt, workspace.get(), workspaceBytes, buffers, m, shape.hidden,
-                                                shape.intermediate, int(smCount), stream, options));
+      results.record(cublasRow,
+                     measureCublasSwiGluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
+                                            shape.hidden, shape.intermediate, device.smCount(), stream, options),
+                     "cuBLAS baseline");
       context.operands = {buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
                           buffers.y.get()};
-      context.intermediates = {&buffers.s};
-      context.output = &buffers.y;
-      context.reference = &buffers.yReference;
+      context.checked = {{&buffers.s}, &buffers.y, &buffers.yReference};
       const auto pairWeights = [&](const SwiGluChainEntry& kernel) {
         pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden,
                        kernel.tile.n, stream);
         CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
       };
-      allCorrect = runFusedVariants(swiGluKernels, context, pairWeights, results) && allCorrect;
+      runFusedVariants(swiGluKernels, context, pairWeights, results);
     }
-    writeResultsCsv(options.csvPath, results);
-    std::printf("M=%d done: %zu results so far\n", m, results.size());
+    results.finishM(m);
   }
   // The floor per M, in the CSV too (variant "floor"), so that the summary beside the torch baselines has it.
   auto floorUs = [&](int m) {
@@ -325,11 +292,9 @@ int main(int argc, char** argv) {
                                 double(m) * shape.hidden * 2 + 2.0 * m * shape.intermediate);
     return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
   };
-  for (int m : options.ms) results.push_back({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});
+  for (int m : options.ms) results.add({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});
   if (traceFile != nullptr) std::fclose(traceFile);
-  writeResultsCsv(options.csvPath, results);
-  printFusedSummary(results, options.ms, floorUs);
-  std::printf("\nall results checked against the reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,
-              allCorrect ? "all correct" : "FAILURES", options.csvPath.c_str());
-  return allCorrect ? 0 : 1;
+  results.writeCsv();
+  printFusedSummary(results.rows(), options.ms, floorUs);
+  return results.finish();
 }

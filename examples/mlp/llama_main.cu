@@ -18,9 +18,7 @@
 // --gate-up-order: GEMM 1's column order to try under each --orders entry: plain (as mlp_example), or paired
 // (gate_up_order.h: gate and up tiles of the same S columns together; labelled _paired). Default: plain.
 #include <algorithm>
-#include <chrono>
 #include <climits>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -30,20 +28,19 @@
 
 #include <cuda_runtime.h>
 
-#include "ceilings.h"
-#include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "cusync/chain_executor.cuh"
 #include "cusync/cusync.cuh"
 #include "gate_up_order.h"
 #include "gemm_registry.h"
 #include "gpt3_mlp.h"  // the policies compiled into the GEMM instances
 #include "llama_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/llama_mlp.dep
 #include "llama_policy_check.h"
+#include "mlp_harness.h"
 #include "mlp_options.h"
 #include "mlp_results.h"
 #include "mlp_variants.h"
-#include "persistent_grid.h"
 #include "split_k.h"
 #include "streamk_gemm.h"
 #include "swiglu_mlp_reference.cuh"
@@ -82,13 +79,6 @@ struct LlamaBuffers {
         yReference(y.size()) {}
 };
 
-// Streams and events of one chain: GEMM 1 on `main`; with the wait-kernel the SwiGLU stage and GEMM 2 each on
-// their own stream, so that neither waits for the previous stage to finish.
-struct ChainStreams {
-  cudaStream_t main, swiglu, gemm2;
-  cudaEvent_t fork, swigluDone, gemm2Done;
-};
-
 // GEMM 1 is a consumer instance (identity epilogue, posts TileSync) without a producer: its input policy is
 // irrelevant, so every variant runs the same kernel.
 const GemmKernelEntry& gemm1Kernel(const TileConfig& config) { return *config.consumer.at(PolicyKind::TileSync); }
@@ -116,55 +106,90 @@ int swiGluOccupancy(PolicyKind down) {
                                       : swiGluMaxActiveBlocksPerSm<GateUpPolicy, llama::Dep_down_gs_RowSync>();
 }
 
-// One LLaMA MLP (GEMM 1 -> SwiGLU -> GEMM 2) of a given variant and configuration, with its three stages.
+// One LLaMA MLP (GEMM 1 -> SwiGLU -> GEMM 2) of a given variant and configuration, with its three stages, enqueued by
+// the runtime's chain executor under the variant's ordering. Launch closures refer to the chain: it does not move.
 class LlamaChain {
  public:
   LlamaChain(const TileConfig& config, const VariantSpec& variant, int m, const LlamaShape& shape,
-             LlamaBuffers& buffers, const ChainStreams& streams, int smCount, SplitK split, const TileOrders& orders,
-             bool pairGateUp, std::uint32_t swiGluColumns)
-      : variant_(variant), m_(m), shape_(shape), buffers_(buffers), streams_(streams) {
-    gemm1_ = &gemm1Kernel(config);
-    gemm2_ = config.consumer.at(variant.policy);
-    geometry_ = swiGluGeometry(*gemm1_, m, shape, swiGluColumns);
-    g1_ = std::make_unique<Stage>("gemm1", gemm1_->tileGrid(m, 2 * shape.intermediate));
-    gs_ = std::make_unique<Stage>("swiglu", geometry_.grid());
-    g2_ = std::make_unique<Stage>("gemm2", gemm2_->tileGrid(m, shape.hidden));
-    split1_ = SplitBuffers(*g1_, *gemm1_, split.producerParts);
-    split2_ = SplitBuffers(*g2_, *gemm2_, split.consumerParts);
-    setPersistentGrid(*g1_, *gemm1_);  // after the split: a persistent grid is sized by work units
-    setPersistentGrid(*g2_, *gemm2_);
+             LlamaBuffers& buffers, int smCount, SplitK split, const TileOrders& orders, bool pairGateUp,
+             std::uint32_t swiGluColumns)
+      : variant_(variant),
+        g1_("gemm1", gemm1Kernel(config), m, 2 * shape.intermediate, split.producerParts),
+        geometry_(swiGluGeometry(g1_.kernel(), m, shape, swiGluColumns)),
+        gs_(std::make_unique<Stage>("swiglu", geometry_.grid())),
+        g2_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts),
+        // Blocking side streams, as the example's own stream.
+        executor_(variant.stageOrdering(), cudaStreamDefault) {
     if (pairGateUp)
-      g1_->setTileOrder(pairedGateUpOrder(
-          g1_->grid(), orders.producerGroupRows,
-          pairedGateUpRanks(g1_->grid().x, std::uint32_t(gemm1_->tile.n), std::uint32_t(shape.intermediate))));
+      g1_.stage().setTileOrder(pairedGateUpOrder(
+          g1_.stage().grid(), orders.producerGroupRows,
+          pairedGateUpRanks(g1_.stage().grid().x, std::uint32_t(g1_.kernel().tile.n),
+                            std::uint32_t(shape.intermediate))));
     else
-      TileOrders::apply(*g1_, orders.producerGroupRows);
-    TileOrders::apply(*g2_, orders.consumerGroupRows);
+      TileOrders::apply(g1_.stage(), orders.producerGroupRows);
+    TileOrders::apply(g2_.stage(), orders.consumerGroupRows);
     // GEMM 1 posts with gpt3's Dep_dep_g1_TileSync and GEMM 2 waits with gpt3's Dep_dep_g1_<policy>; main() checked
     // on these grids that they compute what these LLaMA policies compute (llama_policy_check.h).
-    g1_->setOutputPolicy<GateUpPolicy>();
+    g1_.stage().setOutputPolicy<GateUpPolicy>();
     if (variant.policy == PolicyKind::TileSync) gs_->setOutputPolicy<llama::Dep_down_gs_TileSync>();
     else gs_->setOutputPolicy<llama::Dep_down_gs_RowSync>();
     launchSwiGlu_ = swiGluLauncher(variant.policy);
-    occupancy1_ = gemm1_->maxActiveBlocksPerSm();
+    occupancy1_ = g1_.occupancy();
     occupancyS_ = swiGluOccupancy(variant.policy);
-    occupancy2_ = gemm2_->maxActiveBlocksPerSm();
+    occupancy2_ = g2_.occupancy();
     smCount_ = smCount;
     // "Avoid wait-kernel" (paper IV-C), per stage: when the stage and every stage it waits on, directly or through
     // another, fit in the slots of one wave, all their blocks are resident together and none can take a slot a
     // block it waits for needs. Slots are counted at the smallest occupancy of the three kernels.
     const std::uint32_t slots = std::uint32_t(smCount * std::min({occupancy1_, occupancyS_, occupancy2_}));
-    avoidWaitKernelS_ = g1_->blocksPerLaunch() + gs_->blocksPerLaunch() <= slots;
-    avoidWaitKernel2_ = g1_->blocksPerLaunch() + gs_->blocksPerLaunch() + g2_->blocksPerLaunch() <= slots;
-  }
+    const std::uint32_t blocks1 = gemm1Stage().blocksPerLaunch(), blocksS = gs_->blocksPerLaunch();
+    avoidWaitKernelS_ = blocks1 + blocksS <= slots;
+    avoidWaitKernel2_ = blocks1 + blocksS + gemm2Stage().blocksPerLaunch() <= slots;
 
-  const Stage& gemm1Stage() const { return *g1_; }
+    const bool synchronized = variant.synchronized();
+    first_ = g1_.launchArgs(m, 2 * shape.intermediate, shape.hidden, buffers.x.get(), buffers.w1v.get(),
+                            buffers.gateUp.get(), synchronized);
+    first_.triggerDependentsAtStart = variant.programmatic();
+
+    middle_.stage = gs_->view();
+    if (!synchronized) middle_.stage.semaphores = nullptr;
+    if (synchronized) middle_.gateUpInput = gemm1Stage().inputFor<GateUpPolicy>(*gs_);
+    middle_.geometry = geometry_;
+    middle_.gateUp = buffers.gateUp.get();
+    middle_.s = buffers.s.get();
+    middle_.triggerDependentsAtStart = variant.programmatic();
+    middle_.waitForPriorGrid = variant.ordering == Ordering::PdlGridSync;
+
+    second_ = g2_.launchArgs(m, shape.hidden, shape.intermediate, buffers.s.get(), buffers.w2.get(),
+                             buffers.y.get(), /*posts=*/false);
+    second_.loadOrder = variant.loadOrder;
+    if (synchronized) waitForProducer(second_, *gs_, geometry_.tileRows, geometry_.tileColumns);
+    second_.waitForPriorGrid = variant.ordering == Ordering::PdlGridSync;
+
+    // With the wait-kernel, the SwiGLU stage and GEMM 2 run each on a side stream, all joined back before the next
+    // chain (which overwrites [gate | up] and S).
+    executor_.add(gemm1Stage(), {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      launchGemm(g1_, first_, stream, ordering);
+    });
+    executor_.add(
+        *gs_, {&gemm1Stage()},
+        [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchSwiGlu_(middle_, stream, ordering); },
+        /*waitKernels=*/!avoidWaitKernelS_);
+    executor_.add(
+        gemm2Stage(), {gs_.get()},
+        [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchGemm(g2_, second_, stream, ordering); },
+        /*waitKernels=*/!avoidWaitKernel2_);
+  }
+  LlamaChain(const LlamaChain&) = delete;
+  LlamaChain& operator=(const LlamaChain&) = delete;
+
+  const Stage& gemm1Stage() const { return g1_.stage(); }
   const Stage& swiGluStage() const { return *gs_; }
-  const Stage& gemm2Stage() const { return *g2_; }
+  const Stage& gemm2Stage() const { return g2_.stage(); }
   // Waves of work: work units (tiles x split-K parts) over slots, also for persistent kernels (as mlp_example).
-  double waves1() const { return double(g1_->workUnitsPerLaunch()) / (smCount_ * occupancy1_); }
+  double waves1() const { return double(gemm1Stage().workUnitsPerLaunch()) / (smCount_ * occupancy1_); }
   double wavesS() const { return double(gs_->workUnitsPerLaunch()) / (smCount_ * occupancyS_); }
-  double waves2() const { return double(g2_->workUnitsPerLaunch()) / (smCount_ * occupancy2_); }
+  double waves2() const { return double(gemm2Stage().workUnitsPerLaunch()) / (smCount_ * occupancy2_); }
   int avoidedWaitKernels() const {
     return variant_.ordering == Ordering::WaitKernel ? int(avoidWaitKernelS_) + int(avoidWaitKernel2_) : 0;
   }
@@ -172,83 +197,22 @@ class LlamaChain {
     return std::to_string(occupancy1_) + "/" + std::to_string(occupancyS_) + "/" + std::to_string(occupancy2_);
   }
 
-  void enqueue(cudaStream_t stream) const {
-    const bool synchronized = variant_.synchronized();
-    GemmLaunchArgs first;
-    first.m = m_;
-    first.n = 2 * shape_.intermediate;
-    first.k = shape_.hidden;
-    first.a = buffers_.x.get();
-    first.b = buffers_.w1v.get();
-    first.d = buffers_.gateUp.get();
-    first.stage = g1_->view();
-    if (!synchronized) first.stage.semaphores = nullptr;
-    first.triggerDependentsAtStart = variant_.programmatic();
-    split1_.applyTo(first);
-
-    SwiGluStageArgs<GateUpPolicy> middle;
-    middle.stage = gs_->view();
-    if (!synchronized) middle.stage.semaphores = nullptr;
-    if (synchronized) middle.gateUpInput = g1_->inputFor<GateUpPolicy>(*gs_);
-    middle.geometry = geometry_;
-    middle.gateUp = buffers_.gateUp.get();
-    middle.s = buffers_.s.get();
-    middle.triggerDependentsAtStart = variant_.programmatic();
-    middle.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-
-    GemmLaunchArgs second;
-    second.m = m_;
-    second.n = shape_.hidden;
-    second.k = shape_.intermediate;
-    second.a = buffers_.s.get();
-    second.b = buffers_.w2.get();
-    second.d = buffers_.y.get();
-    second.stage = g2_->view();
-    second.stage.semaphores = nullptr;
-    second.loadOrder = variant_.loadOrder;
-    if (synchronized) {
-      second.producerSemaphores = gs_->view().semaphores;
-      second.producerGrid = gs_->grid();
-      second.producerTileRows = geometry_.tileRows;
-      second.producerTileColumns = geometry_.tileColumns;
-    }
-    second.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    second.launchOrdering = variant_.consumerLaunch();
-    split2_.applyTo(second);
-
-    if (variant_.ordering == Ordering::WaitKernel) {
-      // GEMM 1 on `stream`, the SwiGLU stage and GEMM 2 each on a side stream, all joined before the next chain
-      // (which overwrites [gate | up] and S).
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork, stream));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.swiglu, streams_.fork));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.gemm2, streams_.fork));
-      gemm1_->launch(first, stream);
-      if (!avoidWaitKernelS_) launchWaitKernel(*g1_, *gs_, streams_.swiglu);
-      launchSwiGlu_(middle, streams_.swiglu, LaunchOrdering::StreamOrder);
-      if (!avoidWaitKernel2_) launchWaitKernel(*gs_, *g2_, streams_.gemm2);
-      gemm2_->launch(second, streams_.gemm2);
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.swigluDone, streams_.swiglu));
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.gemm2Done, streams_.gemm2));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.swigluDone));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.gemm2Done));
-    } else {
-      gemm1_->launch(first, stream);
-      launchSwiGlu_(middle, stream, variant_.consumerLaunch());
-      gemm2_->launch(second, stream);
-    }
-  }
+  void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
 
  private:
+  static void launchGemm(const GemmStage& gemm, GemmLaunchArgs args, cudaStream_t stream, LaunchOrdering ordering) {
+    args.launchOrdering = ordering;
+    gemm.kernel().launch(args, stream);
+  }
+
   VariantSpec variant_;
-  int m_;
-  LlamaShape shape_;
-  LlamaBuffers& buffers_;
-  ChainStreams streams_;
-  const GemmKernelEntry* gemm1_ = nullptr;
-  const GemmKernelEntry* gemm2_ = nullptr;
+  GemmStage g1_;
   SwiGluGeometry geometry_;
-  std::unique_ptr<Stage> g1_, gs_, g2_;
-  SplitBuffers split1_, split2_;
+  std::unique_ptr<Stage> gs_;
+  GemmStage g2_;
+  ChainExecutor executor_;
+  GemmLaunchArgs first_, second_;
+  SwiGluStageArgs<GateUpPolicy> middle_;
   SwiGluLauncher launchSwiGlu_ = nullptr;
   int occupancy1_ = 1, occupancyS_ = 1, occupancy2_ = 1, smCount_ = 1;
   bool avoidWaitKernelS_ = false, avoidWaitKernel2_ = false;
@@ -358,13 +322,8 @@ int main(int argc, char** argv) {
   options.searchRestricted = options.searchRestricted || llamaSearchOptions;
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
-    return 77;
-  }
-  cudaDeviceProp properties{};
-  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const std::optional<cudaDeviceProp> properties = firstCudaDevice(program);
+  if (!properties) return kNoCudaDevice;
   const LlamaShape shape;
   const auto configs = collectConfigs(options, /*needsProducer=*/false);
   if (configs.empty()) {
@@ -372,77 +331,54 @@ int main(int argc, char** argv) {
     return 1;
   }
   // Per M: the tuned runs, or nullopt to search (each decision printed).
-  std::vector<std::optional<std::vector<TunedRun>>> tunedByM;
+  const auto tunedByM =
+      tunedRunsPerM(tuning, options, *properties, "llama_mlp", shape.hidden, shape.intermediate, configs);
   std::vector<std::uint32_t> checkedColumns = swiGluColumns;  // and the tuned runs' SwiGLU widths
-  for (int m : options.ms) {
-    tunedByM.push_back(tunedRuns(tuning, program, properties.name, properties.multiProcessorCount, "llama_mlp",
-                                 shape.hidden, shape.intermediate, m, configs));
-    if (tunedByM.back())
-      for (const TunedRun& t : *tunedByM.back())
+  for (const auto& tuned : tunedByM)
+    if (tuned)
+      for (const TunedRun& t : *tuned)
         if (std::find(checkedColumns.begin(), checkedColumns.end(), t.kernels.swiGluColumns) == checkedColumns.end())
           checkedColumns.push_back(t.kernels.swiGluColumns);
-  }
   // Before any kernel runs: refuse kernels whose compiled policies are not the LLaMA spec's on these grids.
   if (!policiesHold(options, configs, shape, checkedColumns)) return 1;
 
-  // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
-  ChainStreams streams{};
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.main));
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.swiglu));
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.gemm2));
-  for (cudaEvent_t* event : {&streams.fork, &streams.swigluDone, &streams.gemm2Done})
-    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
-  const cudaStream_t stream = streams.main;
-  cublasLtHandle_t lt;
-  checkCublas(cublasLtCreate(&lt), "create");
-  const std::size_t workspaceBytes = 64ull << 20;
-  DeviceBuffer<char> workspace(workspaceBytes);
+  const MlpDevice device(*properties);
+  const cudaStream_t stream = device.stream();
 
   const std::uint64_t seed = options.seedOrClock();
-  std::printf("device: %s, %d SMs; seed %llu; tile configs:", properties.name, properties.multiProcessorCount,
-              static_cast<unsigned long long>(seed));
+  std::printf("%s; seed %llu; tile configs:", device.line().c_str(), static_cast<unsigned long long>(seed));
   for (auto& c : configs) std::printf(" %s", c.name.c_str());
   std::printf("; SwiGLU tile columns:");
   for (std::uint32_t c : swiGluColumns) std::printf(" %u", c);
   std::printf("\n");
+  const Ceilings ceilings = device.measureCeilings(options);
 
-  Ceilings ceilings{0, 0, 0};
-  if (!options.checkOnly) {
-    ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
-    std::printf("measured ceilings: %.0f TFLOP/s fp16 GEMM (cuBLAS 8192^3), %.0f GB/s one-pass read (floor), %.0f GB/s copy\n",
-                ceilings.tflops, ceilings.readGBs,
-                ceilings.copyGBs);
-  }
-
-  std::vector<Result> results;
-  bool allCorrect = true;
-  const int smCount = properties.multiProcessorCount;
+  MlpResults results(options, "waves_swiglu");
+  const int smCount = device.smCount();
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
     LlamaBuffers buffers(m, shape);
-    const std::vector<DeviceBuffer<__half>*> intermediates{&buffers.gateUp, &buffers.s};
+    const CheckedOutput checked{{&buffers.gateUp, &buffers.s}, &buffers.y, &buffers.yReference};
     // Fresh inputs and the reference: cuBLAS GEMM, exact SwiGLU (its own simple kernel), cuBLAS GEMM.
     prepareSwiGluMlpReference({buffers.x, buffers.w1v, buffers.w2, buffers.gateUpReference, buffers.sReference,
                                buffers.yReference},
-                              m, shape.hidden, shape.intermediate, seed, lt, workspace.get(), workspaceBytes, stream);
+                              m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
+                              device.workspaceBytes(), stream);
 
     // Baseline: cuBLASLt GEMM, the SwiGLU stage kernel stream-ordered, cuBLASLt GEMM.
     {
-      CublasLtGemm gemm1(lt, m, 2 * shape.intermediate, shape.hidden, false, workspace.get(), workspaceBytes);
-      CublasLtGemm gemm2(lt, m, shape.hidden, shape.intermediate, false, workspace.get(), workspaceBytes);
+      CublasLtGemm gemm1(device.lt(), m, 2 * shape.intermediate, shape.hidden, false, device.workspace(),
+                         device.workspaceBytes());
+      CublasLtGemm gemm2(device.lt(), m, shape.hidden, shape.intermediate, false, device.workspace(),
+                         device.workspaceBytes());
       BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
-      auto enqueue = [&](cudaStream_t s) {
-        gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
-        swiglu.enqueue(s);
-        gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
-      };
-      const auto [us, check] = checkThenTime(enqueue, intermediates, buffers.y, buffers.yReference, stream, options);
-      const bool correct = check.passes(kRelativeErrorBound);
-      allCorrect = allCorrect && correct;
-      results.push_back({m, "cuBLASLt", "cuBLAS", us, check.relativeError, correct, 0, 0, 0});
-      if (!correct)
-        std::printf("FAILED: M=%d cuBLAS baseline: relative error %.3g, %llu non-finite\n", m, check.relativeError,
-                    check.nonFinite);
+      results.runBaseline(
+          [&](cudaStream_t s) {
+            gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+            swiglu.enqueue(s);
+            gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+          },
+          checked, m, "cuBLASLt", "cuBLAS", "cuBLAS baseline", stream);
     }
 
     // Baseline: CUTLASS's stock Stream-K GEMMs with the SwiGLU stage between them (workspace re-initialized in
@@ -451,24 +387,20 @@ int main(int argc, char** argv) {
       StreamKGemm gemm1(m, 2 * shape.intermediate, shape.hidden, Activation::Identity);
       StreamKGemm gemm2(m, shape.hidden, shape.intermediate, Activation::Identity);
       BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
-      auto enqueue = [&](cudaStream_t s) {
-        gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
-        swiglu.enqueue(s);
-        gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
-      };
-      const auto [us, check] = checkThenTime(enqueue, intermediates, buffers.y, buffers.yReference, stream, options);
-      const bool correct = check.passes(kRelativeErrorBound);
-      allCorrect = allCorrect && correct;
-      results.push_back({m, "CUTLASS-StreamK-128x128", "StreamK", us, check.relativeError, correct, 0, 0, 0});
-      std::printf("M=%d CUTLASS Stream-K: %.1f us, relative error %.2g%s\n", m, us, check.relativeError,
-                  correct ? "" : " FAILED");
+      results.runStreamKBaseline(
+          [&](cudaStream_t s) {
+            gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+            swiglu.enqueue(s);
+            gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+          },
+          checked, m, stream);
     }
 
     // One run: `variant` on `config` with `split`, `orders`, the gate/up order and S's tile width, checked, timed
     // and recorded.
     auto run = [&](const TileConfig& config, const SplitK& split, const TileOrders& orders, bool pairGateUp,
                    std::uint32_t columns, const VariantSpec& variant) {
-      LlamaChain chain(config, variant, m, shape, buffers, streams, smCount, split, orders, pairGateUp, columns);
+      const LlamaChain chain(config, variant, m, shape, buffers, smCount, split, orders, pairGateUp, columns);
       const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
                                       (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
       if (options.verbose)
@@ -476,17 +408,10 @@ int main(int argc, char** argv) {
                     variant.name().c_str(), chain.gemm1Stage().grid().tileCount(),
                     chain.swiGluStage().grid().tileCount(), chain.gemm2Stage().grid().tileCount(),
                     chain.occupancies().c_str());
-      const auto [us, check] = checkThenTime([&](cudaStream_t s) { chain.enqueue(s); }, intermediates, buffers.y,
-                                             buffers.yReference, stream, options);
-      const bool correct = check.passes(kRelativeErrorBound);
-      allCorrect = allCorrect && correct;
-      Result result{m, configLabel, variant.name(), us, check.relativeError, correct, chain.waves1(),
-                    chain.waves2(), chain.avoidedWaitKernels()};
-      result.wavesMiddle = chain.wavesS();
-      results.push_back(result);
-      if (!correct)
-        std::printf("FAILED: M=%d %s %s: relative error %.3g, %llu non-finite\n", m, configLabel.c_str(),
-                    variant.name().c_str(), check.relativeError, check.nonFinite);
+      Result row{m, configLabel, variant.name(), 0, 0, false, chain.waves1(), chain.waves2(),
+                 chain.avoidedWaitKernels()};
+      row.wavesMiddle = chain.wavesS();
+      results.run([&](cudaStream_t s) { chain.enqueue(s); }, checked, row, stream);
     };
     const auto& tuned = tunedByM[mIndex];
     if (tuned && !options.baselinesOnly)
@@ -495,13 +420,9 @@ int main(int argc, char** argv) {
             TileOrders::parse(t.kernels.order, program), t.kernels.pairedGateUp, t.kernels.swiGluColumns, t.variant);
     for (const auto& config : configs) {
       if (options.baselinesOnly || tuned) break;
-      const GemmKernelEntry& gemm1 = gemm1Kernel(config);
-      const GemmKernelEntry& gemm2 = *config.consumer.begin()->second;
-      const std::vector<SplitK> splits = splitKCandidates(
-          SplitKGemm{gemm1.tileGrid(m, 2 * shape.intermediate).tileCount(), shape.hidden / gemm1.tile.k,
-                     smCount * gemm1.maxActiveBlocksPerSm()},
-          SplitKGemm{gemm2.tileGrid(m, shape.hidden).tileCount(), shape.intermediate / gemm2.tile.k,
-                     smCount * gemm2.maxActiveBlocksPerSm()});
+      const std::vector<SplitK> splits =
+          gemmSplitCandidates(gemm1Kernel(config), 2 * shape.intermediate, shape.hidden,
+                              *config.consumer.begin()->second, shape.hidden, shape.intermediate, m, smCount);
       for (std::uint32_t columns : swiGluColumns)
       for (const TileOrders& orders : tileOrders)
       for (bool pairGateUp : gateUpOrders)
@@ -513,22 +434,17 @@ int main(int argc, char** argv) {
         run(config, split, orders, pairGateUp, columns, variant);
       }
     }
-    // The CSV so far and a progress line after every M: a run stopped by a time limit keeps what it measured.
-    writeResultsCsv(options.csvPath, results, "waves_swiglu");
-    std::printf("M=%d done: %zu results so far\n", m, results.size());
-    std::fflush(stdout);
+    results.finishM(m);
   }
 
-  writeResultsCsv(options.csvPath, results, "waves_swiglu");
+  results.writeCsv();
   // Summary: per M, the best of each family, with the floor.
-  printSummary(results, options.ms, [&](int m) {
+  printSummary(results.rows(), options.ms, [&](int m) {
     const double weights = 3.0 * shape.hidden * shape.intermediate;  // [W1 | V] and W2
     const double flops = 2.0 * m * weights;
     // fp16: weights, X and Y, [gate | up] written and read, S written and read.
     const double bytes = 2.0 * (weights + 2.0 * m * shape.hidden + 6.0 * m * shape.intermediate);
     return options.checkOnly ? 0 : floorMicroseconds(flops, bytes, ceilings);
   });
-  std::printf("\nall results checked against the reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,
-              allCorrect ? "all correct" : "FAILURES", options.csvPath.c_str());
-  return allCorrect ? 0 : 1;
+  return results.finish();
 }

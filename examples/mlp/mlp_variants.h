@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "cusync/stage.cuh"
 #include "gemm_registry.h"
 #include "mlp_options.h"
 
@@ -31,9 +32,16 @@ struct VariantSpec {
   LoadOrder loadOrder;
   bool synchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
   bool programmatic() const { return ordering == Ordering::Pdl || ordering == Ordering::PdlGridSync; }
-  // How a stage after the first is launched on the chain's stream.
-  LaunchOrdering consumerLaunch() const {
-    return programmatic() ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
+  // How the chain executor (cusync/chain_executor.cuh) orders the stages: PDL grid sync is launched as PDL is, but its
+  // consumers wait for the whole previous grid (griddepcontrol.wait) instead of tile by tile.
+  StageOrdering stageOrdering() const {
+    switch (ordering) {
+      case Ordering::StreamSync: return StageOrdering::StreamOrder;
+      case Ordering::WaitKernel: return StageOrdering::WaitKernel;
+      case Ordering::Pdl:
+      case Ordering::PdlGridSync: return StageOrdering::ProgrammaticLaunch;
+    }
+    return StageOrdering::StreamOrder;
   }
   std::string name() const {
     std::string n = orderingName(ordering);

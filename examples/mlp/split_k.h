@@ -1,18 +1,11 @@
-// Split-K for the MLP examples' two GEMMs: how many parts each GEMM's tiles are split into along K, the small
-// search of part counts the examples try per M, and the buffers a split stage needs. Host header.
+// Split-K for the MLP examples' two GEMMs: how many parts each GEMM's tiles are split into along K, and the small
+// search of part counts the examples try per M (the buffers a split stage needs: split_state.h). Host header.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
-
-#include <cuda_runtime.h>
-
-#include "common/device_buffers.cuh"
-#include "cusync/stage.cuh"
-#include "gemm_registry.h"
 
 namespace cusync::examples {
 
@@ -55,24 +48,5 @@ inline std::vector<SplitK> splitKCandidates(const SplitKGemm& first, const Split
   }
   return splits;
 }
-
-// Split-K state of one GEMM stage: the stage runs `parts` blocks per tile.
-struct SplitBuffers {
-  std::shared_ptr<DeviceBuffer<float>> partials;
-  std::shared_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  SplitBuffers() = default;
-  SplitBuffers(Stage& stage, const GemmKernelEntry& kernel, std::uint32_t parts) {
-    stage.setBlocksPerTile(parts);
-    if (parts <= 1) return;
-    const std::size_t tiles = stage.grid().tileCount();
-    partials = std::make_shared<DeviceBuffer<float>>(tiles * parts * kernel.tile.m * kernel.tile.n);
-    arrivals = std::make_shared<DeviceBuffer<std::uint32_t>>(tiles);
-    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
-  }
-  void applyTo(GemmLaunchArgs& args) const {
-    args.splitPartials = partials ? partials->get() : nullptr;
-    args.splitArrivals = arrivals ? arrivals->get() : nullptr;
-  }
-};
 
 }  // namespace cusync::examples

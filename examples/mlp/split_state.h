@@ -1,6 +1,7 @@
-// The split-K buffers of one GEMM of a fused chain (split_k_reduction.hpp): fp32 partials and one zeroed arrival
-// counter per tile, allocated when the stage's tiles are split. Shared by the examples' FusedMlpChain (fused_mlp.h)
-// and the PyTorch op's plans (python/csrc/mlp_plan.h). Host header; include from a .cu file.
+// The split-K buffers of one GEMM stage (split_k_reduction.hpp): fp32 partials and one zeroed arrival counter per
+// tile, allocated when the stage's tiles are split. Shared by the fused chains (FusedMlpChain, fused_mlp.h, which the
+// PyTorch op's plans wrap) and the hooked-GEMM stages of the stage-by-stage MLPs (GemmStage, mlp_harness.h). Host
+// header; include from a .cu file.
 #pragma once
 
 #include <cstddef>

@@ -270,10 +270,13 @@ int cusync_mlp_run(cusync_mlp_plan* plan, const void* x, const void* w1, const v
       require(pointer != nullptr && std::uintptr_t(pointer) % 16 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
               "cusync mlp: every operand must be a non-null, 16-byte aligned device pointer");
     DeviceScope scope(plan->device);
-    plan->plan->enqueue(MlpOperands{static_cast<const __half*>(x), static_cast<const __half*>(w1),
-                                   static_cast<const __half*>(w2), static_cast<__half*>(intermediate),
-                                   static_cast<__half*>(out)},
-                       static_cast<cudaStream_t>(stream));
+    MlpOperands operands;
+    operands.x = static_cast<const __half*>(x);
+    operands.w1 = static_cast<const __half*>(w1);
+    operands.intermediate = static_cast<__half*>(intermediate);
+    operands.w2 = static_cast<const __half*>(w2);
+    operands.y = static_cast<__half*>(out);
+    plan->plan->enqueue(operands, static_cast<cudaStream_t>(stream));
   });
 }
 

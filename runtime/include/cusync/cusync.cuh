@@ -15,3 +15,4 @@
 #include "cusync/launch.cuh"
 #include "cusync/chain_queue.cuh"
 #include "cusync/fused_chain.cuh"
+#include "cusync/chain_executor.cuh"

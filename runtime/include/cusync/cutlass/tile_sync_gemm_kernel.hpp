@@ -138,7 +138,12 @@ class TileSyncGemmKernel {
       return "the stage counts persistent blocks, but this GEMM is not persistent";
     return nullptr;
   }
-  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, Persistent) == nullptr; }
+  static const char* why_not_implementable(Arguments const& args) { return whyNotImplementable(args, Persistent); }
+  static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
+
+  // The launch's grid: one block per work unit (tile x split-K part). Valid once can_implement(args) holds, which
+  // checks that the stage's grid is this problem's tile grid.
+  static dim3 get_grid_shape(Arguments const& args) { return dim3(args.sync.stage.workUnits()); }
 
   // The stage grid of this GEMM: x = N tiles, y = M tiles, z = L (batch), matching the specs' Grid(x, y).
   static GridShape tileGrid(ProblemShape const& problem) {

@@ -53,7 +53,12 @@ class TileSyncPersistentGemmKernel
   static constexpr bool Persistent = true;
   using typename Base::Arguments;
   using Base::whyNotImplementable;
-  static bool can_implement(Arguments const& args) { return whyNotImplementable(args, true) == nullptr; }
+  static const char* why_not_implementable(Arguments const& args) { return whyNotImplementable(args, true); }
+  static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
+  // The launch's grid: the stage's persistent block count (Stage::setPersistentBlocks; can_implement refuses 0).
+  // Each block draws units until the ticket past the launch's last one, so the count is also part of the ticket
+  // arithmetic (StageView::ticketsPerLaunch): launching any other number of blocks would misplace later launches.
+  static dim3 get_grid_shape(Arguments const& args) { return dim3(args.sync.stage.persistentBlocks); }
   // Only the TMA producer warp follows the tile sequence, so no epilogue warp may need to load C.
   static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>, "the persistent cusync GEMM reads no C operand");
 

@@ -12,8 +12,12 @@
 //    a fence.acq_rel.gpu followed by a relaxed red, and the barrier orders every thread's (plain st.global)
 //    stores before that fence; fences are cumulative (semaphore.cuh).
 //  * Optionally every block triggers programmatic dependent launch at its start (sm_90; nothing on sm_80).
-// Split-K is not implemented here: stage.blocksPerTile must be 1 (the launcher checks).
+// Split-K is not implemented here: stage.blocksPerTile must be 1 (why_not_implementable refuses more).
 #pragma once
+
+#include <cstdint>
+#include <string>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
@@ -45,6 +49,9 @@ class TileSyncGemmKernel {
   using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
 
   static constexpr std::uint32_t MaxThreadsPerBlock = cute::size(TiledMma{});
+  // Elements of A (and B) per 16-byte cp.async.
+  using ElementA = std::remove_cv_t<std::remove_pointer_t<decltype(CollectiveMainloop::Params::ptr_A)>>;
+  static constexpr int kCopyElements = 16 / int(sizeof(ElementA));
   static constexpr int MinBlocksPerSm = 1;
 
   struct SharedStorage {
@@ -76,6 +83,37 @@ class TileSyncGemmKernel {
                   CollectiveEpilogue::to_underlying_arguments(args.problem_shape, args.epilogue, nullptr),
                   args.sync};
   }
+
+  // Why a launch of this kernel would be invalid, or "": an empty problem, rows of A or B that cp.async cannot copy
+  // (16-byte aligned pointers, K a multiple of 16 bytes), split-K or a persistent grid (neither is implemented here:
+  // one block per tile), a synchronized A without the producer's tile shape, a stage grid that is not the
+  // problem's tile grid.
+  static std::string why_not_implementable(Arguments const& args) {
+    const int m = cute::get<0>(args.problem_shape), n = cute::get<1>(args.problem_shape),
+              k = cute::get<2>(args.problem_shape);
+    if (m <= 0 || n <= 0 || k <= 0)
+      return "empty problem " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    if (k % kCopyElements != 0)
+      return "K = " + std::to_string(k) + " is not a multiple of " + std::to_string(kCopyElements) +
+             " (16-byte cp.async rows)";
+    const auto misaligned = [](const void* p) { return reinterpret_cast<std::uintptr_t>(p) % 16 != 0; };
+    if (misaligned(args.mainloop.ptr_A) || misaligned(args.mainloop.ptr_B))
+      return "A and B must be 16-byte aligned (cp.async)";
+    const StageView& stage = args.sync.stage;
+    if (stage.blocksPerTile != 1) return "split-K (blocksPerTile > 1) is not implemented by the sm80 kernel";
+    if (stage.persistentBlocks != 0)
+      return "the sm80 kernel is not persistent (one block per tile); the stage has persistentBlocks = " +
+             std::to_string(stage.persistentBlocks);
+    const ProducedOperandA<InputPolicy>& a = args.sync.a;
+    if (a.input.producerSemaphores != nullptr && (a.producerTileRows == 0 || a.producerTileColumns == 0))
+      return "a synchronized A needs the producer's tile shape";
+    if (!(tileGrid(args.problem_shape) == stage.grid)) return "stage grid does not match the GEMM's tile grid";
+    return "";
+  }
+  static bool can_implement(Arguments const& args) { return why_not_implementable(args).empty(); }
+
+  // The launch's grid: one block per tile (valid once can_implement(args) holds).
+  static dim3 get_grid_shape(Arguments const& args) { return dim3(args.sync.stage.grid.tileCount()); }
 
   // The stage grid of this GEMM: x = N tiles, y = M tiles, z = L (batch), matching the specs' Grid(x, y).
   static GridShape tileGrid(ProblemShape const& problem) {

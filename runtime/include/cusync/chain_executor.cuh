@@ -1,0 +1,144 @@
+// A chain of separately launched stages: the stages in dependency order, each with the launch of its kernel, enqueued
+// one iteration at a time under one of the runtime's stage orderings (StageOrdering; docs/DESIGN.md, "Progress").
+// Enqueueing is capture-safe: side streams fork from and join back to the caller's stream through events, so the
+// same code runs eagerly and inside CUDA graph capture, and everything an iteration enqueues is done before the
+// caller's stream goes on (the next iteration may overwrite what this one reads). A fused chain (one persistent
+// launch) needs none of this: fused_chain.cuh. Host code.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <utility>
+#include <vector>
+
+#include <cuda_runtime.h>
+
+#include "cusync/error.h"
+#include "cusync/launch.cuh"
+#include "cusync/stage.cuh"
+#include "cusync/wait_kernel.cuh"
+
+namespace cusync {
+
+inline const char* stageOrderingName(StageOrdering ordering) {
+  switch (ordering) {
+    case StageOrdering::StreamOrder: return "StreamOrder";
+    case StageOrdering::WaitKernel: return "WaitKernel";
+    case StageOrdering::ProgrammaticLaunch: return "ProgrammaticLaunch";
+    case StageOrdering::NoOrdering: return "NoOrdering";
+  }
+  return "?";
+}
+
+// How the executor launches a stage's kernel: on `stream`, after the previous kernel (StreamOrder) or
+// programmatically, and whether the stage must wait for its producers tile by tile (`synchronizedInputs`) or the
+// stream already orders it after them (StreamOrder: its kernel may take unsynchronized input views).
+using StageLaunch = std::function<void(cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs)>;
+
+class ChainExecutor {
+ public:
+  // `sideStreamFlags`: how the side streams of WaitKernel and NoOrdering are created (cudaStreamNonBlocking, or
+  // cudaStreamDefault for streams that also synchronize with the legacy default stream, as the caller's may).
+  explicit ChainExecutor(StageOrdering ordering, unsigned sideStreamFlags = cudaStreamNonBlocking)
+      : ordering_(ordering), sideStreamFlags_(sideStreamFlags) {
+    if (usesSideStreams()) fork_ = makeEvent();
+  }
+
+  // Stages must be added producers first. `waitKernels` false leaves this stage's wait-kernels out under
+  // WaitKernel: legal only when the stage and every stage it waits on, directly or not, fit in the GPU's slots
+  // together (the paper's "avoid wait-kernel"; NoOrdering does this for every stage).
+  void add(const Stage& stage, std::vector<const Stage*> producers, StageLaunch launch, bool waitKernels = true) {
+    Node node{&stage, std::move(producers), std::move(launch), waitKernels, nullptr, nullptr};
+    if (usesSideStreams() && !nodes_.empty()) {
+      node.sideStream = makeStream(sideStreamFlags_);
+      node.done = makeEvent();
+    }
+    nodes_.push_back(std::move(node));
+  }
+
+  StageOrdering ordering() const { return ordering_; }
+
+  // One iteration of every stage on `stream`.
+  void enqueueIteration(cudaStream_t stream) const {
+    switch (ordering_) {
+      case StageOrdering::StreamOrder:
+        for (const Node& node : nodes_) node.launch(stream, LaunchOrdering::StreamOrder, false);
+        return;
+      case StageOrdering::ProgrammaticLaunch:
+        // Each stage's blocks trigger at their start, so a stage launched programmatically after its predecessor
+        // runs only once all of the predecessor's blocks are resident: its waits are for running or done blocks.
+        for (std::size_t i = 0; i < nodes_.size(); ++i)
+          nodes_[i].launch(stream, i > 0 ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder, true);
+        return;
+      case StageOrdering::WaitKernel:
+      case StageOrdering::NoOrdering:
+        enqueueOnSideStreams(stream, ordering_ == StageOrdering::WaitKernel);
+        return;
+    }
+  }
+
+ private:
+  struct StreamDeleter {
+    void operator()(CUstream_st* stream) const { cudaStreamDestroy(stream); }
+  };
+  struct EventDeleter {
+    void operator()(CUevent_st* event) const { cudaEventDestroy(event); }
+  };
+  using OwnedStream = std::unique_ptr<CUstream_st, StreamDeleter>;
+  using OwnedEvent = std::unique_ptr<CUevent_st, EventDeleter>;
+
+  static OwnedStream makeStream(unsigned flags) {
+    cudaStream_t stream = nullptr;
+    CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, flags));
+    return OwnedStream(stream);
+  }
+  static OwnedEvent makeEvent() {
+    cudaEvent_t event = nullptr;
+    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&event, cudaEventDisableTiming));
+    return OwnedEvent(event);
+  }
+
+  struct Node {
+    const Stage* stage;
+    std::vector<const Stage*> producers;
+    StageLaunch launch;
+    bool waitKernels;
+    OwnedStream sideStream;  // every stage but the first, under WaitKernel and NoOrdering
+    OwnedEvent done;
+  };
+
+  bool usesSideStreams() const {
+    return ordering_ == StageOrdering::WaitKernel || ordering_ == StageOrdering::NoOrdering;
+  }
+
+  // The first stage runs on `stream`, every later stage on its own stream (forked from `stream`), preceded by one
+  // wait-kernel per producer when `waitKernels` (and the stage's own flag). Stages are enqueued producers first, so
+  // a wait-kernel is always enqueued after the producer kernel it waits for (this also keeps tools that serialize
+  // launches, such as compute-sanitizer, from deadlocking). Every side stream joins `stream` at the end.
+  void enqueueOnSideStreams(cudaStream_t stream, bool waitKernels) const {
+    CUSYNC_CUDA_CHECK(cudaEventRecord(fork_.get(), stream));
+    for (std::size_t i = 0; i < nodes_.size(); ++i) {
+      const Node& node = nodes_[i];
+      cudaStream_t stageStream = stream;
+      if (i > 0) {
+        stageStream = node.sideStream.get();
+        CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stageStream, fork_.get(), 0));
+      }
+      if (waitKernels && node.waitKernels)
+        for (const Stage* producer : node.producers) launchWaitKernel(*producer, *node.stage, stageStream);
+      node.launch(stageStream, LaunchOrdering::StreamOrder, true);
+    }
+    for (std::size_t i = 1; i < nodes_.size(); ++i) {
+      CUSYNC_CUDA_CHECK(cudaEventRecord(nodes_[i].done.get(), nodes_[i].sideStream.get()));
+      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, nodes_[i].done.get(), 0));
+    }
+  }
+
+  StageOrdering ordering_;
+  unsigned sideStreamFlags_;
+  std::vector<Node> nodes_;
+  OwnedEvent fork_;  // under WaitKernel and NoOrdering
+};
+
+}  // namespace cusync
