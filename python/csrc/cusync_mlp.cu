@@ -254,6 +254,15 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
   });
 }
 
+int cusync_mlp_plan_set_unit_wait(cusync_mlp_plan* plan, int whole_unit) {
+  return guarded([&] {
+    require(plan != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null plan");
+    require(whole_unit == 0 || whole_unit == 1, CUSYNC_MLP_INVALID_ARGUMENT,
+            "cusync mlp: whole_unit must be 0 (k-block by k-block) or 1 (whole k-range)");
+    plan->plan->setWaitForWholeUnit(whole_unit == 1);
+  });
+}
+
 int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units, uint32_t* persistent_blocks) {
   return guarded([&] {
     require(plan && work_units && persistent_blocks, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null pointer");

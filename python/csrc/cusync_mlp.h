@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define CUSYNC_MLP_ABI_VERSION 2
+#define CUSYNC_MLP_ABI_VERSION 3
 
 typedef enum {
   CUSYNC_MLP_OK = 0,
@@ -67,6 +67,11 @@ CUSYNC_MLP_API int cusync_mlp_plan_create(int device, int m, int hidden, int int
                                           const char* config, uint32_t first_parts, uint32_t second_parts,
                                           uint32_t producer_group_rows, uint32_t consumer_group_rows, void* stream,
                                           cusync_mlp_plan** plan);
+
+/* How GEMM 2's work units wait for the GEMM-1 tiles they read: whole_unit 0 (the default), k-block by k-block;
+ * 1, for their whole k-range before loading any of it. Both are correct; which is faster depends on the shape
+ * (python/cusync/data/tuning_table.json, "unit_wait"). Takes effect from the next cusync_mlp_run. */
+CUSYNC_MLP_API int cusync_mlp_plan_set_unit_wait(cusync_mlp_plan* plan, int whole_unit);
 
 /* Work units per launch (both GEMMs, all split-K parts) and the persistent blocks of the launch. */
 CUSYNC_MLP_API int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units,

@@ -51,6 +51,9 @@ class MlpPlan {
   virtual std::uint32_t workUnits() const = 0;
   virtual std::uint32_t persistentBlocks() const = 0;
   virtual void enqueue(const MlpOperands& operands, cudaStream_t stream) const = 0;
+  // GEMM 2's units wait for their whole k-range before loading A, else k-block by k-block (the fused kernel's
+  // Arguments::waitForWholeUnit); both sound, the tuning table says which is faster.
+  virtual void setWaitForWholeUnit(bool whole) = 0;
 };
 
 // The plan of the chain of `Policy`: FusedMlpPolicy (GELU) or SwiGluMlpPolicy (paired SwiGLU, whose GEMM 1 has
@@ -69,6 +72,7 @@ class MlpPlanFor final : public MlpPlan {
   }
 
   std::uint32_t workUnits() const override { return chain_.launch(0).queue().workUnits(); }
+  void setWaitForWholeUnit(bool whole) override { chain_.setWaitForWholeUnit(whole); }
   std::uint32_t persistentBlocks() const override { return chain_.launch(0).persistentBlocks(); }
 
   // Enqueues the counter reset and the chain on `stream`; no allocation, no synchronization.

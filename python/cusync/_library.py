@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .tuning import ConfigInfo
 
-ABI_VERSION = 2  # CUSYNC_MLP_ABI_VERSION
+ABI_VERSION = 3  # CUSYNC_MLP_ABI_VERSION
 LIBRARY_ENVIRONMENT = "CUSYNC_MLP_LIBRARY"
 LIBRARY_NAME = "libcusync_mlp.so"
 
@@ -54,6 +54,7 @@ def _declare(lib):
         "cusync_mlp_config_blocks_per_sm": (c_int, [c_int, c_char_p, c_int, pointer_int]),
         "cusync_mlp_plan_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_char_p, c_uint32, c_uint32, c_uint32,
                                            c_uint32, c_void_p, ctypes.POINTER(c_void_p)]),
+        "cusync_mlp_plan_set_unit_wait": (c_int, [c_void_p, c_int]),
         "cusync_mlp_plan_info": (c_int, [c_void_p, pointer_uint32, pointer_uint32]),
         "cusync_mlp_run": (c_int, [c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p, c_void_p]),
         "cusync_mlp_plan_destroy": (c_int, [c_void_p]),
@@ -124,6 +125,12 @@ class Plan:
             device, m, hidden, intermediate, ACTIVATION_CODES[activation], choice.config.encode(), choice.first_parts,
             choice.second_parts, choice.producer_group_rows, choice.consumer_group_rows, ctypes.c_void_p(stream),
             ctypes.byref(self.handle)))
+        if getattr(choice, "whole_unit_wait", False):
+            try:
+                check(library().cusync_mlp_plan_set_unit_wait(self.handle, 1))
+            except BaseException:
+                self.destroy()
+                raise
 
     def info(self) -> tuple:
         units, blocks = ctypes.c_uint32(), ctypes.c_uint32()

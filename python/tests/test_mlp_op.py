@@ -243,6 +243,24 @@ def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp
     assert relative_error(out, reference(x, w1, w2)) < BOUND
 
 
+@pytest.mark.parametrize("m", [1, 200])
+def test_a_table_entry_with_the_whole_unit_wait_runs_it_and_stays_correct(gpt3, tmp_path, monkeypatch, m):
+    w1, w2 = gpt3
+    name = sorted(op._registry.available_on(0, "gelu"))[0]
+    write_table(tmp_path / "table.json", m, name, [1, 1], "g8")
+    table = json.loads((tmp_path / "table.json").read_text())
+    table["entries"][0]["unit_wait"] = "whole"
+    (tmp_path / "table.json").write_text(json.dumps(table))
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    x = random_x(m, GPT3[0])
+    out = torch.empty(m, GPT3[0], device="cuda", dtype=torch.float16)
+    for _ in range(3):  # the chain's counters advance between runs; every run must stay correct
+        out.fill_(float("nan"))
+        ran = cusync.run_into(x, w1, w2, torch.empty(m, GPT3[1], device="cuda", dtype=torch.float16), out)
+        assert ran["config"] == name + "_g8_ww"
+        assert relative_error(out, reference(x, w1, w2)) < BOUND
+
+
 def test_a_configuration_the_kernel_refuses_is_a_value_error_not_a_crash(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
     name = sorted(op._registry.available_on(0, "gelu"))[0]
