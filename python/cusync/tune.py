@@ -128,8 +128,8 @@ def main(argv=None) -> int:
           f"{args.activation} -> {args.output} ({len(document['entries'])} in all)")
     for entry in new:
         split = "x".join(map(str, entry["split"]))
-        print(f"  M={entry['m']:6d}  {entry['config']:28s} split {split:5s} order {entry['order']:4s} "
-              f"{entry['us']:9.1f} us")
+        print(f"  M={entry['m']:6d}  {entry['config']:28s} split {split:5s} order {entry['order']:5s} "
+              f"{entry.get('unit_wait', 'kblock'):6s} wait {entry['us']:9.1f} us")
     return 0
 
 

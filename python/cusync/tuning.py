@@ -14,10 +14,10 @@ this module is tested anywhere (tests/test_tuning.py).
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 from dataclasses import dataclass
+from fractions import Fraction
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -156,51 +156,52 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # --- the heuristic -----------------------------------------------------------------------------------------------
 
 # The best fused configuration per M on the H100 (132 SMs), written as the kernel, the waves each GEMM's split fills
-# (fused_split.h's candidates: 1, 2 or 4 waves, or 0 for none) and the tile orders (tile_orders.h: producer:consumer
-# groups of rows). GELU: the GPT-3 slice (H = 12288, I = 6144); docs/BENCHMARKS.md, "session 3"
-# (docs/results/fused_2026-11-23_session3/call2_gpt3_mlp_fused.csv). Where several wave counts give the winner's
-# split, the smallest is written.
+# (fused_split.h's candidates: 1, 2 or 4 waves, or 0 for none), the tile orders (tile_orders.h: producer:consumer
+# groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
+# docs/BENCHMARKS.md, "session 3" (docs/results/fused_2026-11-23_session3/: call 2 at every M, call 3 with the
+# whole-unit wait at M = 128 to 512). Where several wave counts give the winner's split, the smallest is written.
 HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 2, "g4:g8"),
-    (8, "fused_64x128x128_s4_ws", 2, "g4:g8"),
-    (64, "fused_64x96x128_s4_ws", 0, "g8"),
-    (128, "fused_64x128x128_s4_ws", 1, "g8"),
-    (256, "fused_128x192x64_s5_coop", 0, "g4"),
-    (512, "fused_128x192x64_s4_coop", 0, "g4"),
-    (1024, "fused_128x192x64_s5_coop", 0, "g4"),
-    (2048, "fused_256x128x64_s4_coop", 0, "g4"),
-    (4096, "fused_128x256x64_s4_coop", 0, "g8"),
+    (1, "fused_64x128x128_s4_ws", 2, "g4:g8", "kblock"),
+    (8, "fused_64x128x128_s4_ws", 2, "g4:g8", "kblock"),
+    (64, "fused_64x96x128_s4_ws", 0, "g8", "kblock"),
+    (128, "fused_128x96x64_s6_coop", 0, "g8", "whole"),
+    (256, "fused_128x96x64_s6_coop", 0, "g8", "whole"),
+    (512, "fused_128x192x64_s5_coop", 0, "g8", "whole"),
+    (1024, "fused_128x192x64_s5_coop", 0, "g4", "kblock"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g4", "kblock"),
+    (4096, "fused_128x256x64_s4_coop", 0, "g8", "kblock"),
 )
 
 
-def _log_distance(m: int, other: int) -> float:
-    return abs(math.log(m) - math.log(other))
+def _ratio(m: int, other: int) -> Fraction:
+    """exp of the log-scale distance between m and other, exactly: the larger over the smaller."""
+    return Fraction(max(m, other), min(m, other))
 
 
 def nearest(m: int, points: Sequence[int]) -> int:
-    """The point nearest to m on a log scale; a tie goes to the larger point."""
-    return min(points, key=lambda p: (_log_distance(m, p), -p))
+    """The point nearest to m on a log scale; a tie goes to the larger point. Compared as exact ratios: with
+    floating-point logarithms, 128 would not be exactly as far from 8 as from 2048."""
+    return min(points, key=lambda p: (_ratio(m, p), -p))
 
 
-# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752), same run
-# (docs/results/fused_2026-11-23_session3/call2_llama_mlp_fused.csv).
+# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752), same runs.
 SWIGLU_HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 1, "g4:g8"),
-    (8, "fused_64x128x128_s4_ws", 1, "g4:g8"),
-    (64, "fused_64x128x128_s4_ws", 1, "g8"),
-    (128, "fused_64x128x128_s4_ws", 0, "g4"),
-    (256, "fused_128x128x64_s6_coop", 0, "g8"),
-    (512, "fused_256x128x64_s4_coop", 0, "g4"),
-    (1024, "fused_128x128x64_s4_coop", 0, "g4"),
-    (2048, "fused_256x128x64_s4_coop", 0, "g4:g8"),
-    (4096, "fused_256x128x64_s4_coop", 0, "g4:g8"),
+    (1, "fused_64x128x128_s4_ws", 1, "g4:g8", "kblock"),
+    (8, "fused_64x128x128_s4_ws", 1, "g4:g8", "kblock"),
+    (64, "fused_64x128x128_s4_ws", 1, "g8", "kblock"),
+    (128, "fused_64x128x128_s4_ws", 0, "g8", "whole"),
+    (256, "fused_128x128x64_s6_coop", 0, "g8", "whole"),
+    (512, "fused_256x128x64_s4_coop", 0, "g4", "whole"),
+    (1024, "fused_128x128x64_s4_coop", 0, "g4", "kblock"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g4:g8", "kblock"),
+    (4096, "fused_256x128x64_s4_coop", 0, "g4:g8", "kblock"),
 )
 
 
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
     table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
-    usable = [(point, config, waves, order) for point, config, waves, order in table
+    usable = [(point, config, waves, order, wait) for point, config, waves, order, wait in table
               if config in available and available[config].blocks_per_sm > 0]
     if not usable:
         # None of the measured kernels is compiled in: any that fits, unsplit.
@@ -209,14 +210,14 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
             raise RuntimeError("cusync: no fused-chain configuration compiled into the library fits this device")
         producer, consumer = parse_order(DEFAULT_ORDER)
         return Choice(fitting[0], 1, 1, producer, consumer, "heuristic fallback (no measured kernel compiled in)")
-    point = nearest(m, [p for p, _, _, _ in usable])
-    config, waves, order = next((c, w, o) for p, c, w, o in usable if p == point)
+    point = nearest(m, [p for p, _, _, _, _ in usable])
+    config, waves, order, wait = next((c, w, o, u) for p, c, w, o, u in usable if p == point)
     first, second = split_for_waves(available[config], sms, m, hidden, intermediate, waves, activation)
     producer, consumer = parse_order(order)
     model = "LLaMA" if activation == "swiglu" else "GPT-3"
     return Choice(config, first, second, producer, consumer,
                   f"heuristic (docs/BENCHMARKS.md session 3 {model} winner at M={point}: "
-                  f"{waves or 'no'} wave split, order {order})")
+                  f"{waves or 'no'} wave split, order {order}, {wait} wait)", wait == "whole")
 
 
 # --- the table ---------------------------------------------------------------------------------------------------
