@@ -158,17 +158,17 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # The best fused configuration per M on the H100 (132 SMs), written as the kernel, the waves each GEMM's split fills
 # (fused_split.h's candidates: 1, 2 or 4 waves, or 0 for none), the tile orders (tile_orders.h: producer:consumer
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
-# docs/BENCHMARKS.md, "session 3" (docs/results/fused_2026-11-23_session3/: call 2 at every M, call 3 with the
-# whole-unit wait at M = 128 to 512). Where several wave counts give the winner's split, the smallest is written.
+# docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
+# orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
 HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 2, "g4:g8", "kblock"),
-    (8, "fused_64x128x128_s4_ws", 2, "g4:g8", "kblock"),
-    (64, "fused_64x96x128_s4_ws", 0, "g8", "kblock"),
-    (128, "fused_128x96x64_s6_coop", 0, "g8", "whole"),
+    (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
+    (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
+    (64, "fused_64x96x128_s4_ws", 0, "g4", "whole"),
+    (128, "fused_128x96x64_s6_coop", 0, "g4", "whole"),
     (256, "fused_128x96x64_s6_coop", 0, "g8", "whole"),
     (512, "fused_128x192x64_s5_coop", 0, "g8", "whole"),
-    (1024, "fused_128x192x64_s5_coop", 0, "g4", "kblock"),
-    (2048, "fused_256x128x64_s4_coop", 0, "g4", "kblock"),
+    (1024, "fused_128x192x64_s4_coop", 0, "g8", "whole"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g8", "whole"),
     (4096, "fused_128x256x64_s4_coop", 0, "g8", "kblock"),
 )
 
@@ -184,17 +184,17 @@ def nearest(m: int, points: Sequence[int]) -> int:
     return min(points, key=lambda p: (_ratio(m, p), -p))
 
 
-# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752), same runs.
+# The same for the LLaMA chain (paired SwiGLU; H = 8192, I = 2752), same call (call7_llama_mlp_fused.csv).
 SWIGLU_HEURISTIC = (
-    (1, "fused_64x128x128_s4_ws", 1, "g4:g8", "kblock"),
-    (8, "fused_64x128x128_s4_ws", 1, "g4:g8", "kblock"),
-    (64, "fused_64x128x128_s4_ws", 1, "g8", "kblock"),
-    (128, "fused_64x128x128_s4_ws", 0, "g8", "whole"),
-    (256, "fused_128x128x64_s6_coop", 0, "g8", "whole"),
+    (1, "fused_64x128x128_s4_ws", 1, "g4", "whole"),
+    (8, "fused_64x128x128_s4_ws", 1, "g4", "kblock"),
+    (64, "fused_64x128x128_s4_ws", 0, "g4", "whole"),
+    (128, "fused_64x128x128_s4_ws", 0, "g4", "whole"),
+    (256, "fused_128x128x64_s6_coop", 0, "g4", "whole"),
     (512, "fused_256x128x64_s4_coop", 0, "g4", "whole"),
-    (1024, "fused_128x128x64_s4_coop", 0, "g4", "kblock"),
-    (2048, "fused_256x128x64_s4_coop", 0, "g4:g8", "kblock"),
-    (4096, "fused_256x128x64_s4_coop", 0, "g4:g8", "kblock"),
+    (1024, "fused_128x128x64_s6_coop", 0, "g4", "kblock"),
+    (2048, "fused_256x128x64_s4_coop", 0, "g4", "kblock"),
+    (4096, "fused_256x128x64_s4_coop", 0, "g4", "kblock"),
 )
 
 

@@ -11,13 +11,11 @@ from cusync.tuning import ConfigInfo
 REPO = Path(__file__).resolve().parents[2]
 RUN7_CSV = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.csv"
 RUN7_LOG = REPO / "docs/results/fused_2026-11-23/run7_mlp_fused.log"
-# The runs the shipped table and the heuristics come from: docs/BENCHMARKS.md, session 3, call 2 (H100).
+# The run the shipped table and the heuristics come from: docs/BENCHMARKS.md, session 3, call 7 (H100): every M,
+# orders g8 and g4, GEMM 2's units waiting k-block by k-block and for their whole k-range.
 SESSION3 = REPO / "docs/results/fused_2026-11-23_session3"
-GPT3_CSV = SESSION3 / "call2_gpt3_mlp_fused.csv"
-LLAMA_CSV = SESSION3 / "call2_llama_mlp_fused.csv"
-# Call 3 remeasured M = 128, 256, 512 with GEMM 2's units waiting for their whole k-range (the winners there).
-GPT3_WHOLE_CSV = SESSION3 / "call3_gpt3_whole.csv"
-LLAMA_WHOLE_CSV = SESSION3 / "call3_llama_whole.csv"
+GPT3_CSV = SESSION3 / "call7_gpt3_mlp_fused.csv"
+LLAMA_CSV = SESSION3 / "call7_llama_mlp_fused.csv"
 H100 = ("NVIDIA H100 80GB HBM3", 132)
 GPT3 = (12288, 6144)
 
@@ -121,24 +119,24 @@ def measured_winners(*csv_paths):
 def test_heuristic_reproduces_the_measured_winners_on_the_h100():
     # docs/BENCHMARKS.md session 3: the heuristic stores kernels, wave counts and orders, not parts; converted back
     # for the GPT-3 slice on 132 SMs it must give exactly the configurations that won.
-    winners = measured_winners(GPT3_CSV, GPT3_WHOLE_CSV)
+    winners = measured_winners(GPT3_CSV)
     assert sorted(winners) == [1, 8, 64, 128, 256, 512, 1024, 2048, 4096]
-    assert winners[256] == "fused_128x96x64_s6_coop_g8_ww"
+    assert winners[256] == "fused_128x96x64_s6_coop_g8_ww" and winners[4096].endswith("_g8")
     for m, label in winners.items():
         assert tuning.heuristic_choice(m, *GPT3, 132, ALL_CONFIGS).label == label, m
 
 
 def test_heuristic_takes_the_nearest_measured_m_that_is_compiled_in():
     only_two = {k: ALL_CONFIGS[k] for k in ("fused_64x128x128_s4_ws", "fused_256x128x64_s4_coop")}
-    # With only these two compiled in, the usable measured points are M = 1, 8 (64x128x128, two-wave splits, g4:g8)
-    # and 2048 (256x128, no split, g4). M = 256 is nearer 2048 than 8 on a log scale.
-    assert tuning.heuristic_choice(256, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_g4"
+    # With only these two compiled in, the usable measured points are M = 1, 8 (64x128x128, two-wave splits, g4,
+    # k-block waits) and 2048 (256x128, no split, g8, whole-unit wait). M = 256 is nearer 2048 than 8 on a log scale.
+    assert tuning.heuristic_choice(256, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_g8_ww"
     # M = 128 is as far from 8 as from 2048; the tie goes to the larger M.
-    assert tuning.heuristic_choice(128, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_g4"
+    assert tuning.heuristic_choice(128, *GPT3, 132, only_two).label == "fused_256x128x64_s4_coop_g8_ww"
     # M = 100 is nearer 8: two waves of 2 tile rows are 3 x 2 parts (96 and 192 tiles on 132 SMs).
-    assert tuning.heuristic_choice(100, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk3x2_g4:g8"
+    assert tuning.heuristic_choice(100, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk3x2_g4"
     # M = 3 is nearer 8: two waves of one tile row are 6 x 3 parts (48 and 96 tiles).
-    assert tuning.heuristic_choice(3, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk6x3_g4:g8"
+    assert tuning.heuristic_choice(3, *GPT3, 132, only_two).label == "fused_64x128x128_s4_ws_sk6x3_g4"
 
 
 def test_heuristic_converts_waves_for_another_shape_and_sm_count():
@@ -183,7 +181,7 @@ def test_table_entries_of_another_device_shape_or_activation_are_ignored():
                     entry(64, "fused_128x256x64_s4_coop", activation="swiglu"))
     choice = choose(entries, 64)
     assert choice.source.startswith("heuristic")
-    assert choice.label == "fused_64x96x128_s4_ws_g8"
+    assert choice.label == "fused_64x96x128_s4_ws_g4_ww"
 
 
 def test_table_entries_whose_kernel_is_not_compiled_in_are_skipped():
@@ -197,8 +195,8 @@ def test_the_shipped_table_agrees_with_the_heuristic_at_every_measured_m():
     entries = tuning.load_table(tuning.default_table_path())
     gelu = [e for e in entries if e.activation == "gelu"]
     swiglu = [e for e in entries if e.activation == "swiglu"]
-    assert {e.m for e in gelu} == set(measured_winners(GPT3_CSV, GPT3_WHOLE_CSV))
-    assert {e.m for e in swiglu} == set(measured_winners(LLAMA_CSV, LLAMA_WHOLE_CSV))
+    assert {e.m for e in gelu} == set(measured_winners(GPT3_CSV))
+    assert {e.m for e in swiglu} == set(measured_winners(LLAMA_CSV))
     for e in gelu:
         from_table = choose(entries, e.m)
         assert from_table.label == tuning.heuristic_choice(e.m, *GPT3, 132, ALL_CONFIGS).label
@@ -275,12 +273,11 @@ def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_
 
 
 def test_tune_regenerates_the_shipped_table_from_the_recorded_runs(tmp_path):
-    # GELU (GPT-3 slice) and SwiGLU (LLaMA slice) from session 3's call 2 on the H100, M = 128 to 512 remeasured
-    # by call 3 with the whole-unit wait (merged over call 2's entries).
+    # GELU (GPT-3 slice) and SwiGLU (LLaMA slice) from session 3's call 7 on the H100.
     output = tmp_path / "table.json"
     device = ["--device", "NVIDIA H100 80GB HBM3", "--sms", "132"]
     llama = ["--hidden", "8192", "--intermediate", "2752", "--activation", "swiglu"]
-    for csv_path, shape in ((GPT3_CSV, []), (GPT3_WHOLE_CSV, []), (LLAMA_CSV, llama), (LLAMA_WHOLE_CSV, llama)):
+    for csv_path, shape in ((GPT3_CSV, []), (LLAMA_CSV, llama)):
         merge = ["--merge", str(output)] if output.exists() else []
         assert tune.main([str(csv_path), *device, *shape, *merge, "-o", str(output)]) == 0
     shipped = json.loads(tuning.default_table_path().read_text())
@@ -303,9 +300,9 @@ def test_swiglu_heuristic_reproduces_the_measured_llama_winners():
     # docs/BENCHMARKS.md session 3: converted back for the LLaMA slice on 132 SMs, the SwiGLU heuristic gives exactly
     # the configurations that won (e.g. M = 1: 4x3 parts, GEMM 1's 43 tiles of [gate | up] filling one wave).
     llama = (8192, 2752)
-    winners = measured_winners(LLAMA_CSV, LLAMA_WHOLE_CSV)
-    assert winners[1] == "fused_64x128x128_s4_ws_sk4x3_g4:g8"
-    assert winners[256] == "fused_128x128x64_s6_coop_g8_ww"
+    winners = measured_winners(LLAMA_CSV)
+    assert winners[1] == "fused_64x128x128_s4_ws_sk4x3_g4_ww"
+    assert winners[256] == "fused_128x128x64_s6_coop_g4_ww"
     for m, label in winners.items():
         assert tuning.heuristic_choice(m, *llama, 132, SWIGLU_CONFIGS, "swiglu").label == label, m
     # The GELU table would have split GEMM 1 as if it had I columns, not 2 I.
