@@ -17,24 +17,26 @@ namespace cusync::generated::attention_prompt {
 namespace parameters {
 inline constexpr std::int64_t Hgpt3 = 12288;
 inline constexpr std::int64_t Hllama = 8192;
-inline constexpr std::int64_t S = 512;
+inline constexpr std::int64_t S512 = 512;
+inline constexpr std::int64_t S1024 = 1024;
+inline constexpr std::int64_t S2048 = 2048;
 inline constexpr std::int64_t TileM = 128;
 inline constexpr std::int64_t TileN = 128;
-// B: symbolic (example value 2)
+// Rows: symbolic (example value 8)
 }  // namespace parameters
 
 // ---- Policies -------------------------------------------------------------------------------------
 
-// Dependency `attendGpt3` (examples/attention/attention_prompt.dep:30:5): a attnGpt3 tile waits for the qkvGpt3
-// tiles it reads. TileSync:
+// Dependency `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendGpt3_qkvGpt3_TileSync {
-  static constexpr const char* name = "Dep_attendGpt3_qkvGpt3_TileSync";
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S512_qkvGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendGpt3S512_qkvGpt3_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return (grid.x * grid.y);
   }
@@ -50,19 +52,19 @@ struct Dep_attendGpt3_qkvGpt3_TileSync {
   }
 };
 
-// Dependency `attendGpt3` (examples/attention/attention_prompt.dep:30:5): a attnGpt3 tile waits for the qkvGpt3
-// tiles it reads. StridedSync:
+// Dependency `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. StridedSync:
 // - x: a consumer tile reads 3 tiles at offsets {0, Hgpt3/(8*TileN), 2*Hgpt3/(8*TileN)}, stride 12
 // (Hgpt3/(8*TileN))
-// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { attnGpt3[x = 0, y = 15]
-// -> qkvGpt3[x' = 0, y' = 12] : B = 4 }.
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendGpt3_qkvGpt3_StridedSync {
-  static constexpr const char* name = "Dep_attendGpt3_qkvGpt3_StridedSync";
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 3] -> qkvGpt3[x' = 0, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S512_qkvGpt3_StridedSync {
+  static constexpr const char* name = "Dep_attendGpt3S512_qkvGpt3_StridedSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return (12u * grid.y);
   }
@@ -78,19 +80,19 @@ struct Dep_attendGpt3_qkvGpt3_StridedSync {
   }
 };
 
-// Dependency `attendGpt3` (examples/attention/attention_prompt.dep:30:5): a attnGpt3 tile waits for the qkvGpt3
-// tiles it reads. RowSync:
+// Dependency `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
-// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { attnGpt3[x = 0, y = 15]
-// -> qkvGpt3[x' = 25, y' = 12] : B = 4 }.
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendGpt3_qkvGpt3_RowSync {
-  static constexpr const char* name = "Dep_attendGpt3_qkvGpt3_RowSync";
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 3] -> qkvGpt3[x' = 35, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S512_qkvGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendGpt3S512_qkvGpt3_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return grid.y;
   }
@@ -106,16 +108,16 @@ struct Dep_attendGpt3_qkvGpt3_RowSync {
   }
 };
 
-// Dependency `attendLlama` (examples/attention/attention_prompt.dep:34:5): a attnLlama tile waits for the qkvLlama
-// tiles it reads. TileSync:
+// Dependency `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendLlama_qkvLlama_TileSync {
-  static constexpr const char* name = "Dep_attendLlama_qkvLlama_TileSync";
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S1024_qkvGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendGpt3S1024_qkvGpt3_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return (grid.x * grid.y);
   }
@@ -131,47 +133,47 @@ struct Dep_attendLlama_qkvLlama_TileSync {
   }
 };
 
-// Dependency `attendLlama` (examples/attention/attention_prompt.dep:34:5): a attnLlama tile waits for the qkvLlama
-// tiles it reads. StridedSync:
-// - x: a consumer tile reads 3 tiles at offsets {0, Hllama/(8*TileN), 2*Hllama/(8*TileN)}, stride 8
-// (Hllama/(8*TileN))
-// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { attnLlama[x = 0, y =
-// 15] -> qkvLlama[x' = 0, y' = 12] : B = 4 }.
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendLlama_qkvLlama_StridedSync {
-  static constexpr const char* name = "Dep_attendLlama_qkvLlama_StridedSync";
+// Dependency `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. StridedSync:
+// - x: a consumer tile reads 3 tiles at offsets {0, Hgpt3/(8*TileN), 2*Hgpt3/(8*TileN)}, stride 12
+// (Hgpt3/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 11, y =
+// 7] -> qkvGpt3[x' = 11, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S1024_qkvGpt3_StridedSync {
+  static constexpr const char* name = "Dep_attendGpt3S1024_qkvGpt3_StridedSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
-    return (8u * grid.y);
+    return (12u * grid.y);
   }
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
-    return ((tile.x % 8u) + (8u * tile.y));
+    return ((tile.x % 12u) + (12u * tile.y));
   }
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
-    return ((((grid.x - 1u) - (tile.x % 8u)) / 8u) + 1u);
+    return ((((grid.x - 1u) - (tile.x % 12u)) / 12u) + 1u);
   }
   // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
-    return (tile.x / 8u);
+    return (tile.x / 12u);
   }
 };
 
-// Dependency `attendLlama` (examples/attention/attention_prompt.dep:34:5): a attnLlama tile waits for the qkvLlama
-// tiles it reads. RowSync:
+// Dependency `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
-// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [B] -> { attnLlama[x = 0, y =
-// 15] -> qkvLlama[x' = 17, y' = 12] : B = 4 }.
-// Proven with isl symbolically: for all B with 0 < B <= 4: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount,
-// and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
-struct Dep_attendLlama_qkvLlama_RowSync {
-  static constexpr const char* name = "Dep_attendLlama_qkvLlama_RowSync";
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 7] -> qkvGpt3[x' = 25, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S1024_qkvGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendGpt3S1024_qkvGpt3_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
     return grid.y;
   }
@@ -187,14 +189,338 @@ struct Dep_attendLlama_qkvLlama_RowSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:39:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `attendGpt3S2048` (examples/attention/attention_prompt.dep:46:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S2048_qkvGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendGpt3S2048_qkvGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendGpt3S2048` (examples/attention/attention_prompt.dep:46:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. StridedSync:
+// - x: a consumer tile reads 3 tiles at offsets {0, Hgpt3/(8*TileN), 2*Hgpt3/(8*TileN)}, stride 12
+// (Hgpt3/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 11, y =
+// 15] -> qkvGpt3[x' = 11, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S2048_qkvGpt3_StridedSync {
+  static constexpr const char* name = "Dep_attendGpt3S2048_qkvGpt3_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (12u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 12u) + (12u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 12u)) / 12u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 12u);
+  }
+};
+
+// Dependency `attendGpt3S2048` (examples/attention/attention_prompt.dep:46:5): a attnGpt3 tile waits for the
+// qkvGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 15] -> qkvGpt3[x' = 25, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendGpt3S2048_qkvGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendGpt3S2048_qkvGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS512_qkvLlama_TileSync {
+  static constexpr const char* name = "Dep_attendLlamaS512_qkvLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. StridedSync:
+// - x: a consumer tile reads 3 tiles at offsets {0, Hllama/(8*TileN), 2*Hllama/(8*TileN)}, stride 8
+// (Hllama/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 3] -> qkvLlama[x' = 0, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS512_qkvLlama_StridedSync {
+  static constexpr const char* name = "Dep_attendLlamaS512_qkvLlama_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (8u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 8u) + (8u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 8u)) / 8u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 8u);
+  }
+};
+
+// Dependency `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 3] -> qkvLlama[x' = 23, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS512_qkvLlama_RowSync {
+  static constexpr const char* name = "Dep_attendLlamaS512_qkvLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendLlamaS1024` (examples/attention/attention_prompt.dep:54:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS1024_qkvLlama_TileSync {
+  static constexpr const char* name = "Dep_attendLlamaS1024_qkvLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendLlamaS1024` (examples/attention/attention_prompt.dep:54:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. StridedSync:
+// - x: a consumer tile reads 3 tiles at offsets {0, Hllama/(8*TileN), 2*Hllama/(8*TileN)}, stride 8
+// (Hllama/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 7, y =
+// 7] -> qkvLlama[x' = 7, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS1024_qkvLlama_StridedSync {
+  static constexpr const char* name = "Dep_attendLlamaS1024_qkvLlama_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (8u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 8u) + (8u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 8u)) / 8u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 8u);
+  }
+};
+
+// Dependency `attendLlamaS1024` (examples/attention/attention_prompt.dep:54:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 7] -> qkvLlama[x' = 17, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS1024_qkvLlama_RowSync {
+  static constexpr const char* name = "Dep_attendLlamaS1024_qkvLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS2048_qkvLlama_TileSync {
+  static constexpr const char* name = "Dep_attendLlamaS2048_qkvLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. StridedSync:
+// - x: a consumer tile reads 3 tiles at offsets {0, Hllama/(8*TileN), 2*Hllama/(8*TileN)}, stride 8
+// (Hllama/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 7, y =
+// 15] -> qkvLlama[x' = 7, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS2048_qkvLlama_StridedSync {
+  static constexpr const char* name = "Dep_attendLlamaS2048_qkvLlama_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (8u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 8u) + (8u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 8u)) / 8u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 8u);
+  }
+};
+
+// Dependency `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5): a attnLlama tile waits for the
+// qkvLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 15] -> qkvLlama[x' = 17, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvLlama : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
+struct Dep_attendLlamaS2048_qkvLlama_RowSync {
+  static constexpr const char* name = "Dep_attendLlamaS2048_qkvLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:63:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all B with 0 < B <= 4: every attnGpt3 tile p has 0 <= sem(p) < semaphoreCount,
-// and every attnGpt3 tile p read by a outGpt3 tile has value(p) == |{p' in attnGpt3 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every attnGpt3 tile p read by a outGpt3 tile has value(p) == |{p' in attnGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
 struct Dep_projectGpt3_attnGpt3_TileSync {
   static constexpr const char* name = "Dep_projectGpt3_attnGpt3_TileSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -212,14 +538,14 @@ struct Dep_projectGpt3_attnGpt3_TileSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:39:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:63:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. RowSync:
 // - x: every consumer tile reads all attnGpt3.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all B with 0 < B <= 4: every attnGpt3 tile p has 0 <= sem(p) < semaphoreCount,
-// and every attnGpt3 tile p read by a outGpt3 tile has value(p) == |{p' in attnGpt3 : sem(p') == sem(p)}|
-// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
-// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
-// arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every attnGpt3 tile p read by a outGpt3 tile has value(p) == |{p' in attnGpt3 : sem(p') ==
+// sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code
+// computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
+// std::uint32_t arithmetic does not wrap.
 struct Dep_projectGpt3_attnGpt3_RowSync {
   static constexpr const char* name = "Dep_projectGpt3_attnGpt3_RowSync";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
@@ -237,10 +563,10 @@ struct Dep_projectGpt3_attnGpt3_RowSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:40:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:64:5): a outLlama tile waits for the
 // attnLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
-// Proven with isl symbolically: for all B with 0 < B <= 4: every attnLlama tile p has 0 <= sem(p) <
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
 // semaphoreCount, and every attnLlama tile p read by a outLlama tile has value(p) == |{p' in attnLlama : sem(p')
 // == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted
 // code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
@@ -262,10 +588,10 @@ struct Dep_projectLlama_attnLlama_TileSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:40:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:64:5): a outLlama tile waits for the
 // attnLlama tiles it reads. RowSync:
 // - x: every consumer tile reads all attnLlama.x tiles of the line it touches (checked with isl)
-// Proven with isl symbolically: for all B with 0 < B <= 4: every attnLlama tile p has 0 <= sem(p) <
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
 // semaphoreCount, and every attnLlama tile p read by a outLlama tile has value(p) == |{p' in attnLlama : sem(p')
 // == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted
 // code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its
@@ -287,12 +613,200 @@ struct Dep_projectLlama_attnLlama_RowSync {
   }
 };
 
+// ---- Producer policies: one per producer read by several dependencies ----------------------------
+
+// qkvGpt3 is read by 3 dependencies: `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5) (a attnGpt3
+// tile waits for the qkvGpt3 tiles it reads), `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5) (a
+// attnGpt3 tile waits for the qkvGpt3 tiles it reads), `attendGpt3S2048`
+// (examples/attention/attention_prompt.dep:46:5) (a attnGpt3 tile waits for the qkvGpt3 tiles it reads). A stage
+// posts under one policy, so every consumer of qkvGpt3 waits through this one. TileSync:
+// - as derived for dependency attendGpt3S512: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads qkvGpt3 (attendGpt3S512 (read by attnGpt3),
+// attendGpt3S1024 (read by attnGpt3), attendGpt3S2048 (read by attnGpt3)), separately: for all Rows with 4 <= Rows
+// <= 32: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every qkvGpt3 tile p read by a consumer tile
+// has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0,
+// value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvGpt3_TileSync {
+  static constexpr const char* name = "Producer_qkvGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// qkvGpt3 is read by 3 dependencies: `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5) (a attnGpt3
+// tile waits for the qkvGpt3 tiles it reads), `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5) (a
+// attnGpt3 tile waits for the qkvGpt3 tiles it reads), `attendGpt3S2048`
+// (examples/attention/attention_prompt.dep:46:5) (a attnGpt3 tile waits for the qkvGpt3 tiles it reads). A stage
+// posts under one policy, so every consumer of qkvGpt3 waits through this one. StridedSync:
+// - as derived for dependency attendGpt3S512: x: a consumer tile reads 3 tiles at offsets {0, Hgpt3/(8*TileN),
+// 2*Hgpt3/(8*TileN)}, stride 12 (Hgpt3/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 3] -> qkvGpt3[x' = 0, y' = 0] : Rows = 4 } (dependency attendGpt3S512).
+// Proven with isl symbolically: for every dependency that reads qkvGpt3 (attendGpt3S512 (read by attnGpt3),
+// attendGpt3S1024 (read by attnGpt3), attendGpt3S2048 (read by attnGpt3)), separately: for all Rows with 4 <= Rows
+// <= 32: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every qkvGpt3 tile p read by a consumer tile
+// has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0,
+// value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvGpt3_StridedSync {
+  static constexpr const char* name = "Producer_qkvGpt3_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (12u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 12u) + (12u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 12u)) / 12u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 12u);
+  }
+};
+
+// qkvGpt3 is read by 3 dependencies: `attendGpt3S512` (examples/attention/attention_prompt.dep:38:5) (a attnGpt3
+// tile waits for the qkvGpt3 tiles it reads), `attendGpt3S1024` (examples/attention/attention_prompt.dep:42:5) (a
+// attnGpt3 tile waits for the qkvGpt3 tiles it reads), `attendGpt3S2048`
+// (examples/attention/attention_prompt.dep:46:5) (a attnGpt3 tile waits for the qkvGpt3 tiles it reads). A stage
+// posts under one policy, so every consumer of qkvGpt3 waits through this one. RowSync:
+// - as derived for dependency attendGpt3S512: one semaphore per producer row, offered for every dependency (the
+// paper's RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 3] -> qkvGpt3[x' = 35, y' = 0] : Rows = 4 } (dependency attendGpt3S512).
+// Proven with isl symbolically: for every dependency that reads qkvGpt3 (attendGpt3S512 (read by attnGpt3),
+// attendGpt3S1024 (read by attnGpt3), attendGpt3S2048 (read by attnGpt3)), separately: for all Rows with 4 <= Rows
+// <= 32: every qkvGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every qkvGpt3 tile p read by a consumer tile
+// has value(p) == |{p' in qkvGpt3 : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0,
+// value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
+// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvGpt3_RowSync {
+  static constexpr const char* name = "Producer_qkvGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// qkvLlama is read by 3 dependencies: `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5) (a
+// attnLlama tile waits for the qkvLlama tiles it reads), `attendLlamaS1024`
+// (examples/attention/attention_prompt.dep:54:5) (a attnLlama tile waits for the qkvLlama tiles it reads),
+// `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5) (a attnLlama tile waits for the qkvLlama tiles
+// it reads). A stage posts under one policy, so every consumer of qkvLlama waits through this one. TileSync:
+// - as derived for dependency attendLlamaS512: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads qkvLlama (attendLlamaS512 (read by attnLlama),
+// attendLlamaS1024 (read by attnLlama), attendLlamaS2048 (read by attnLlama)), separately: for all Rows with 4 <=
+// Rows <= 32: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount, and every qkvLlama tile p read by a consumer
+// tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles
+// onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvLlama_TileSync {
+  static constexpr const char* name = "Producer_qkvLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// qkvLlama is read by 3 dependencies: `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5) (a
+// attnLlama tile waits for the qkvLlama tiles it reads), `attendLlamaS1024`
+// (examples/attention/attention_prompt.dep:54:5) (a attnLlama tile waits for the qkvLlama tiles it reads),
+// `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5) (a attnLlama tile waits for the qkvLlama tiles
+// it reads). A stage posts under one policy, so every consumer of qkvLlama waits through this one. StridedSync:
+// - as derived for dependency attendLlamaS512: x: a consumer tile reads 3 tiles at offsets {0, Hllama/(8*TileN),
+// 2*Hllama/(8*TileN)}, stride 8 (Hllama/(8*TileN))
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 3] -> qkvLlama[x' = 0, y' = 0] : Rows = 4 } (dependency attendLlamaS512).
+// Proven with isl symbolically: for every dependency that reads qkvLlama (attendLlamaS512 (read by attnLlama),
+// attendLlamaS1024 (read by attnLlama), attendLlamaS2048 (read by attnLlama)), separately: for all Rows with 4 <=
+// Rows <= 32: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount, and every qkvLlama tile p read by a consumer
+// tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles
+// onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvLlama_StridedSync {
+  static constexpr const char* name = "Producer_qkvLlama_StridedSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (8u * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return ((tile.x % 8u) + (8u * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord tile, GridShape grid) {
+    return ((((grid.x - 1u) - (tile.x % 8u)) / 8u) + 1u);
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return (tile.x / 8u);
+  }
+};
+
+// qkvLlama is read by 3 dependencies: `attendLlamaS512` (examples/attention/attention_prompt.dep:50:5) (a
+// attnLlama tile waits for the qkvLlama tiles it reads), `attendLlamaS1024`
+// (examples/attention/attention_prompt.dep:54:5) (a attnLlama tile waits for the qkvLlama tiles it reads),
+// `attendLlamaS2048` (examples/attention/attention_prompt.dep:58:5) (a attnLlama tile waits for the qkvLlama tiles
+// it reads). A stage posts under one policy, so every consumer of qkvLlama waits through this one. RowSync:
+// - as derived for dependency attendLlamaS512: one semaphore per producer row, offered for every dependency (the
+// paper's RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 3] -> qkvLlama[x' = 23, y' = 0] : Rows = 4 } (dependency attendLlamaS512).
+// Proven with isl symbolically: for every dependency that reads qkvLlama (attendLlamaS512 (read by attnLlama),
+// attendLlamaS1024 (read by attnLlama), attendLlamaS2048 (read by attnLlama)), separately: for all Rows with 4 <=
+// Rows <= 32: every qkvLlama tile p has 0 <= sem(p) < semaphoreCount, and every qkvLlama tile p read by a consumer
+// tile has value(p) == |{p' in qkvLlama : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles
+// onto [0, value(p))); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvLlama_RowSync {
+  static constexpr const char* name = "Producer_qkvLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of qkvGpt3: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the qkvGpt3 tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvGpt3 tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_qkvGpt3_RowMajor {
   static constexpr const char* name = "Order_qkvGpt3_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -300,23 +814,23 @@ struct Order_qkvGpt3_RowMajor {
   }
 };
 
-// Tile order of qkvGpt3: the tiles of each Dep_attendGpt3_qkvGpt3_StridedSync semaphore consecutively, semaphores
-// in increasing order (what one attnGpt3 tile waits for is produced together).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the qkvGpt3 tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
-struct Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3 {
-  static constexpr const char* name = "Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3";
-  using Policy = Dep_attendGpt3_qkvGpt3_StridedSync;
+// Tile order of qkvGpt3: the tiles of each Dep_attendGpt3S512_qkvGpt3_StridedSync semaphore consecutively,
+// semaphores in increasing order (what one attnGpt3 tile waits for is produced together).
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvGpt3 tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512 {
+  static constexpr const char* name = "Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512";
+  using Policy = Dep_attendGpt3S512_qkvGpt3_StridedSync;
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
     return Policy::sem(tile, grid) * Policy::value(tile, grid) + Policy::rankInSemaphore(tile, grid);
   }
 };
 
 // Tile order of attnGpt3: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the attnGpt3 tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the attnGpt3 tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_attnGpt3_RowMajor {
   static constexpr const char* name = "Order_attnGpt3_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -325,9 +839,9 @@ struct Order_attnGpt3_RowMajor {
 };
 
 // Tile order of outGpt3: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the outGpt3 tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the outGpt3 tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_outGpt3_RowMajor {
   static constexpr const char* name = "Order_outGpt3_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -336,9 +850,9 @@ struct Order_outGpt3_RowMajor {
 };
 
 // Tile order of qkvLlama: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the qkvLlama tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvLlama tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_qkvLlama_RowMajor {
   static constexpr const char* name = "Order_qkvLlama_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -346,23 +860,23 @@ struct Order_qkvLlama_RowMajor {
   }
 };
 
-// Tile order of qkvLlama: the tiles of each Dep_attendLlama_qkvLlama_StridedSync semaphore consecutively,
+// Tile order of qkvLlama: the tiles of each Dep_attendLlamaS512_qkvLlama_StridedSync semaphore consecutively,
 // semaphores in increasing order (what one attnLlama tile waits for is produced together).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the qkvLlama tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
-struct Order_qkvLlama_GroupedBy_StridedSync_attendLlama {
-  static constexpr const char* name = "Order_qkvLlama_GroupedBy_StridedSync_attendLlama";
-  using Policy = Dep_attendLlama_qkvLlama_StridedSync;
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvLlama tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512 {
+  static constexpr const char* name = "Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512";
+  using Policy = Dep_attendLlamaS512_qkvLlama_StridedSync;
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
     return Policy::sem(tile, grid) * Policy::value(tile, grid) + Policy::rankInSemaphore(tile, grid);
   }
 };
 
 // Tile order of attnLlama: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the attnLlama tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the attnLlama tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_attnLlama_RowMajor {
   static constexpr const char* name = "Order_attnLlama_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -371,9 +885,9 @@ struct Order_attnLlama_RowMajor {
 };
 
 // Tile order of outLlama: row-major: x fastest, then y, then z (the consumer order).
-// Proven with isl symbolically: for all B with 0 < B <= 4: index is a bijection from the outLlama tiles onto [0,
-// tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32) for every
-// admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the outLlama tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
 struct Order_outLlama_RowMajor {
   static constexpr const char* name = "Order_outLlama_RowMajor";
   CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
@@ -383,12 +897,12 @@ struct Order_outLlama_RowMajor {
 
 // ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------
 
-// Paper section IV-C for dependency `attendGpt3` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of
-// attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident
-// at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// Paper section IV-C for dependency `attendGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
 // At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
-// W holds for no value; T holds for B = 1.
-struct Optimizations_attendGpt3 {
+// W holds for no value; T holds for 4 <= Rows <= 5.
+struct Optimizations_attendGpt3S512 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
@@ -402,12 +916,88 @@ struct Optimizations_attendGpt3 {
   static constexpr bool avoidCustomOrder = false;
 };
 
-// Paper section IV-C for dependency `attendLlama` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of
-// attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident
-// at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// Paper section IV-C for dependency `attendGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
+// W holds for no value; T holds for 4 <= Rows <= 5.
+struct Optimizations_attendGpt3S1024 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnGpt3, GridShape qkvGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
+// W holds for no value; T holds for 4 <= Rows <= 5.
+struct Optimizations_attendGpt3S2048 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnGpt3, GridShape qkvGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendLlamaS512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
 // At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
-// W holds for B = 1; T holds for 0 < B <= 2.
-struct Optimizations_attendLlama {
+// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+struct Optimizations_attendLlamaS512 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnLlama, GridShape qkvLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = true;
+};
+
+// Paper section IV-C for dependency `attendLlamaS1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
+// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+struct Optimizations_attendLlamaS1024 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnLlama, GridShape qkvLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = true;
+};
+
+// Paper section IV-C for dependency `attendLlamaS2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
+// of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
+// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+struct Optimizations_attendLlamaS2048 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
@@ -466,35 +1056,75 @@ struct Optimizations_projectLlama {
 // Every policy above as X(type, dependency, producer grid, consumer grid), and every tile order as
 // X(type, grid): for host-side checks and for benchmarks that try each policy.
 #define CUSYNC_ATTENTION_PROMPT_POLICIES(X) \
-  X(cusync::generated::attention_prompt::Dep_attendGpt3_qkvGpt3_TileSync, "attendGpt3", "qkvGpt3", "attnGpt3") \
-  X(cusync::generated::attention_prompt::Dep_attendGpt3_qkvGpt3_StridedSync, "attendGpt3", "qkvGpt3", "attnGpt3") \
-  X(cusync::generated::attention_prompt::Dep_attendGpt3_qkvGpt3_RowSync, "attendGpt3", "qkvGpt3", "attnGpt3") \
-  X(cusync::generated::attention_prompt::Dep_attendLlama_qkvLlama_TileSync, "attendLlama", "qkvLlama", "attnLlama") \
-  X(cusync::generated::attention_prompt::Dep_attendLlama_qkvLlama_StridedSync, "attendLlama", "qkvLlama", "attnLlama") \
-  X(cusync::generated::attention_prompt::Dep_attendLlama_qkvLlama_RowSync, "attendLlama", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S512_qkvGpt3_TileSync, "attendGpt3S512", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S512_qkvGpt3_StridedSync, "attendGpt3S512", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S512_qkvGpt3_RowSync, "attendGpt3S512", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S1024_qkvGpt3_TileSync, "attendGpt3S1024", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S1024_qkvGpt3_StridedSync, "attendGpt3S1024", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S1024_qkvGpt3_RowSync, "attendGpt3S1024", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S2048_qkvGpt3_TileSync, "attendGpt3S2048", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S2048_qkvGpt3_StridedSync, "attendGpt3S2048", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendGpt3S2048_qkvGpt3_RowSync, "attendGpt3S2048", "qkvGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS512_qkvLlama_TileSync, "attendLlamaS512", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS512_qkvLlama_StridedSync, "attendLlamaS512", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS512_qkvLlama_RowSync, "attendLlamaS512", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS1024_qkvLlama_TileSync, "attendLlamaS1024", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS1024_qkvLlama_StridedSync, "attendLlamaS1024", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS1024_qkvLlama_RowSync, "attendLlamaS1024", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_TileSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_StridedSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_RowSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_TileSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_RowSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectLlama_attnLlama_TileSync, "projectLlama", "attnLlama", "outLlama") \
   X(cusync::generated::attention_prompt::Dep_projectLlama_attnLlama_RowSync, "projectLlama", "attnLlama", "outLlama")
 // Every producer policy as X(type, producer grid, "dependencies it serves"), space-separated.
-#define CUSYNC_ATTENTION_PROMPT_PRODUCER_POLICIES(X)
+#define CUSYNC_ATTENTION_PROMPT_PRODUCER_POLICIES(X) \
+  X(cusync::generated::attention_prompt::Producer_qkvGpt3_TileSync, "qkvGpt3", "attendGpt3S512 attendGpt3S1024 attendGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvGpt3_StridedSync, "qkvGpt3", "attendGpt3S512 attendGpt3S1024 attendGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvGpt3_RowSync, "qkvGpt3", "attendGpt3S512 attendGpt3S1024 attendGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvLlama_TileSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvLlama_StridedSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvLlama_RowSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048")
 #define CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(X) \
   X(cusync::generated::attention_prompt::Order_qkvGpt3_RowMajor, "qkvGpt3") \
-  X(cusync::generated::attention_prompt::Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3, "qkvGpt3") \
+  X(cusync::generated::attention_prompt::Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512, "qkvGpt3") \
   X(cusync::generated::attention_prompt::Order_attnGpt3_RowMajor, "attnGpt3") \
   X(cusync::generated::attention_prompt::Order_outGpt3_RowMajor, "outGpt3") \
   X(cusync::generated::attention_prompt::Order_qkvLlama_RowMajor, "qkvLlama") \
-  X(cusync::generated::attention_prompt::Order_qkvLlama_GroupedBy_StridedSync_attendLlama, "qkvLlama") \
+  X(cusync::generated::attention_prompt::Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512, "qkvLlama") \
   X(cusync::generated::attention_prompt::Order_attnLlama_RowMajor, "attnLlama") \
   X(cusync::generated::attention_prompt::Order_outLlama_RowMajor, "outLlama")
 
 // Not emitted:
-// - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
-// - Order_qkvGpt3_GroupedBy_RowSync_attendGpt3: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3S512: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_RowSync_attendGpt3S512: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3S1024: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S1024: equal to
+// Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512 on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_RowSync_attendGpt3S1024: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3S2048: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S2048: equal to
+// Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512 on every tile (not repeated)
+// - Order_qkvGpt3_GroupedBy_RowSync_attendGpt3S2048: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
 // - Order_attnGpt3_GroupedBy_TileSync_projectGpt3: equal to Order_attnGpt3_RowMajor on every tile (not repeated)
 // - Order_attnGpt3_GroupedBy_RowSync_projectGpt3: equal to Order_attnGpt3_RowMajor on every tile (not repeated)
-// - Order_qkvLlama_GroupedBy_TileSync_attendLlama: equal to Order_qkvLlama_RowMajor on every tile (not repeated)
-// - Order_qkvLlama_GroupedBy_RowSync_attendLlama: equal to Order_qkvLlama_RowMajor on every tile (not repeated)
+// - Order_qkvLlama_GroupedBy_TileSync_attendLlamaS512: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
+// - Order_qkvLlama_GroupedBy_RowSync_attendLlamaS512: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
+// - Order_qkvLlama_GroupedBy_TileSync_attendLlamaS1024: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
+// - Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS1024: equal to
+// Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512 on every tile (not repeated)
+// - Order_qkvLlama_GroupedBy_RowSync_attendLlamaS1024: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
+// - Order_qkvLlama_GroupedBy_TileSync_attendLlamaS2048: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
+// - Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS2048: equal to
+// Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512 on every tile (not repeated)
+// - Order_qkvLlama_GroupedBy_RowSync_attendLlamaS2048: equal to Order_qkvLlama_RowMajor on every tile (not
+// repeated)
 // - Order_attnLlama_GroupedBy_TileSync_projectLlama: equal to Order_attnLlama_RowMajor on every tile (not
 // repeated)
 // - Order_attnLlama_GroupedBy_RowSync_projectLlama: equal to Order_attnLlama_RowMajor on every tile (not repeated)

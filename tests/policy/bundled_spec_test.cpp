@@ -301,26 +301,36 @@ TEST_CASE("Attention decode header (q, k, v of one token row tile) matches the i
   CHECK(Dep_attendLlama_qkvLlama_StridedSync::sem(TileCoord{17, 0, 0}, GridShape{24, 1, 1}) == 1);
 }
 
-TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of the sequence) matches the isl model "
-          "on every tile, for B = 1, 3, 4",
+TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of the sequence, S = 512, 1024, 2048) "
+          "matches the isl model on every tile, for B*S = 512, 1536, 4096 tokens",
           "[bundled]") {
-  for (std::int64_t b : {1, 3, 4}) {
-    BundledCase c = bundledCase("examples/attention/attention_prompt.dep", {{"B", b}});
-    bool simulate = b == 3;
+  for (std::int64_t rows : {4, 12, 32}) {
+    BundledCase c = bundledCase("examples/attention/attention_prompt.dep", {{"Rows", rows}});
+    bool simulate = rows == 12;
     CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_CHECK_POLICY)
     CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_CHECK_ORDER)
-    // attend (per model): TileSync, StridedSync, RowSync; project: TileSync, RowSync.
-    CHECK(c.policiesChecked == 10);
+    // attend (per model and sequence length): TileSync, StridedSync, RowSync; project: TileSync, RowSync.
+    CHECK(c.policiesChecked == 22);
   }
   using namespace cusync::generated::attention_prompt;
-  CHECK(std::string(Dep_attendGpt3_qkvGpt3_StridedSync::name) == "Dep_attendGpt3_qkvGpt3_StridedSync");
-  CHECK(std::string(Order_qkvLlama_GroupedBy_StridedSync_attendLlama::name) ==
-        "Order_qkvLlama_GroupedBy_StridedSync_attendLlama");
+  CHECK(std::string(Producer_qkvGpt3_StridedSync::name) == "Producer_qkvGpt3_StridedSync");
+  CHECK(std::string(Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512::name) ==
+        "Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512");
   // The grouped order puts the Q, K and V tiles of one head back to back: GPT-3, row tile 1, head 5.
   const GridShape qkv{36, 8, 1};
-  using Order = Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3;
+  using Order = Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512;
   CHECK(Order::index(TileCoord{5 + 12, 1, 0}, qkv) == Order::index(TileCoord{5, 1, 0}, qkv) + 1);
   CHECK(Order::index(TileCoord{5 + 24, 1, 0}, qkv) == Order::index(TileCoord{5, 1, 0}, qkv) + 2);
+  // The producer policy the QKV GEMM posts under is the per-dependency StridedSync of every sequence length.
+  for (std::uint32_t rows : {4u, 16u, 32u})
+    for (std::uint32_t y = 0; y < rows; ++y)
+      for (std::uint32_t x = 0; x < 36; ++x) {
+        const GridShape grid{36, rows, 1};
+        const TileCoord tile{x, y, 0};
+        CHECK(Producer_qkvGpt3_StridedSync::sem(tile, grid) == Dep_attendGpt3S2048_qkvGpt3_StridedSync::sem(tile, grid));
+        CHECK(Producer_qkvGpt3_StridedSync::value(tile, grid) ==
+              Dep_attendGpt3S1024_qkvGpt3_StridedSync::value(tile, grid));
+      }
 }
 
 TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[bundled]") {

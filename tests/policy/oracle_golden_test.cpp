@@ -184,8 +184,8 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     totals.push_back({"attention_decode", c.policyChecks, c.orderChecks});
   }
   {
-    GoldenCase c = load("examples/attention/attention_prompt.dep", "attention_prompt.h");
-    CHECK(c.bindings.size() == 4);  // B = 1 .. 4, every one
+    GoldenCase c = load("examples/attention/attention_prompt.dep", "attention_prompt.h", 29);
+    CHECK(c.bindings.size() == 29);  // Rows = B*S/128 = 4 .. 32, every one
     CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_ORACLE_POLICY)
     CUSYNC_ATTENTION_PROMPT_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
     CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
