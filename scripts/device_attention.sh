@@ -1,11 +1,21 @@
 #!/usr/bin/env bash
 # On the lent GPU machine (through the device tool, from the repo root, carrying .cutlass/ and build-gen/): builds
 # attention_example with all cores while the torch baselines run (they use the GPU, the build only the CPU), then
-# checks every variant at three sizes per phase and model, then times the example at every shape, and prints one
+# checks every variant and GEMM configuration at three or four sizes per phase and model, then times the example at
+# every shape (each variant searching its GEMM configurations, every one checked before it is timed), and prints one
 # table last (bench/attention/summarize_attention.py). Writes under $OUT: device.txt, build.log, checks.log,
-# torch.log, attention_torch.csv, one attention_MODEL_PHASE_B_S_CACHE.csv per timed shape, time.log, summary.txt,
-# attention.png (if matplotlib is there). Expected to fit one 10-minute device call (not yet measured: the build is
-# 12 CUTLASS instances; torch.compile compiles once per shape while the build runs; 12 check and 18 timed runs).
+# torch.log, attention_torch.csv, one attention_MODEL_PHASE_B_S_CACHE.csv per timed shape (one row per
+# configuration), time.log, summary.txt, attention.png (if matplotlib is there).
+# Expected to fit one 10-minute device call; estimated, not yet measured:
+#   build   40 CUTLASS instances (per model: prompt QKV 2 + output 5 x 2 T policies, decode QKV 2 + output 3 x 2;
+#           examples/attention/CMakeLists.txt) at about a minute of nvcc each on 16 cores: 3-4 min, with torch
+#           (24 shapes, eager and torch.compile) running beside it;
+#   checks  14 --check-only runs (every configuration once, about 2-3 s each): under 1 min;
+#   timing  24 runs: decode about 46 configurations of ~0.1 ms chains, prompt about 31 of 0.1-1 ms chains, each
+#           checked then timed over 23 graph replays of 10 chains: 3-5 s per decode shape, 4-10 s per prompt shape,
+#           about 3 min.
+# Fewer configurations: pass --gemm-configs (e.g. --gemm-configs 128x128x64_s4_coop_b1,64x128x128_s4_ws_b1_p: the
+# baselines) to restrict the timed runs; fewer instances to build: -D the CUSYNC_ATTENTION_*_CONFIGS lists.
 #
 # The GPU machine has no isl, so cusyncgen's headers are made on the CPU machine and carried in build-gen/. The
 # build configures every example, so build-gen needs the headers of every spec they use:
@@ -14,7 +24,8 @@
 #     build-cpu/tools/cusyncgen $s.dep -o build-gen; done
 #   MODELS          of gpt3 and llama (default: both)
 #   DECODE          token-generation shapes BxS' (default 1x512 1x1024 1x2048 2x1024 4x1024 4x2048)
-#   PROMPT          prompt shapes BxS (default 1x512 2x512 4x512)
+#   PROMPT          prompt shapes BxS (default 1x512 2x512 4x512 1x1024 2x1024 1x2048: attention_prompt.dep proves
+#                   S = 512, 1024 and 2048 for every B*S up to 4096; attention_example refuses any other S)
 #   SKIP_TORCH=1    no torch baselines; NO_COMPILE=1 torch eager only
 # Extra arguments go to every timed attention_example run (e.g. --samples 50).
 set -uo pipefail
@@ -28,7 +39,7 @@ done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
 models=${MODELS:-gpt3 llama}
 decode=${DECODE:-1x512 1x1024 1x2048 2x1024 4x1024 4x2048}
-prompt=${PROMPT:-1x512 2x512 4x512}
+prompt=${PROMPT:-1x512 2x512 4x512 1x1024 2x1024 1x2048}
 torch_pid=
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/attention/torch_attention_baselines.py" --csv "$out/attention_torch.csv" \
@@ -50,12 +61,13 @@ echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
 if grep -q C7510 "$out/build.log"; then exit 1; fi
 example="$build/examples/attention/attention_example"
 
-# Correctness first: three sizes per phase and model (the gpu ctest set), every variant; a hang is cut by timeout.
+# Correctness first: the gpu ctest set (three decode sizes, each proven prompt S), every variant and GEMM
+# configuration; a hang is cut by timeout.
 : >"$out/checks.log"
 check_rc=0
 for model in $models; do
-  for shape in "decode 1 1 1024" "decode 2 1 512" "decode 4 1 2048" "prompt 1 512 0" "prompt 2 512 0" \
-               "prompt 4 512 0"; do
+  for shape in "decode 1 1 1024" "decode 2 1 512" "decode 4 1 2048" "prompt 1 512 0" "prompt 4 512 0" \
+               "prompt 2 1024 0" "prompt 1 2048 0"; do
     read -r phase batch seq cache <<<"$shape"
     timeout 120 "$example" --check-only --model "$model" --phase "$phase" --batch "$batch" --seq "$seq" \
       --cache "$cache" --csv /tmp/attention_check.csv >>"$out/checks.log" 2>&1
@@ -66,7 +78,8 @@ for model in $models; do
 done
 [ $check_rc -eq 0 ] || { grep -E "FAILED|error" "$out/checks.log" | head -20; echo "device_attention.sh: a check failed" >&2; exit 1; }
 
-# Timing: every shape, every variant (each checked again before it is timed).
+# Timing: every shape, every variant, every GEMM configuration the search runs (each checked again before it is
+# timed).
 : >"$out/time.log"
 csvs=()
 rc=0

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds, runs the whole suite. GPU tests run only where a GPU is
 # present; elsewhere ctest reports them as skipped. Without a GPU only two hooked-GEMM tile configurations are
-# compiled (one per kernel family: one tile per block, persistent), one fused-chain configuration and one
-# convolution configuration, which keeps a 2-core CI run short.
+# compiled (one per kernel family: one tile per block, persistent), one fused-chain configuration, one convolution
+# configuration and one configuration per attention GEMM role, which keeps a 2-core CI run short.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
@@ -13,6 +13,11 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); t
   extra+=("-DCUSYNC_GEMM_SM80_CONFIGS=128,128,32,4")  # the sm_80 portable path: one configuration
   extra+=("-DCUSYNC_FUSED_CONFIGS=64,128,128,4,false")  # the fused chain: one configuration
   extra+=("-DCUSYNC_CONV_CONFIGS=64,64,64,4,1")  # the convolutions: one configuration
+  # The attention chain: each role's baseline only.
+  extra+=("-DCUSYNC_ATTENTION_PROMPT_QKV_CONFIGS=128,128,64,4,true,1,false")
+  extra+=("-DCUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS=128,128,64,4,true,1,false")
+  extra+=("-DCUSYNC_ATTENTION_DECODE_QKV_CONFIGS=64,128,128,4,false,1,true")
+  extra+=("-DCUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS=64,128,128,4,false,1,true")
 fi
 "$root/scripts/build.sh" "${extra[@]}"
 cd "${CUSYNC_BUILD_DIR:-$root/build}"

@@ -2,7 +2,9 @@
 """One table from attention_example's CSVs (one per shape) and torch_attention_baselines.py's CSV: per model, phase
 and shape, StreamSync (the same kernels stream-ordered), the fastest cusync variant and its speedup over StreamSync
 (the paper's Figure 6b measure), cuBLAS GEMMs around the same attention kernel, and torch eager / torch.compile,
-with cusync's speedup over the faster torch. With --plot FILE, also the Figure 6b-style bar chart (needs
+with cusync's speedup over the faster torch. attention_example's CSV has one row per GEMM configuration it ran; a
+variant's time is that of its fastest, named in the last columns (StreamSync's and the best cusync variant's).
+With --plot FILE, also the Figure 6b-style bar chart (needs
 matplotlib; skipped with a note when it is missing). Never asserts timings.
 
 Usage: summarize_attention.py --torch TORCH.csv [--plot OUT.png] EXAMPLE.csv...
@@ -23,14 +25,19 @@ def main():
     parser.add_argument("--plot", default=None)
     parser.add_argument("examples", nargs="+")
     args = parser.parse_args()
-    shapes = {}  # (model, phase, batch, seq, cache) -> {variant: us}
+    shapes = {}  # (model, phase, batch, seq, cache) -> {variant: us}, the fastest configuration's
+    configurations = {}  # (model, phase, batch, seq, cache) -> {variant: that configuration}
     failures = []
     for path in args.examples:
         for row in read(path):
             key = (row["model"], row["phase"], int(row["batch"]), int(row["seq"]), int(row["cache"]))
-            shapes.setdefault(key, {})[row["variant"]] = float(row["us"])
+            us = float(row["us"])
+            known = shapes.setdefault(key, {}).get(row["variant"])
+            if known is None or (us > 0 and (known <= 0 or us < known)):
+                shapes[key][row["variant"]] = us
+                configurations.setdefault(key, {})[row["variant"]] = row.get("configuration", "")
             if row["correct"] != "1":
-                failures.append(f"{key} {row['variant']}")
+                failures.append(f"{key} {row['variant']} [{row.get('configuration', '')}]")
     if args.torch:
         for row in read(args.torch):
             key = (row["model"], row["phase"], int(row["batch"]), int(row["seq"]), int(row["cache"]))
@@ -39,7 +46,8 @@ def main():
                 failures.append(f"{key} {row['variant']}")
     cache_label = "S'"
     header = (f"{'model':6} {'phase':6} {'B':>2} {'S':>5} {cache_label:>5} {'StreamSync':>10} {'cusync':>9} {'speedup':>7} "
-              f"{'cuBLAS+attn':>11} {'torch':>9} {'compile':>9} {'vs torch':>8}  best cusync variant")
+              f"{'cuBLAS+attn':>11} {'torch':>9} {'compile':>9} {'vs torch':>8}  best cusync variant [its GEMMs]; "
+              f"StreamSync's GEMMs")
     lines = [header]
     plot_rows = []
     for key in sorted(shapes):
@@ -53,7 +61,9 @@ def main():
         fmt = lambda us: f"{us:9.1f}" if us else f"{'-':>9}"  # noqa: E731
         lines.append(f"{key[0]:6} {key[1]:6} {key[2]:2d} {key[3]:5d} {key[4]:5d} {fmt(stream):>10} {fmt(best)} "
                      f"{speedup:7.3f} {fmt(v.get('cuBLAS+attn', 0.0)):>11} {fmt(v.get('torch-eager', 0.0))} "
-                     f"{fmt(v.get('torch-compile', 0.0))} {versus_torch:8.3f}  {best_name}")
+                     f"{fmt(v.get('torch-compile', 0.0))} {versus_torch:8.3f}  {best_name} "
+                     f"[{configurations.get(key, {}).get(best_name, '-')}]; "
+                     f"{configurations.get(key, {}).get('StreamSync', '-')}")
         plot_rows.append((f"{key[0]} {key[1]}\nB={key[2]} S={key[3]} S'={key[4]}", speedup, versus_torch))
     if args.plot:
         try:

@@ -154,6 +154,22 @@ struct ChainStreams {
   cudaEvent_t fork, attentionDone, outputDone;
 };
 
+// The GEMMs one run of the chain uses: a configuration of each role and its split-K parts (1: no split).
+struct GemmChoice {
+  const AttentionGemm* qkv = nullptr;
+  const AttentionGemm* out = nullptr;
+  std::uint32_t qkvParts = 1, outParts = 1;
+};
+
+// The split-K parts worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: none in prompt
+// processing (enough tiles), in token generation as many as fill one wave and two (gemmSplitCandidates).
+inline std::vector<std::uint32_t> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
+                                                  int multiprocessors) {
+  if (phase == Phase::Prompt) return {1};
+  const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
+  return gemmSplitCandidates(gemm.tileGrid(m, n).tileCount(), k / gemm.tile.k, slots);
+}
+
 // The split-K state of a GEMM stage: fp32 partials and one zeroed arrival counter per tile.
 struct GemmSplit {
   std::unique_ptr<DeviceBuffer<float>> partials;
@@ -180,13 +196,16 @@ class AttentionChain {
   using QkvPolicy = typename ChainPolicies::QkvStrided;
 
  public:
-  AttentionChain(const AttentionProblem& problem, Variant variant, AttentionBuffers& buffers, ChainStreams streams,
-                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes)
+  // `gemms`: the GEMM configurations (the output GEMM's waiting under the variant's T policy); the cuBLAS variant
+  // uses only their QKV tile rows, which the attention kernel reads QKV's semaphores by.
+  AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
+                 ChainStreams streams, int multiprocessors, cublasLtHandle_t lt, void* workspace,
+                 std::size_t workspaceBytes)
       : problem_(problem), variant_(variant), buffers_(buffers), streams_(streams) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
-    qkvGemm_ = &findAttentionGemm(M, P, GemmRole::Qkv, tKind);
-    outGemm_ = &findAttentionGemm(M, P, GemmRole::Output, tKind);
+    qkvGemm_ = gemms.qkv;
+    outGemm_ = gemms.out;
     qkv_ = std::make_unique<Stage>("qkv", qkvGemm_->tileGrid(problem.tokens(), problem.qkvColumns()));
     out_ = std::make_unique<Stage>("out", outGemm_->tileGrid(problem.tokens(), problem.shape.hidden));
     const GridShape attentionGrid =
@@ -198,14 +217,9 @@ class AttentionChain {
     if (tKind == TPolicyKind::TileSync) attn_->setOutputPolicy<typename ChainPolicies::TTileSync>();
     else attn_->setOutputPolicy<typename ChainPolicies::TRowSync>();
 
-    // Split-K for token generation's GEMMs (one row tile: few tiles, long K), as many parts as fit in one wave.
-    auto parts = [&](const AttentionGemm& gemm, Stage& stage, int k) {
-      if (P == Phase::Prompt) return 1u;
-      return gemmSplitParts(stage.grid().tileCount(), k / gemm.tile.k,
-                            std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()));
-    };
-    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, parts(*qkvGemm_, *qkv_, problem.shape.hidden));
-    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, parts(*outGemm_, *out_, problem.tColumns()));
+    // Split-K (token generation: one row tile, few tiles, long K), as the configuration says.
+    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvParts);
+    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outParts);
     setPersistent(*qkv_, *qkvGemm_, multiprocessors);
     setPersistent(*out_, *outGemm_, multiprocessors);
 
@@ -236,8 +250,9 @@ class AttentionChain {
   std::string description() const {
     return variant_.ordering == Ordering::CublasAttention
                ? std::string("cuBLASLt GEMMs")
-               : qkvGemm_->name + " | " + outGemm_->name + " | splits " + std::to_string(qkv_->blocksPerTile()) +
-                     "/" + std::to_string(attn_->blocksPerTile()) + "/" + std::to_string(out_->blocksPerTile());
+               : "qkv " + qkvGemm_->configuration + " | out " + outGemm_->configuration + " | splits " +
+                     std::to_string(qkv_->blocksPerTile()) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
+                     std::to_string(out_->blocksPerTile());
   }
   std::uint32_t blocksPerLaunch() const {
     return qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() + out_->blocksPerLaunch();

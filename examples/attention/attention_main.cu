@@ -7,13 +7,18 @@
 //                                          caches in place, posts T's head tile under TileSync or RowSync
 //   Y   = T Wo^T                           hooked CUTLASS GEMM; waits for the T tiles of each k-block (or row)
 //
-// Every variant is checked against a reference (cuBLASLt GEMMs around an fp32 attention kernel) on fresh inputs,
-// with QKV, T, Y and the caches' new positions poisoned with NaN, then timed with CUDA graphs (median of replays);
-// a table comes last, and a CSV. The policies and tile orders are generated and proven by cusyncgen from
+// Each variant searches the GEMMs' tile configurations (examples/attention/CMakeLists.txt lists them per role; in
+// token generation also the split-K parts): first the QKV GEMM's with the output GEMM at its baseline, then the
+// output GEMM's with the best QKV GEMM. Every configuration of every variant is checked against a reference
+// (cuBLASLt GEMMs around an fp32 attention kernel) on fresh inputs, with QKV, T, Y and the caches' new positions
+// poisoned with NaN, then timed with CUDA graphs (median of replays); the CSV has one row per configuration, the
+// table last each variant's best. The policies and tile orders are generated and proven by cusyncgen from
 // examples/attention/attention_decode.dep and attention_prompt.dep.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,28 +45,46 @@ struct Options {
   int samples = 20;
   int repetitions = 10;  // chains per graph replay
   std::vector<std::string> variants;  // names to run; empty: all
+  std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
-    "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--check-only] [--csv FILE]\n"
+    "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
+    "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
     "tile-synchronized with cusync, against the same kernels stream-ordered and cuBLASLt GEMMs; every variant\n"
     "checked against an fp32 reference, then timed with CUDA graphs.\n"
     "  --model   gpt3 (H = 12288, 12 heads of 128) or llama (H = 8192, 8 heads); default gpt3\n"
     "  --phase   decode: token generation, S = 1 new token per sequence over S' cached ones (default);\n"
-    "            prompt: prompt processing, S' = 0, causal over S tokens (a multiple of 128)\n"
-    "  --batch   sequences B (default 1; decode: at most 64)\n"
+    "            prompt: prompt processing, S' = 0, causal over S tokens (512, 1024 or 2048: the S with a proof)\n"
+    "  --batch   sequences B (default 1; decode: at most 64; prompt: B*S at most 4096)\n"
     "  --seq     new tokens per sequence S (default 1 for decode, 512 for prompt)\n"
     "  --cache   cached tokens S' (default 1024 for decode, 0 for prompt)\n"
     "  --seed    seed of the random inputs (default 1)\n"
     "  --samples graph replays timed, the median reported (default 20); --reps chains per replay (default 10)\n"
     "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync,\n"
     "            Strided+{TileSync,RowSync}+{WaitKernel,PDL})\n"
+    "  --gemm-configs    the GEMM tile configurations to search, by name, e.g. 128x192x64_s4_coop_b1 (default\n"
+    "            every one this build has for the phase; each role keeps those of its own that are named)\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
+
+// The items of a comma-separated list; an empty item is a usage error.
+std::vector<std::string> commaSeparated(const std::string& program, const std::string& option,
+                                        const std::string& list) {
+  std::vector<std::string> items;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = list.find(',', start);
+    items.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
+    if (items.back().empty()) exitWithUsageError(program, option + ": '" + list + "' has an empty item");
+    if (comma == std::string::npos) return items;
+    start = comma + 1;
+  }
+}
 
 Options parseOptions(int argc, char** argv) {
   const std::string program = "attention_example";
@@ -101,17 +124,17 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--reps") {
       options.repetitions = positiveIntArgument(program, arg, value());
     } else if (arg == "--variants") {
-      const std::string list = value();
-      std::size_t start = 0;
-      while (true) {
-        const std::size_t comma = list.find(',', start);
-        const std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      for (const std::string& name : commaSeparated(program, arg, value())) {
         bool known = false;
         for (const Variant& v : allVariants()) known = known || v.name() == name;
         if (!known) exitWithUsageError(program, "--variants: unknown variant '" + name + "'");
         options.variants.push_back(name);
-        if (comma == std::string::npos) break;
-        start = comma + 1;
+      }
+    } else if (arg == "--gemm-configs") {
+      for (const std::string& name : commaSeparated(program, arg, value())) {
+        if (!isAttentionGemmConfiguration(name))
+          exitWithUsageError(program, "--gemm-configs: no GEMM configuration '" + name + "' in this build");
+        options.gemmConfigs.push_back(name);
       }
     } else if (arg == "--check-only") {
       options.checkOnly = true;
@@ -125,6 +148,14 @@ Options parseOptions(int argc, char** argv) {
   if (!seqGiven) p.sequence = p.phase == Phase::Decode ? 1 : 512;
   if (!cacheGiven) p.cached = p.phase == Phase::Decode ? 1024 : 0;
   if (const auto why = whyNotRunnable(p)) exitWithUsageError(program, *why);
+  // Each role needs a configuration left, under both T policies.
+  for (GemmRole role : {GemmRole::Qkv, GemmRole::Output})
+    for (TPolicyKind tPolicy : {TPolicyKind::TileSync, TPolicyKind::RowSync})
+      if (findAttentionGemms(p.shape.model, p.phase, role, tPolicy, options.gemmConfigs).empty())
+        exitWithUsageError(program, std::string("--gemm-configs: none of the ") +
+                                        (role == GemmRole::Qkv ? "QKV" : "output") + " GEMM's configurations for " +
+                                        p.shape.name + " " + p.phaseName() + " (waiting under " +
+                                        tPolicyName(tPolicy) + ") is named");
   return options;
 }
 
@@ -166,6 +197,58 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
   return result;
 }
 
+// One GEMM role's candidates: each selected configuration that fits on the device, with each of its split-K parts.
+struct RoleCandidate {
+  const AttentionGemm* gemm;
+  std::uint32_t parts;
+};
+std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role, TPolicyKind tPolicy,
+                                          int multiprocessors) {
+  const AttentionProblem& p = options.problem;
+  const bool qkv = role == GemmRole::Qkv;
+  std::vector<RoleCandidate> candidates;
+  for (const AttentionGemm* gemm : findAttentionGemms(p.shape.model, p.phase, role, tPolicy, options.gemmConfigs)) {
+    if (gemm->maxActiveBlocksPerSm() == 0) {
+      std::printf("%s: does not fit on this device (shared memory), not searched\n", gemm->name.c_str());
+      continue;
+    }
+    for (std::uint32_t parts : splitCandidates(*gemm, p.phase, p.tokens(), qkv ? p.qkvColumns() : p.shape.hidden,
+                                               qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
+      candidates.push_back({gemm, parts});
+  }
+  return candidates;
+}
+
+// Checks, then times, one configuration of one variant; prints and records its result. Nullopt when a GEMM
+// refuses the launch before any kernel runs (its why_not_implementable), which is printed.
+template <Model M, Phase P>
+std::optional<Result> runConfiguration(const Options& options, const Variant& variant, GemmChoice gemms,
+                                       AttentionBuffers& buffers, ChainStreams streams, int multiprocessors,
+                                       cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                                       cudaStream_t stream, std::vector<Result>& results) {
+  AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, streams, multiprocessors, lt, workspace,
+                             workspaceBytes);
+  Result result;
+  try {
+    result = checkThenTime(chain, buffers, options, stream);
+  } catch (const cusync::Error& error) {
+    std::printf("%-28s refused: %s  [%s]\n", variant.name().c_str(), error.what(), chain.description().c_str());
+    CUSYNC_CUDA_CHECK(cudaDeviceSynchronize());
+    return std::nullopt;
+  }
+  result.variant = variant.name();
+  result.configuration = chain.description();
+  std::printf("%-28s %10.1f us  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
+              result.microseconds, result.output.relativeError, result.attention.relativeError,
+              result.cache.relativeError, result.correct() ? "" : "  FAILED", result.configuration.c_str());
+  results.push_back(result);
+  return result;
+}
+
+// Every selected variant; each synchronized or stream-ordered one searches the GEMM configurations: the QKV
+// GEMM's candidates with the output GEMM at its baseline (its list's first), then the output GEMM's with the
+// fastest correct QKV GEMM. Every configuration is checked before it is timed (--check-only: checked only, and the
+// search keeps the baseline). Returns one result per configuration run.
 template <Model M, Phase P>
 std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffers, ChainStreams streams,
                                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -175,17 +258,44 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
     if (!options.variants.empty() &&
         std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
       continue;
-    AttentionChain<M, P> chain(options.problem, variant, buffers, streams, multiprocessors, lt, workspace,
-                               workspaceBytes);
-    Result result = checkThenTime(chain, buffers, options, stream);
-    result.variant = variant.name();
-    result.configuration = chain.description();
-    std::printf("%-28s %10.1f us  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
-                result.microseconds, result.output.relativeError, result.attention.relativeError,
-                result.cache.relativeError, result.correct() ? "" : "  FAILED", result.configuration.c_str());
-    results.push_back(result);
+    const std::vector<RoleCandidate> qkv = roleCandidates(options, GemmRole::Qkv, variant.tPolicy, multiprocessors);
+    const std::vector<RoleCandidate> out =
+        roleCandidates(options, GemmRole::Output, variant.tPolicy, multiprocessors);
+    if (qkv.empty() || out.empty()) {
+      std::printf("%-28s skipped: no selected GEMM configuration fits on this device\n", variant.name().c_str());
+      continue;
+    }
+    auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
+      return runConfiguration<M, P>(options, variant, GemmChoice{q.gemm, o.gemm, q.parts, o.parts}, buffers,
+                                    streams, multiprocessors, lt, workspace, workspaceBytes, stream, results);
+    };
+    if (variant.ordering == Ordering::CublasAttention) {  // cuBLASLt GEMMs: nothing to search
+      run(qkv.front(), out.front());
+      continue;
+    }
+    std::size_t bestQkv = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < qkv.size(); ++i) {
+      const std::optional<Result> r = run(qkv[i], out.front());
+      if (r && r->correct() && r->microseconds < best) best = r->microseconds, bestQkv = i;
+    }
+    if (options.checkOnly) bestQkv = 0;
+    for (std::size_t i = 1; i < out.size(); ++i) run(qkv[bestQkv], out[i]);
   }
   return results;
+}
+
+// The fastest configuration of each variant, in the order the variants first ran; a variant with a configuration
+// that failed its check is represented by that failure.
+std::vector<Result> bestPerVariant(const std::vector<Result>& results) {
+  std::vector<Result> best;
+  for (const Result& r : results) {
+    auto same = std::find_if(best.begin(), best.end(), [&](const Result& b) { return b.variant == r.variant; });
+    if (same == best.end()) best.push_back(r);
+    else if (!same->correct()) continue;  // a failure anywhere is what the variant's row shows
+    else if (!r.correct() || r.microseconds < same->microseconds) *same = r;
+  }
+  return best;
 }
 
 void writeCsv(const std::string& path, const Options& options, const std::vector<Result>& results,
@@ -225,9 +335,6 @@ int main(int argc, char** argv) {
   std::printf("device: %s, %d SMs; %s %s: B = %d, S = %d, S' = %d (%d tokens, %d heads of 128); seed %llu\n",
               properties.name, properties.multiProcessorCount, p.shape.name, p.phaseName(), p.batch, p.sequence,
               p.cached, p.tokens(), p.shape.heads, static_cast<unsigned long long>(options.seed));
-  if (!coveredBySpecProofs(p))
-    std::printf("note: attention_prompt.dep's dependency is proven at S = 512, B <= 4; this shape runs the same "
-                "policies outside it\n");
 
   cudaStream_t stream;
   ChainStreams streams{};
@@ -260,20 +367,23 @@ int main(int argc, char** argv) {
     results = runVariants<Model::Llama, Phase::Prompt>(options, buffers, streams, sms, lt, workspace.get(),
                                                        workspaceBytes, stream);
 
+  const std::vector<Result> best = bestPerVariant(results);
   double streamSync = 0;
-  for (const Result& r : results)
+  for (const Result& r : best)
     if (r.variant == "StreamSync") streamSync = r.microseconds;
   writeCsv(options.csvPath, options, results, streamSync);
 
-  bool allCorrect = true;
-  std::printf("\n%s %s B=%d S=%d S'=%d\n%-28s %10s %14s %10s %11s %s\n", p.shape.name, p.phaseName(), p.batch,
-              p.sequence, p.cached, "variant", "us", "vs StreamSync", "Y error", "cache error", "check");
-  for (const Result& r : results) {
-    allCorrect = allCorrect && r.correct();
+  bool allCorrect = !results.empty();
+  for (const Result& r : results) allCorrect = allCorrect && r.correct();
+  std::printf("\n%s %s B=%d S=%d S'=%d: each variant's best of %zu configurations run\n%-28s %10s %14s %10s %11s "
+              "%-6s %s\n",
+              p.shape.name, p.phaseName(), p.batch, p.sequence, p.cached, results.size(), "variant", "us",
+              "vs StreamSync", "Y error", "cache error", "check", "configuration");
+  for (const Result& r : best) {
     char speedup[32] = "-";
     if (r.microseconds > 0 && streamSync > 0) std::snprintf(speedup, sizeof(speedup), "%.3fx", streamSync / r.microseconds);
-    std::printf("%-28s %10.1f %14s %10.2e %11.2e %s\n", r.variant.c_str(), r.microseconds, speedup,
-                r.output.relativeError, r.cache.relativeError, r.correct() ? "ok" : "FAILED");
+    std::printf("%-28s %10.1f %14s %10.2e %11.2e %-6s %s\n", r.variant.c_str(), r.microseconds, speedup,
+                r.output.relativeError, r.cache.relativeError, r.correct() ? "ok" : "FAILED", r.configuration.c_str());
   }
   std::printf("all variants checked against the fp32 reference (bound %.0e): %s; CSV: %s\n", kRelativeErrorBound,
               allCorrect ? "all correct" : "FAILURES", options.csvPath.c_str());

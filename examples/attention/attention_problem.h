@@ -5,8 +5,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "attention_policies.h"
 
@@ -35,9 +37,10 @@ struct AttentionProblem {
   const char* phaseName() const { return phase == Phase::Decode ? "decode" : "prompt"; }
 };
 
-// Why the kernels cannot run `p`, or nullopt. Token generation: S = 1, S' >= 1, B <= 64 (one GEMM row tile, the
-// range attention_decode.dep is proven for). Prompt processing: S' = 0, S a multiple of 128 (the attention
-// stage's query tile and the GEMMs' row tile), B*S <= 4096.
+// Why `p` cannot run, or nullopt: what the kernels cannot run, or a shape no proof covers. Token generation: S = 1,
+// S' >= 1, B <= 64 (one GEMM row tile, the range attention_decode.dep is proven for). Prompt processing: S' = 0,
+// S one of the sequence lengths attention_prompt.dep has a dependency for (kProvenPromptSequences; each a multiple
+// of 128, the attention stage's query tile and the GEMMs' row tile), B*S <= 4096 (the spec's Rows <= 32).
 inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
   if (p.phase == Phase::Decode) {
     if (p.sequence != 1) return "token generation (--phase decode) takes one new token per sequence: --seq 1";
@@ -45,17 +48,17 @@ inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
     if (p.batch > 64) return "--batch: token generation runs at most 64 sequences (one 64-row GEMM tile)";
   } else {
     if (p.cached != 0) return "prompt processing (--phase prompt) starts with an empty cache: --cache 0";
-    if (p.sequence % 128 != 0) return "--seq: prompt processing needs a multiple of 128 tokens per sequence";
-    if (p.tokens() > 4096) return "--batch x --seq: prompt processing runs at most 4096 tokens";
+    const bool proven = std::find(std::begin(kProvenPromptSequences), std::end(kProvenPromptSequences),
+                                  std::int64_t(p.sequence)) != std::end(kProvenPromptSequences);
+    if (!proven) {
+      std::string lengths;
+      for (std::int64_t s : kProvenPromptSequences) lengths += (lengths.empty() ? "" : ", ") + std::to_string(s);
+      return "--seq: attention_prompt.dep proves the prompt dependency only for S = " + lengths + " tokens per " +
+             "sequence, not " + std::to_string(p.sequence);
+    }
+    if (p.tokens() > 4096) return "--batch x --seq: prompt processing runs at most 4096 tokens (the proven range)";
   }
   return std::nullopt;
-}
-
-// Whether cusyncgen's proofs cover `p` as it stands: attention_decode.dep for every B in [1, 64];
-// attention_prompt.dep at S = 512 for every B in [1, 4]. Other prompt shapes run the same kernels and policies
-// (whose soundness does not depend on S), but the dependency that was proven is the one at S = 512.
-inline bool coveredBySpecProofs(const AttentionProblem& p) {
-  return p.phase == Phase::Decode || (p.sequence == 512 && p.batch >= 1 && p.batch <= 4);
 }
 
 // Token generation: parts a head's S'+1 keys are split into, each a block of the attention stage. Enough blocks
@@ -74,6 +77,15 @@ inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors,
 // in one wave, keeping at least 4 k-blocks per part.
 inline std::uint32_t gemmSplitParts(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
   return std::max(1u, std::min(slots / std::max(tiles, 1u), std::uint32_t(std::max(kBlocks / 4, 1))));
+}
+
+// The split-K parts worth timing: those filling one wave (gemmSplitParts) and two (more parts stream more of the
+// weights at once, at the price of a second wave and more partials), distinct, fewest first.
+inline std::vector<std::uint32_t> gemmSplitCandidates(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
+  if (slots == 0) return {};  // the kernel does not fit on this device
+  const std::uint32_t oneWave = gemmSplitParts(tiles, kBlocks, slots);
+  const std::uint32_t twoWaves = gemmSplitParts(tiles, kBlocks, 2 * slots);
+  return twoWaves == oneWave ? std::vector<std::uint32_t>{oneWave} : std::vector<std::uint32_t>{oneWave, twoWaves};
 }
 
 }  // namespace cusync::examples::attention

@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "attention_policies.h"
 #include "attention_problem.h"
@@ -49,11 +51,20 @@ TEST_CASE("attention_example refuses the shapes its kernels cannot run", "[atten
   CHECK(whyNotRunnable(AttentionProblem{kGpt3, Phase::Decode, 1, 2, 1024}));
   CHECK_FALSE(whyNotRunnable(prompt(kGpt3, 4, 512)));
   CHECK_FALSE(whyNotRunnable(prompt(kLlama, 1, 2048)));
+  CHECK_FALSE(whyNotRunnable(prompt(kGpt3, 2, 1024)));
+  CHECK_FALSE(whyNotRunnable(prompt(kGpt3, 2, 2048)));
   CHECK(whyNotRunnable(prompt(kGpt3, 1, 500)));
   CHECK(whyNotRunnable(prompt(kGpt3, 16, 512)));
+  CHECK(whyNotRunnable(prompt(kGpt3, 4, 2048)));
   CHECK(whyNotRunnable(AttentionProblem{kGpt3, Phase::Prompt, 1, 512, 3}));
-  CHECK(coveredBySpecProofs(prompt(kGpt3, 4, 512)));
-  CHECK_FALSE(coveredBySpecProofs(prompt(kGpt3, 1, 1024)));
+}
+
+TEST_CASE("prompt processing refuses a sequence length attention_prompt.dep has no dependency for", "[attention]") {
+  for (int sequence : {128, 256, 384, 640, 768, 1536, 4096}) {
+    const auto why = whyNotRunnable(prompt(kGpt3, 1, sequence));
+    REQUIRE(why);
+    CHECK(why->find("S = 512, 1024, 2048") != std::string::npos);
+  }
 }
 
 TEST_CASE("token generation splits a head's keys into parts of at most 512 keys, about two blocks per SM",
@@ -81,12 +92,20 @@ TEST_CASE("split-K parts fit one wave and keep four k-blocks each", "[attention]
   CHECK(gemmSplitParts(200, 96, 132) == 1);
 }
 
+TEST_CASE("split-K candidates fill one wave and two, distinct, and none where the kernel does not fit",
+          "[attention]") {
+  CHECK(gemmSplitCandidates(36, 96, 132) == std::vector<std::uint32_t>{3, 7});  // GPT-3 QKV, 64 x 128 x 128
+  CHECK(gemmSplitCandidates(96, 12, 132) == std::vector<std::uint32_t>{1, 2});  // GPT-3 output
+  CHECK(gemmSplitCandidates(64, 8, 132) == std::vector<std::uint32_t>{2});      // LLaMA output: 4 k-blocks a part
+  CHECK(gemmSplitCandidates(36, 96, 0).empty());
+}
+
 TEST_CASE("the generated StridedSync policies group the Q, K and V tiles of each head", "[attention]") {
   for (std::uint32_t rows : {1u, 2u}) {
     checkStrided<Policies<Model::Gpt3, Phase::Decode>::QkvStrided>(12, rows);
     checkStrided<Policies<Model::Llama, Phase::Decode>::QkvStrided>(8, rows);
   }
-  for (std::uint32_t rows : {4u, 16u}) {
+  for (std::uint32_t rows : {4u, 16u, 32u}) {
     checkStrided<Policies<Model::Gpt3, Phase::Prompt>::QkvStrided>(12, rows);
     checkStrided<Policies<Model::Llama, Phase::Prompt>::QkvStrided>(8, rows);
   }
