@@ -8,8 +8,9 @@
 # configuration), time.log, summary.txt, attention.png (if matplotlib is there).
 # Expected to fit one 10-minute device call; estimated, not yet measured:
 #   build   40 CUTLASS instances (per model: prompt QKV 2 + output 5 x 2 T policies, decode QKV 2 + output 3 x 2;
-#           examples/attention/CMakeLists.txt) at about a minute of nvcc each on 16 cores: 3-4 min, with torch
-#           (24 shapes, eager and torch.compile) running beside it;
+#           examples/attention/CMakeLists.txt), 25-30 s of nvcc each (measured one at a time on the CPU machine),
+#           three rounds on 16 cores: 2-3 min, with torch (24 shapes, eager and torch.compile) running beside it
+#           (torch.compile stops recompiling after 8 shapes, torch's recompile_limit, and runs eager after that);
 #   checks  14 --check-only runs (every configuration once, about 2-3 s each): under 1 min;
 #   timing  24 runs: decode about 46 configurations of ~0.1 ms chains, prompt about 31 of 0.1-1 ms chains, each
 #           checked then timed over 23 graph replays of 10 chains: 3-5 s per decode shape, 4-10 s per prompt shape,
@@ -35,6 +36,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 for header in gpt3_mlp llama_mlp gpt3_mlp_fused llama_mlp_fused conv2d_3x3 attention_decode attention_prompt; do
   [[ -f "$root/build-gen/$header.h" ]] || { echo "device_attention.sh: build-gen/$header.h missing (see the header)" >&2; exit 2; }
+  # cusyncgen run from the repository root emits exactly the golden header: anything else is stale.
+  cmp -s "$root/build-gen/$header.h" "$root/tests/golden/$header.h" ||
+    { echo "device_attention.sh: build-gen/$header.h differs from tests/golden/$header.h: regenerate it (see the header)" >&2; exit 2; }
 done
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
 models=${MODELS:-gpt3 llama}
