@@ -9,7 +9,7 @@ attention_example's taken in the same device call.
 
 Shapes: token generation (--decode BxS',...: B sequences, one new token each, S' cached) and prompt processing
 (--prompt BxS,...: B sequences of S tokens, S' = 0), for --model gpt3,llama. torch.compile compiles once per shape
-(constants), some seconds each.
+(constants), some seconds each; the recompile limit is raised to the number of shapes so none falls back to eager.
 
 Usage: torch_attention_baselines.py --csv OUT.csv [--model gpt3,llama] [--decode 1x512,1x1024,...]
                                     [--prompt 1x512,2x512,4x512] [--no-compile]
@@ -85,6 +85,12 @@ def main():
     torch.manual_seed(int(time.time()))
     print(f"torch {torch.__version__}, {torch.cuda.get_device_name()}", flush=True)
     pairs = lambda text: [tuple(int(v) for v in item.split("x")) for item in text.split(",") if item]  # noqa: E731
+    # One static graph per shape and model: past dynamo's recompile limit (8 by default) torch.compile silently
+    # runs eager, which made the last two shapes of the 2026-11-23 run (LLaMA prompt) eager under the compile label.
+    shapes = len(args.model.split(",")) * (len(pairs(args.decode)) + len(pairs(args.prompt)))
+    for limit in ("recompile_limit", "cache_size_limit"):  # the name of torch >= 2.6, and its older alias
+        if hasattr(torch._dynamo.config, limit):
+            setattr(torch._dynamo.config, limit, max(64, 2 * shapes))
     rows = []
     for model in args.model.split(","):
         for batch, cached in pairs(args.decode):
