@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""summarize_conv.py on small made-up CSVs: the best configuration per variant, the speed-ups over StreamSync and
-cuDNN, the floor from the measured or the given ceilings, failed rows marked and reported in the exit status, old
-torch CSVs (no model column) joined as ResNet, and bad input refused. Files live in a temporary directory that is
+"""summarize_conv.py on small made-up CSVs: the best configuration per variant, the speed-ups over StreamSync, the
+CUTLASS stock kernels and cuDNN, the floor from the measured or the given ceilings, failed rows marked and reported
+in the exit status, old CSVs (torch without a model column joined as ResNet; conv without stock rows), and bad input
+refused. Files live in a temporary directory that is
 removed afterwards."""
 import csv
 import os
@@ -73,6 +74,38 @@ class SummarizeConvTest(unittest.TestCase):
         self.assertEqual(float(row["floor_us"]), 2.5)  # the example's measured floor
         self.assertIn("### resnet", result.stdout)
         self.assertIn("**8.0 (64x64x64_s4_b1)**", result.stdout)  # the fastest cell is bold
+
+    def test_cutlass_stock_is_a_baseline_not_a_cusync_variant(self):
+        rows = [conv_row("StreamSync", "64x64x64_s4_b1", 12.0), conv_row("RowSync-PDL", "64x64x64_s4_b1", 10.0),
+                conv_row("CUTLASS-stock", "64x64x64_s4_b1", 9.0), conv_row("CUTLASS-stock", "128x64x64_s6_b1", 8.0),
+                conv_row("CUTLASS-stock-PDL", "64x64x64_s4_b1", 8.5)]
+        result, summary = self.run_script(rows)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        row = summary[0]
+        self.assertEqual(row["best_cusync"], "RowSync-PDL")  # a faster stock kernel does not win as cusync
+        self.assertAlmostEqual(float(row["speedup_vs_streamsync"]), 1.2)
+        self.assertEqual(float(row["CUTLASS-stock_us"]), 8.0)
+        self.assertEqual(row["CUTLASS-stock_config"], "128x64x64_s6_b1")
+        self.assertEqual(float(row["CUTLASS-stock-PDL_us"]), 8.5)
+        self.assertEqual(row["best_stock"], "CUTLASS-stock")
+        self.assertAlmostEqual(float(row["speedup_vs_stock"]), 0.8)  # best stock 8.0 over best cusync 10.0
+        self.assertIn("CUTLASS stock / best cusync", result.stdout)
+        self.assertIn("**8.0 (128x64x64_s6_b1)**", result.stdout)  # the fastest cell, a baseline's, is bold
+
+    def test_csv_without_stock_rows_leaves_its_columns_empty(self):
+        result, summary = self.run_script([conv_row("StreamSync", "64x64x64_s4_b1", 12.0),
+                                           conv_row("TileSync", "64x64x64_s4_b1", 10.0)])
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(summary[0]["CUTLASS-stock_us"], "")
+        self.assertEqual(summary[0]["best_stock"], "")
+        self.assertEqual(summary[0]["speedup_vs_stock"], "")
+
+    def test_failed_stock_row_fails_like_any_other(self):
+        rows = [conv_row("StreamSync", "64x64x64_s4_b1", 12.0),
+                conv_row("CUTLASS-stock-PDL", "64x64x64_s4_b1", 0, passed=0)]
+        result, summary = self.run_script(rows)
+        self.assertEqual(result.returncode, 1)
+        self.assertEqual(summary[0]["CUTLASS-stock-PDL_us"], "FAILED")
 
     def test_floor_from_given_ceilings(self):
         result, summary = self.run_script([conv_row("StreamSync", "64x64x64_s4_b1", 12.0)],
