@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # On the lent GPU machine, in one device call (run through the device tool from the repo root, carrying .cutlass and
 # build-gen): builds conv2d_chain_example and conv2d_chain_stress with every core, checks every model, layer, batch,
-# tile configuration and variant against direct convolutions, runs the stress test, times everything with CUDA
-# graphs, runs the cuDNN (torch) baselines on the same chains, and prints bench/conv2d/summarize_conv.py's tables
-# last. Files in $OUT: device.txt, build.log (its tail), conv_check.{csv,log}, stress.log, conv_time.{csv,log},
+# tile configuration and variant (CUTLASS's stock convolution, CUTLASS-stock and CUTLASS-stock-PDL, included) against
+# direct convolutions, runs the stress test, times everything with CUDA graphs, runs the cuDNN (torch) baselines on
+# the same chains, and prints bench/conv2d/summarize_conv.py's tables last. Files in $OUT: device.txt, build.log (its tail), conv_check.{csv,log}, stress.log, conv_time.{csv,log},
 # torch_conv.{csv,log}, conv_summary.csv, conv_figure7.png (if matplotlib is there), conv_summary.md.
 #
 # Environment (all optional):

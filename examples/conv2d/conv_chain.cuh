@@ -3,7 +3,9 @@
 // test. Host code over the registered kernels (conv_registry.h); include from one .cu file per program.
 //
 // Orderings, and why none of them can deadlock (docs/DESIGN.md, "Progress"):
-//  * StreamSync: every stage on one stream; nothing waits.
+//  * StreamSync, CUTLASS-stock: every stage on one stream; nothing waits.
+//  * CUTLASS-stock-PDL: one stream, every stage after the first launched programmatically; CUTLASS's kernel waits
+//    for the whole previous grid (griddepcontrol.wait) before its first load, and stores only after its loads.
 //  * wait-kernel (TileSync, RowSync): stage s on stream s, forked from and joined back into the caller's stream,
 //    behind the wait-kernel on its producer. The wait-kernel returns once every block of the producer's launch has
 //    started, so a consumer block that spins waits for running or finished blocks; by induction over the stages
@@ -19,6 +21,7 @@
 #include <cmath>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,13 @@ using ConvRowSyncPolicy = cusync::generated::conv2d_3x3::Dep_dep_g1_RowSync;
 
 inline ConvPolicyKind convPolicyOf(ConvVariant v) {
   return rowSync(v) ? ConvPolicyKind::RowSync : ConvPolicyKind::TileSync;
+}
+
+// The registry entry a variant runs (conv_registry.h): CUTLASS's stock kernel (no policy), or the hooked kernel under
+// the variant's policy (StreamSync: the TileSync instance, which neither waits nor posts without semaphores).
+inline std::optional<ConvPolicyKind> convKernelPolicyOf(ConvVariant v) {
+  if (cutlassStock(v)) return std::nullopt;
+  return convPolicyOf(v);
 }
 
 inline ConvLayerShape convShapeOf(const ConvStageSpec& stage, int batch) {
@@ -197,6 +207,8 @@ class ConvChain {
       : kernel_(kernel), variant_(variant), buffers_(buffers), streams_(streams) {
     const ConvChainSpec& spec = buffers.spec();
     if (spec.stages.size() > streams.capacity()) throw Error("ConvChain: more stages than streams");
+    if (kernel.policy != convKernelPolicyOf(variant))
+      throw Error("ConvChain: " + kernel.name + " is not the kernel of " + convVariantName(variant));
     for (std::size_t s = 0; s < spec.stages.size(); ++s)
       stages_.emplace_back("conv" + std::to_string(s) + " " + spec.stages[s].name,
                            kernel.tileGrid(buffers.stage(s).shape));
@@ -261,7 +273,8 @@ class ConvChain {
     a.output = b.output.get();
     a.stage = stages_[s].view();  // semaphores null unless it posts (StreamSync, or nobody reads it)
     const bool programmatic = programmaticLaunch(variant_);
-    a.triggerDependentsAtStart = programmatic && s + 1 < stages_.size();
+    // CUTLASS's stock kernel triggers its dependents itself, after its mainloop.
+    a.triggerDependentsAtStart = programmatic && !cutlassStock(variant_) && s + 1 < stages_.size();
     a.launchOrdering = programmatic && s > 0 ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
     if (tileSynchronized(variant_) && producer >= 0) {
       a.producerSemaphores = producerSemaphores_[s];
@@ -282,16 +295,18 @@ class ConvChain {
 // The configuration part of an entry's name ("64x64x64_s4_b1" of "64x64x64_s4_b1_TileSync").
 inline std::string convConfigOf(const ConvKernelEntry& e) { return e.name.substr(0, e.name.rfind('_')); }
 
-inline const ConvKernelEntry* findConvEntry(const std::string& config, ConvPolicyKind policy) {
+// The entry of `config` with `policy` (none: CUTLASS's stock kernel), or null when it is not built.
+inline const ConvKernelEntry* findConvEntry(const std::string& config, std::optional<ConvPolicyKind> policy) {
   for (const ConvKernelEntry& e : convRegistry())
     if (convConfigOf(e) == config && e.policy == policy) return &e;
   return nullptr;
 }
 
-// The configurations built, each once, in registration order.
+// The configurations of the hooked kernels built, each once, in registration order.
 inline std::vector<std::string> builtConvConfigs() {
   std::vector<std::string> configs;
   for (const ConvKernelEntry& e : convRegistry()) {
+    if (!e.policy) continue;
     const std::string config = convConfigOf(e);
     bool seen = false;
     for (const std::string& c : configs) seen = seen || c == config;

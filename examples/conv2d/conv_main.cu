@@ -1,8 +1,9 @@
 // conv2d_chain_example: chains of dependent convolutions (conv_models.h: the cuSync paper's Table II layers of
 // ResNet-38 and VGG-19, ResNet's bottleneck and stride-2 blocks) on the hooked CUTLASS sm90 implicit-GEMM
-// convolutions, batch 1..32, every built tile configuration, each variant of conv_variants.h. Every chain is checked
-// against direct convolutions (fresh random inputs; every stage's output poisoned with NaN first, so a tile read
-// before it was written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again.
+// convolutions and, as a baseline, CUTLASS's stock sm90 convolution of the same tile configurations, batch 1..32,
+// every built tile configuration, each variant of conv_variants.h. Every chain is checked against direct
+// convolutions (fresh random inputs; every stage's output poisoned with NaN first, so a tile read before it was
+// written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again.
 // CSV with --csv (bench/conv2d/summarize_conv.py reads it); a table last: per layer and batch, each variant's best
 // configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad command line, 77 without an sm_90 GPU.
 #include <algorithm>
@@ -180,7 +181,8 @@ int main(int argc, char** argv) {
   // The registry is filled at static initialization: the configurations are checked before any CUDA call.
   std::vector<std::string> configs = options.configs.empty() ? builtConvConfigs() : options.configs;
   for (const std::string& config : configs)
-    if (!findConvEntry(config, ConvPolicyKind::TileSync) || !findConvEntry(config, ConvPolicyKind::RowSync)) {
+    if (!findConvEntry(config, ConvPolicyKind::TileSync) || !findConvEntry(config, ConvPolicyKind::RowSync) ||
+        !findConvEntry(config, std::nullopt)) {
       std::string built;
       for (const std::string& c : builtConvConfigs()) built += " " + c;
       exitWithUsageError(kConvProgram, "--configs: '" + config + "' is not built (built:" + built + ")");
@@ -221,7 +223,7 @@ int main(int argc, char** argv) {
       ConvChainBuffers buffers(chain, batch, seed, stream);
       for (const std::string& config : configs)
         for (ConvVariant variant : options.variants) {
-          const ConvKernelEntry& kernel = *findConvEntry(config, convPolicyOf(variant));
+          const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
           Result r = runChain(chain, kernel, variant, buffers, streams, stream, options);
           r.multiprocessors = properties.multiProcessorCount;
           countWork(chain, batch, r);

@@ -21,8 +21,9 @@ struct ConvOptions {
   std::vector<int> batches = {1, 2, 4, 8, 16, 32};
   std::vector<ConvChainSpec> chains;  // the selected layers of the selected models, in that order
   std::vector<std::string> configs;   // empty: every configuration built
-  std::vector<ConvVariant> variants = {ConvVariant::StreamSync, ConvVariant::TileSync, ConvVariant::RowSync,
-                                       ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl};
+  std::vector<ConvVariant> variants = {ConvVariant::StreamSync,  ConvVariant::TileSync,   ConvVariant::RowSync,
+                                       ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl, ConvVariant::CutlassStock,
+                                       ConvVariant::CutlassStockPdl};
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
@@ -44,7 +45,9 @@ inline void printConvUsage() {
       "  --batch LIST       batch sizes, 1 to 32 (default 1,2,4,8,16,32)\n"
       "  --configs LIST     tile configurations, e.g. 64x64x64_s4_b1 (default: every one built; the table\n"
       "                     reports each variant's best)\n"
-      "  --variants LIST    StreamSync,TileSync,RowSync,TileSync-PDL,RowSync-PDL (default all)\n"
+      "  --variants LIST    StreamSync,TileSync,RowSync,TileSync-PDL,RowSync-PDL,CUTLASS-stock,\n"
+      "                     CUTLASS-stock-PDL (default all; CUTLASS-stock: CUTLASS's own sm90 convolution of\n"
+      "                     the same configuration, stages back to back on one stream, -PDL with its PDL)\n"
       "  --check-only       check every variant, time nothing\n"
       "  --no-ceilings      do not measure the GEMM rate and read bandwidth (the floor is then 0)\n"
       "  --repetitions N    chains per CUDA graph (default 10)\n"

@@ -1,10 +1,12 @@
-// Type-erased access to the hooked CUTLASS sm90 convolution instantiations (tile_sync_conv_instance.cuh), so that
-// host programs neither include CUTLASS nor recompile kernels: each instantiation lives in its own generated
-// translation unit and registers itself at static-initialization time (as examples/gemm/gemm_registry.h). Host
-// header (needs cuda_fp16.h).
+// Type-erased access to the CUTLASS sm90 convolution instantiations, the hooked ones (tile_sync_conv_instance.cuh)
+// and CUTLASS's stock kernel of the same configurations (stock_conv_instance.cuh), so that host programs neither
+// include CUTLASS nor recompile kernels: each instantiation lives in its own generated translation unit and
+// registers itself at static-initialization time (as examples/gemm/gemm_registry.h). Host header (needs
+// cuda_fp16.h).
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +22,8 @@ namespace cusync::examples {
 // The proven policies of examples/conv2d/conv2d_3x3.dep a convolution waits and posts with.
 enum class ConvPolicyKind { TileSync, RowSync };
 inline const char* convPolicyName(ConvPolicyKind p) { return p == ConvPolicyKind::TileSync ? "TileSync" : "RowSync"; }
+// The name of CUTLASS's stock kernel in an entry's name, where a hooked entry has its policy's.
+inline constexpr const char* kCutlassStockKernelName = "CutlassStock";
 
 // One 2-D convolution layer, fprop, NHWC, fp16 in and out, fp32 accumulate:
 // y[b, p, q, k] = relu(bias[k] + sum_{r, s, c} x[b, p*stride - pad + r, q*stride - pad + s, c] * w[k, r, s, c]).
@@ -56,7 +60,9 @@ struct ConvLaunchArgs {
 struct ConvKernelEntry {
   std::string name;
   int tileM, tileN, tileK, stages, minBlocksPerSm;
-  ConvPolicyKind policy;  // waited on (input) and posted with (output)
+  // The hooked kernel's policy, waited on (input) and posted with (output); none for CUTLASS's stock kernel, which
+  // neither waits nor posts.
+  std::optional<ConvPolicyKind> policy;
   GridShape (*tileGrid)(const ConvLayerShape& shape);
   // Why this instance cannot run `args` (CUTLASS's limits, the stage, the halo), or empty.
   std::string (*whyNotImplementable)(const ConvLaunchArgs& args);

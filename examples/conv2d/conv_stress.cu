@@ -127,7 +127,7 @@ int main(int argc, char** argv) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);
     for (ConvVariant variant : variants) {
-      const ConvChain chain(*findConvEntry(config, convPolicyOf(variant)), variant, buffers, streams);
+      const ConvChain chain(*findConvEntry(config, convKernelPolicyOf(variant)), variant, buffers, streams);
       if (const std::string why = chain.whyNotImplementable(); !why.empty())
         throw Error("conv2d_chain_stress: " + spec.model + " " + spec.label() + " refused: " + why);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));

@@ -5,6 +5,11 @@
 //                              cusyncgen proves for the dependency (conv2d_3x3.dep, conv2d_bottleneck.dep,
 //                              conv2d_stride2.dep: the same TileSync and RowSync functions of the grid)
 //   TileSync-PDL, RowSync-PDL  one stream, programmatic dependent launch, the same waits
+//   CUTLASS-stock              CUTLASS 4.2's own sm90 implicit-GEMM convolution of the same tile configuration
+//                              (stock_conv_instance.cuh), every stage on one stream: the baseline without cusync's
+//                              kernel changes
+//   CUTLASS-stock-PDL          the same, every stage after the first launched programmatically: CUTLASS's own PDL
+//                              (its load warp waits for the previous grid; it lets the next launch after its mainloop)
 #pragma once
 
 #include <string>
@@ -13,14 +18,14 @@
 
 namespace cusync::examples {
 
-enum class ConvVariant { StreamSync, TileSync, RowSync, TileSyncPdl, RowSyncPdl };
+enum class ConvVariant { StreamSync, TileSync, RowSync, TileSyncPdl, RowSyncPdl, CutlassStock, CutlassStockPdl };
 
 inline const std::vector<std::pair<ConvVariant, std::string>>& convVariantNames() {
-  static const std::vector<std::pair<ConvVariant, std::string>> names = {{ConvVariant::StreamSync, "StreamSync"},
-                                                                         {ConvVariant::TileSync, "TileSync"},
-                                                                         {ConvVariant::RowSync, "RowSync"},
-                                                                         {ConvVariant::TileSyncPdl, "TileSync-PDL"},
-                                                                         {ConvVariant::RowSyncPdl, "RowSync-PDL"}};
+  static const std::vector<std::pair<ConvVariant, std::string>> names = {
+      {ConvVariant::StreamSync, "StreamSync"},        {ConvVariant::TileSync, "TileSync"},
+      {ConvVariant::RowSync, "RowSync"},              {ConvVariant::TileSyncPdl, "TileSync-PDL"},
+      {ConvVariant::RowSyncPdl, "RowSync-PDL"},       {ConvVariant::CutlassStock, "CUTLASS-stock"},
+      {ConvVariant::CutlassStockPdl, "CUTLASS-stock-PDL"}};
   return names;
 }
 
@@ -30,9 +35,10 @@ inline std::string convVariantName(ConvVariant v) {
   return "?";
 }
 
-inline bool tileSynchronized(ConvVariant v) { return v != ConvVariant::StreamSync; }
+inline bool cutlassStock(ConvVariant v) { return v == ConvVariant::CutlassStock || v == ConvVariant::CutlassStockPdl; }
+inline bool tileSynchronized(ConvVariant v) { return v != ConvVariant::StreamSync && !cutlassStock(v); }
 inline bool programmaticLaunch(ConvVariant v) {
-  return v == ConvVariant::TileSyncPdl || v == ConvVariant::RowSyncPdl;
+  return v == ConvVariant::TileSyncPdl || v == ConvVariant::RowSyncPdl || v == ConvVariant::CutlassStockPdl;
 }
 inline bool rowSync(ConvVariant v) { return v == ConvVariant::RowSync || v == ConvVariant::RowSyncPdl; }
 
