@@ -72,20 +72,6 @@ const char* const kUsage =
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
 
-// The items of a comma-separated list; an empty item is a usage error.
-std::vector<std::string> commaSeparated(const std::string& program, const std::string& option,
-                                        const std::string& list) {
-  std::vector<std::string> items;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = list.find(',', start);
-    items.push_back(list.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (items.back().empty()) exitWithUsageError(program, option + ": '" + list + "' has an empty item");
-    if (comma == std::string::npos) return items;
-    start = comma + 1;
-  }
-}
-
 Options parseOptions(int argc, char** argv) {
   const std::string program = "attention_example";
   Options options;
@@ -124,14 +110,14 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--reps") {
       options.repetitions = positiveIntArgument(program, arg, value());
     } else if (arg == "--variants") {
-      for (const std::string& name : commaSeparated(program, arg, value())) {
+      for (const std::string& name : wordListArgument(program, arg, value())) {
         bool known = false;
         for (const Variant& v : allVariants()) known = known || v.name() == name;
         if (!known) exitWithUsageError(program, "--variants: unknown variant '" + name + "'");
         options.variants.push_back(name);
       }
     } else if (arg == "--gemm-configs") {
-      for (const std::string& name : commaSeparated(program, arg, value())) {
+      for (const std::string& name : wordListArgument(program, arg, value())) {
         if (!isAttentionGemmConfiguration(name))
           exitWithUsageError(program, "--gemm-configs: no GEMM configuration '" + name + "' in this build");
         options.gemmConfigs.push_back(name);

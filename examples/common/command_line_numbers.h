@@ -1,4 +1,5 @@
-// Checked parsing of the numbers on the command lines of the example and benchmark programs. Host header, C++17.
+// Checked parsing of the numbers and word lists on the command lines of the example and benchmark programs. Host
+// header, C++17.
 //
 // std::stoi throws on "abc" (uncaught, the program aborts: exit 134) and reads "12abc" as 12; std::atoi reads "abc"
 // as 0. Here a number is a whole decimal integer within the range its option allows, or a usage error that names
@@ -63,6 +64,21 @@ inline std::vector<int> positiveIntListArgument(const std::string& program, cons
     if (item.empty()) exitWithUsageError(program, option + ": '" + text + "' has an empty item");
     values.push_back(positiveIntArgument(program, option, item));
     if (comma == std::string::npos) return values;
+    start = comma + 1;
+  }
+}
+
+// The words of a comma-separated list; an empty item is a usage error naming the option (exit 2).
+inline std::vector<std::string> wordListArgument(const std::string& program, const std::string& option,
+                                                 const std::string& text) {
+  std::vector<std::string> words;
+  std::size_t start = 0;
+  while (true) {
+    const std::size_t comma = text.find(',', start);
+    std::string word = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    if (word.empty()) exitWithUsageError(program, option + ": '" + text + "' has an empty item");
+    words.push_back(word);
+    if (comma == std::string::npos) return words;
     start = comma + 1;
   }
 }

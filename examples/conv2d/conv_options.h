@@ -60,21 +60,6 @@ inline void printConvUsage() {
       kConvProgram);
 }
 
-// A comma-separated list of words; an empty item is an error.
-inline std::vector<std::string> wordListArgument(const std::string& program, const std::string& option,
-                                                 const std::string& text) {
-  std::vector<std::string> words;
-  std::size_t start = 0;
-  while (true) {
-    const std::size_t comma = text.find(',', start);
-    std::string word = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-    if (word.empty()) exitWithUsageError(program, option + ": '" + text + "' has an empty item");
-    words.push_back(word);
-    if (comma == std::string::npos) return words;
-    start = comma + 1;
-  }
-}
-
 inline ConvOptions parseConvOptions(int argc, char** argv) {
   const std::string program = kConvProgram;
   ConvOptions options;

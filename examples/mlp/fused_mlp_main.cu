@@ -182,17 +182,12 @@ int main(int argc, char** argv) {
                                          }
                                          if (argument == "--unit-wait") {
                                            unitWaits.clear();
-                                           std::string list = value() + ",";
-                                           for (std::size_t comma; (comma = list.find(',')) != std::string::npos;
-                                                list.erase(0, comma + 1)) {
-                                             const std::string wait = list.substr(0, comma);
-                                             if (wait != "kblock" && wait != "whole") {
-                                               std::fprintf(stderr,
-                                                            "mlp_fused_example: --unit-wait takes kblock or whole, "
-                                                            "not '%s'\n",
-                                                            wait.c_str());
-                                               std::exit(2);
-                                             }
+                                           for (const std::string& wait :
+                                                wordListArgument(description.name, argument, value())) {
+                                             if (wait != "kblock" && wait != "whole")
+                                               exitWithUsageError(description.name,
+                                                                  "--unit-wait takes kblock or whole, not '" + wait +
+                                                                      "'");
                                              unitWaits.push_back(wait == "whole");
                                            }
                                            return true;
