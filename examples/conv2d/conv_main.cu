@@ -17,9 +17,10 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "common/ceilings.cuh"
+#include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
-#include "conv_ceilings.cuh"
 #include "conv_chain.cuh"
 #include "conv_options.h"
 
@@ -106,7 +107,7 @@ std::string joined(const Result& r, bool waves) {
   return text;
 }
 
-void writeCsv(const std::string& path, const std::vector<Result>& results, const ConvCeilings& ceilings) {
+void writeCsv(const std::string& path, const std::vector<Result>& results, const Ceilings& ceilings) {
   std::ofstream csv(path);
   if (!csv) throw Error("cannot write " + path);
   csv << "model,layer,size,channels,stages,batch,config,variant,passed,skipped,max_rel_err,nonfinite,median_us,"
@@ -208,9 +209,14 @@ int main(int argc, char** argv) {
   std::size_t maxStages = 1;
   for (const ConvChainSpec& chain : options.chains) maxStages = std::max(maxStages, chain.stages.size());
   const ConvChainStreams streams(maxStages);
-  ConvCeilings ceilings;
+  Ceilings ceilings;  // zero (no floor) unless measured
   if (!options.checkOnly && options.measureCeilings) {
-    ceilings = measureConvCeilings(stream);
+    cublasLtHandle_t lt;
+    checkCublas(cublasLtCreate(&lt), "Create");
+    const std::size_t workspaceBytes = std::size_t(32) << 20;
+    DeviceBuffer<char> workspace(workspaceBytes);
+    ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
+    cublasLtDestroy(lt);
     std::printf("ceilings: %.0f TFLOP/s dense fp16 GEMM (cuBLASLt 8192^3), %.0f GB/s one-pass read\n",
                 ceilings.tflops, ceilings.readGBs);
   }
@@ -227,7 +233,7 @@ int main(int argc, char** argv) {
           Result r = runChain(chain, kernel, variant, buffers, streams, stream, options);
           r.multiprocessors = properties.multiProcessorCount;
           countWork(chain, batch, r);
-          r.floorMicroseconds = ceilings.floorMicroseconds(r.flops, r.bytes);
+          r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);
           std::printf("%-10s %-10s B=%-2d %-16s %-13s %s", chain.model.c_str(), chain.label().c_str(), batch,
                       config.c_str(), r.variant.c_str(), r.passed() ? "ok" : "FAILED");
           if (!r.skipped.empty()) std::printf(" (refused: %s)", r.skipped.c_str());

@@ -18,7 +18,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "ceilings.h"
+#include "common/ceilings.cuh"
 #include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
@@ -84,7 +84,7 @@ class MlpDevice {
 
   // The measured ceilings, printed; all zero with --check-only (nothing is timed, so no floor either).
   Ceilings measureCeilings(const MlpOptions& options) const {
-    if (options.checkOnly) return Ceilings{0, 0, 0};
+    if (options.checkOnly) return Ceilings{};
     const Ceilings ceilings = examples::measureCeilings(lt_, workspace(), kWorkspaceBytes, stream_);
     std::printf("measured ceilings: %.0f TFLOP/s fp16 GEMM (cuBLAS 8192^3), %.0f GB/s one-pass read (floor), "
                 "%.0f GB/s copy\n",

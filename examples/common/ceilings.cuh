@@ -1,7 +1,7 @@
 // The device's measured ceilings and the floor they put under a workload: max(flops / measured GEMM rate, bytes /
 // measured one-pass read bandwidth). A copy's rate is reported too, but it is not the floor: an MLP reads its
 // weights once and writes little, and the copy (2.4 TB/s counted as read + write) put the floor above cuBLAS at
-// small M. Host header.
+// small M. Used by the MLP and convolution examples. Host header.
 #pragma once
 
 #include <algorithm>
@@ -19,9 +19,9 @@
 namespace cusync::examples {
 
 struct Ceilings {
-  double tflops;        // measured dense fp16 GEMM rate
-  double copyGBs;       // measured device-to-device copy (read + write), for reference
-  double readGBs;       // measured one-pass read (common/read_bandwidth.cuh): the floor's bandwidth
+  double tflops = 0;   // measured dense fp16 GEMM rate; 0: not measured
+  double copyGBs = 0;  // measured device-to-device copy (read + write), for reference
+  double readGBs = 0;  // measured one-pass read (common/read_bandwidth.cuh): the floor's bandwidth
 };
 
 inline Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::size_t workspaceBytes,
@@ -45,8 +45,9 @@ inline Ceilings measureCeilings(cublasLtHandle_t handle, void* workspace, std::s
 }
 
 // The time below which no implementation can go: compute at the measured rate or traffic at the measured read
-// bandwidth.
+// bandwidth; 0 when the ceilings were not measured (a check-only run).
 inline double floorMicroseconds(double flops, double bytes, const Ceilings& ceilings) {
+  if (ceilings.tflops <= 0 || ceilings.readGBs <= 0) return 0;
   return std::max(flops / (ceilings.tflops * 1e12), bytes / (ceilings.readGBs * 1e9)) * 1e6;
 }
 
