@@ -148,12 +148,6 @@ inline std::vector<Variant> allVariants() {
           {Ordering::Pdl, TPolicyKind::TileSync},             {Ordering::Pdl, TPolicyKind::RowSync}};
 }
 
-// Streams and events a chain forks onto (WaitKernel) and joins back from.
-struct ChainStreams {
-  cudaStream_t attention, output;
-  cudaEvent_t fork, attentionDone, outputDone;
-};
-
 // The GEMMs one run of the chain uses: a configuration of each role and its split-K parts (1: no split).
 struct GemmChoice {
   const AttentionGemm* qkv = nullptr;
@@ -187,6 +181,15 @@ struct GemmSplit {
   }
 };
 
+// The runtime's ordering of a variant's three stages (chain_executor.cuh); the cuBLAS variant is enqueued by hand.
+inline StageOrdering stageOrderingOf(Ordering ordering) {
+  switch (ordering) {
+    case Ordering::WaitKernel: return StageOrdering::WaitKernel;
+    case Ordering::Pdl: return StageOrdering::ProgrammaticLaunch;
+    default: return StageOrdering::StreamOrder;
+  }
+}
+
 // One attention block of a given variant, with its stages: qkv (the QKV GEMM, posting under StridedSync in the
 // grouped tile order), attn (the attention kernel, waiting under StridedSync, posting T under the variant's policy)
 // and out (the output GEMM, waiting for T).
@@ -198,10 +201,12 @@ class AttentionChain {
  public:
   // `gemms`: the GEMM configurations (the output GEMM's waiting under the variant's T policy); the cuBLAS variant
   // uses only their QKV tile rows, which the attention kernel reads QKV's semaphores by.
+  // Its side streams (WaitKernel) are blocking, like the caller's: the helpers that fill and compare buffers run
+  // on the legacy default stream.
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
-                 ChainStreams streams, int multiprocessors, cublasLtHandle_t lt, void* workspace,
-                 std::size_t workspaceBytes)
-      : problem_(problem), variant_(variant), buffers_(buffers), streams_(streams) {
+                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes)
+      : problem_(problem), variant_(variant), buffers_(buffers),
+        executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
     qkvGemm_ = gemms.qkv;
@@ -244,8 +249,26 @@ class AttentionChain {
                                                   false, workspace, workspaceBytes);
       cublasOut_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.shape.hidden, problem.tColumns(),
                                                   false, workspace, workspaceBytes);
+      return;
     }
+    // WaitKernel: qkv on the caller's stream, attn and out each on their own stream behind a wait-kernel on their
+    // producer, so that a consumer's blocks start only once every block of its producer has started
+    // (docs/DESIGN.md, Progress); joined back at the end. PDL: one stream, attn and out launched programmatically.
+    executor_.add(*qkv_, {}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      GemmLaunchArgs args = qkvArgs();
+      args.launchOrdering = ordering;
+      qkvGemm_->launch(args, stream);
+    });
+    executor_.add(*attn_, {qkv_.get()},
+                  [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchAttention(stream, ordering); });
+    executor_.add(*out_, {attn_.get()}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      GemmLaunchArgs args = outArgs();
+      args.launchOrdering = ordering;
+      outGemm_->launch(args, stream);
+    });
   }
+  AttentionChain(const AttentionChain&) = delete;
+  AttentionChain& operator=(const AttentionChain&) = delete;
 
   std::string description() const {
     return variant_.ordering == Ordering::CublasAttention
@@ -260,14 +283,20 @@ class AttentionChain {
 
   // Enqueues the three stages; everything is joined back into `stream` before it returns.
   void enqueue(cudaStream_t stream) const {
-    const bool synchronized = variant_.synchronized();
-    const bool pdl = variant_.ordering == Ordering::Pdl;
     if (variant_.ordering == Ordering::CublasAttention) {
       cublasQkv_->run(buffers_.x.get(), buffers_.wqkv.get(), buffers_.qkv.get(), stream);
       launchAttention(stream, LaunchOrdering::StreamOrder);
       cublasOut_->run(buffers_.t.get(), buffers_.wo.get(), buffers_.y.get(), stream);
       return;
     }
+    executor_.enqueueIteration(stream);
+  }
+
+ private:
+  // The GEMMs' launch arguments but their ordering (the executor's, per launch).
+  GemmLaunchArgs qkvArgs() const {
+    const bool synchronized = variant_.synchronized();
+    const bool pdl = variant_.ordering == Ordering::Pdl;
     GemmLaunchArgs first;
     first.m = problem_.tokens();
     first.n = problem_.qkvColumns();
@@ -279,7 +308,11 @@ class AttentionChain {
     if (!synchronized) first.stage.semaphores = nullptr;
     first.triggerDependentsAtStart = pdl;
     qkvSplit_->applyTo(first);
+    return first;
+  }
 
+  GemmLaunchArgs outArgs() const {
+    const bool synchronized = variant_.synchronized();
     GemmLaunchArgs last;
     last.m = problem_.tokens();
     last.n = problem_.shape.hidden;
@@ -298,32 +331,10 @@ class AttentionChain {
       last.producerTileRows = P == Phase::Prompt ? 128 : 1;
       last.producerTileColumns = kHeadDim;
     }
-    last.launchOrdering = pdl ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
     outSplit_->applyTo(last);
-
-    if (variant_.ordering == Ordering::WaitKernel) {
-      // qkv on `stream`; attn and out each on their own stream behind a wait-kernel, so that a consumer's blocks
-      // start only once every block of its producer has started (docs/DESIGN.md, Progress); joined at the end.
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork, stream));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.attention, streams_.fork));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(streams_.output, streams_.fork));
-      qkvGemm_->launch(first, stream);
-      launchWaitKernel(*qkv_, *attn_, streams_.attention);
-      launchAttention(streams_.attention, LaunchOrdering::StreamOrder);
-      launchWaitKernel(*attn_, *out_, streams_.output);
-      outGemm_->launch(last, streams_.output);
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.attentionDone, streams_.attention));
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.outputDone, streams_.output));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.attentionDone));
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.outputDone));
-    } else {
-      qkvGemm_->launch(first, stream);
-      launchAttention(stream, pdl ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder);
-      outGemm_->launch(last, stream);
-    }
+    return last;
   }
 
- private:
   static void setPersistent(Stage& stage, const AttentionGemm& gemm, int multiprocessors) {
     if (!gemm.persistent) return stage.setPersistentBlocks(0);
     const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
@@ -380,7 +391,6 @@ class AttentionChain {
   AttentionProblem problem_;
   Variant variant_;
   AttentionBuffers& buffers_;
-  ChainStreams streams_;
   const AttentionGemm* qkvGemm_ = nullptr;
   const AttentionGemm* outGemm_ = nullptr;
   std::unique_ptr<Stage> qkv_, attn_, out_;
@@ -389,6 +399,7 @@ class AttentionChain {
   std::unique_ptr<DeviceBuffer<float>> partialOutputs_, partialMaxSum_;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals_;
   std::unique_ptr<CublasLtGemm> cublasQkv_, cublasOut_;
+  ChainExecutor executor_;  // the tile-synchronized and stream-ordered variants' three stages
 };
 
 }  // namespace cusync::examples::attention

@@ -209,10 +209,10 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
 // refuses the launch before any kernel runs (its why_not_implementable), which is printed.
 template <Model M, Phase P>
 std::optional<Result> runConfiguration(const Options& options, const Variant& variant, GemmChoice gemms,
-                                       AttentionBuffers& buffers, ChainStreams streams, int multiprocessors,
+                                       AttentionBuffers& buffers, int multiprocessors,
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
-  AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, streams, multiprocessors, lt, workspace,
+  AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                              workspaceBytes);
   Result result;
   try {
@@ -236,9 +236,8 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
 // fastest correct QKV GEMM. Every configuration is checked before it is timed (--check-only: checked only, and the
 // search keeps the baseline). Returns one result per configuration run.
 template <Model M, Phase P>
-std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffers, ChainStreams streams,
-                                int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
-                                cudaStream_t stream) {
+std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffers, int multiprocessors,
+                                cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes, cudaStream_t stream) {
   std::vector<Result> results;
   for (const Variant& variant : allVariants()) {
     if (!options.variants.empty() &&
@@ -253,7 +252,7 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
     }
     auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
       return runConfiguration<M, P>(options, variant, GemmChoice{q.gemm, o.gemm, q.parts, o.parts}, buffers,
-                                    streams, multiprocessors, lt, workspace, workspaceBytes, stream, results);
+                                    multiprocessors, lt, workspace, workspaceBytes, stream, results);
     };
     if (variant.ordering == Ordering::CublasAttention) {  // cuBLASLt GEMMs: nothing to search
       run(qkv.front(), out.front());
@@ -323,13 +322,9 @@ int main(int argc, char** argv) {
               p.cached, p.tokens(), p.shape.heads, static_cast<unsigned long long>(options.seed));
 
   cudaStream_t stream;
-  ChainStreams streams{};
-  // Blocking streams: the helpers that fill and compare buffers run on the legacy default stream.
+  // A blocking stream (and the chains' side streams too): the helpers that fill and compare buffers run on the
+  // legacy default stream.
   CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.attention));
-  CUSYNC_CUDA_CHECK(cudaStreamCreate(&streams.output));
-  for (cudaEvent_t* event : {&streams.fork, &streams.attentionDone, &streams.outputDone})
-    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(event, cudaEventDisableTiming));
   cublasLtHandle_t lt;
   checkCublas(cublasLtCreate(&lt), "create");
   const std::size_t workspaceBytes = 64ull << 20;
@@ -341,16 +336,16 @@ int main(int argc, char** argv) {
   const int sms = properties.multiProcessorCount;
   std::vector<Result> results;
   if (p.shape.model == Model::Gpt3 && p.phase == Phase::Decode)
-    results = runVariants<Model::Gpt3, Phase::Decode>(options, buffers, streams, sms, lt, workspace.get(),
+    results = runVariants<Model::Gpt3, Phase::Decode>(options, buffers, sms, lt, workspace.get(),
                                                       workspaceBytes, stream);
   else if (p.shape.model == Model::Gpt3)
-    results = runVariants<Model::Gpt3, Phase::Prompt>(options, buffers, streams, sms, lt, workspace.get(),
+    results = runVariants<Model::Gpt3, Phase::Prompt>(options, buffers, sms, lt, workspace.get(),
                                                       workspaceBytes, stream);
   else if (p.phase == Phase::Decode)
-    results = runVariants<Model::Llama, Phase::Decode>(options, buffers, streams, sms, lt, workspace.get(),
+    results = runVariants<Model::Llama, Phase::Decode>(options, buffers, sms, lt, workspace.get(),
                                                        workspaceBytes, stream);
   else
-    results = runVariants<Model::Llama, Phase::Prompt>(options, buffers, streams, sms, lt, workspace.get(),
+    results = runVariants<Model::Llama, Phase::Prompt>(options, buffers, sms, lt, workspace.get(),
                                                        workspaceBytes, stream);
 
   const std::vector<Result> best = bestPerVariant(results);

@@ -7,7 +7,7 @@
 //  * CUTLASS-stock-PDL: one stream, every stage after the first launched programmatically; CUTLASS's kernel waits
 //    for the whole previous grid (griddepcontrol.wait) before its first load, and stores only after its loads.
 //  * wait-kernel (TileSync, RowSync): stage s on stream s, forked from and joined back into the caller's stream,
-//    behind the wait-kernel on its producer. The wait-kernel returns once every block of the producer's launch has
+//    behind the wait-kernel on its producer (the runtime's ChainExecutor, StageOrdering::WaitKernel). The wait-kernel returns once every block of the producer's launch has
 //    started, so a consumer block that spins waits for running or finished blocks; by induction over the stages
 //    (stage 0 waits for nothing) every stage finishes.
 //  * programmatic dependent launch: one stream in stage order; every stage a later launch follows triggers at its
@@ -166,57 +166,43 @@ class ConvChainBuffers {
   std::vector<std::unique_ptr<ConvStageBuffers>> stages_;
 };
 
-// The streams and events a chain forks onto (wait-kernel ordering: one stream per stage after the first).
-class ConvChainStreams {
- public:
-  explicit ConvChainStreams(std::size_t maxStages) {
-    for (std::size_t s = 1; s < maxStages; ++s) {
-      cudaStream_t stream;
-      cudaEvent_t join;
-      CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-      CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&join, cudaEventDisableTiming));
-      side_.push_back(stream);
-      joins_.push_back(join);
-    }
-    CUSYNC_CUDA_CHECK(cudaEventCreateWithFlags(&fork_, cudaEventDisableTiming));
-  }
-  ConvChainStreams(const ConvChainStreams&) = delete;
-  ConvChainStreams& operator=(const ConvChainStreams&) = delete;
-  ~ConvChainStreams() {
-    for (cudaEvent_t e : joins_) cudaEventDestroy(e);
-    for (cudaStream_t s : side_) cudaStreamDestroy(s);
-    cudaEventDestroy(fork_);
-  }
-  std::size_t capacity() const { return side_.size() + 1; }
-  cudaStream_t side(std::size_t stage) const { return side_.at(stage - 1); }  // stage >= 1
-  cudaEvent_t join(std::size_t stage) const { return joins_.at(stage - 1); }
-  cudaEvent_t fork() const { return fork_; }
-
- private:
-  std::vector<cudaStream_t> side_;
-  std::vector<cudaEvent_t> joins_;
-  cudaEvent_t fork_ = nullptr;
-};
+// The runtime's ordering of a variant's stages (chain_executor.cuh; the orderings at the top of this file).
+inline StageOrdering stageOrderingOf(ConvVariant variant) {
+  if (programmaticLaunch(variant)) return StageOrdering::ProgrammaticLaunch;
+  return tileSynchronized(variant) ? StageOrdering::WaitKernel : StageOrdering::StreamOrder;
+}
 
 // A chain of one variant on one tile configuration, with the stages it synchronizes through (fresh per chain: their
-// counters and semaphores count launches from zero).
+// counters and semaphores count launches from zero). Enqueued by the runtime's chain executor; stays where it was
+// built (the executor holds its stages' addresses).
 class ConvChain {
  public:
-  ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers,
-            const ConvChainStreams& streams)
-      : kernel_(kernel), variant_(variant), buffers_(buffers), streams_(streams) {
+  ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers)
+      : kernel_(kernel), variant_(variant), buffers_(buffers), executor_(stageOrderingOf(variant)) {
     const ConvChainSpec& spec = buffers.spec();
-    if (spec.stages.size() > streams.capacity()) throw Error("ConvChain: more stages than streams");
     if (kernel.policy != convKernelPolicyOf(variant))
       throw Error("ConvChain: " + kernel.name + " is not the kernel of " + convVariantName(variant));
     for (std::size_t s = 0; s < spec.stages.size(); ++s)
       stages_.emplace_back("conv" + std::to_string(s) + " " + spec.stages[s].name,
                            kernel.tileGrid(buffers.stage(s).shape));
     producerSemaphores_.assign(spec.stages.size(), nullptr);
-    if (!tileSynchronized(variant)) return;
-    if (convPolicyOf(variant) == ConvPolicyKind::TileSync) synchronize<ConvTileSyncPolicy>();
-    else synchronize<ConvRowSyncPolicy>();
+    if (tileSynchronized(variant)) {
+      if (convPolicyOf(variant) == ConvPolicyKind::TileSync) synchronize<ConvTileSyncPolicy>();
+      else synchronize<ConvRowSyncPolicy>();
+    }
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      const int producer = spec.stages[s].producer;
+      std::vector<const Stage*> producers;
+      if (producer >= 0) producers.push_back(&stages_[producer]);
+      executor_.add(stages_[s], std::move(producers), [this, s](cudaStream_t stream, LaunchOrdering ordering, bool) {
+        ConvLaunchArgs a = argsOf(s);
+        a.launchOrdering = ordering;
+        kernel_.launch(a, stream);
+      });
+    }
   }
+  ConvChain(const ConvChain&) = delete;
+  ConvChain& operator=(const ConvChain&) = delete;
 
   // Empty when every launch is implementable.
   std::string whyNotImplementable() const {
@@ -229,23 +215,7 @@ class ConvChain {
 
   GridShape grid(std::size_t s) const { return stages_[s].grid(); }
 
-  void enqueue(cudaStream_t stream) const {
-    if (!tileSynchronized(variant_) || programmaticLaunch(variant_)) {
-      for (std::size_t s = 0; s < stages_.size(); ++s) kernel_.launch(argsOf(s), stream);
-      return;
-    }
-    CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.fork(), stream));
-    kernel_.launch(argsOf(0), stream);
-    const ConvChainSpec& spec = buffers_.spec();
-    for (std::size_t s = 1; s < stages_.size(); ++s) {
-      cudaStream_t side = streams_.side(s);
-      CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(side, streams_.fork()));
-      launchWaitKernel(stages_[spec.stages[s].producer], stages_[s], side);
-      kernel_.launch(argsOf(s), side);
-      CUSYNC_CUDA_CHECK(cudaEventRecord(streams_.join(s), side));
-    }
-    for (std::size_t s = 1; s < stages_.size(); ++s) CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, streams_.join(s)));
-  }
+  void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
 
  private:
   // Every stage another reads posts under Policy; every reader waits on its producer under it.
@@ -275,7 +245,7 @@ class ConvChain {
     const bool programmatic = programmaticLaunch(variant_);
     // CUTLASS's stock kernel triggers its dependents itself, after its mainloop.
     a.triggerDependentsAtStart = programmatic && !cutlassStock(variant_) && s + 1 < stages_.size();
-    a.launchOrdering = programmatic && s > 0 ? LaunchOrdering::Programmatic : LaunchOrdering::StreamOrder;
+    // launchOrdering: the executor's, per launch (StreamOrder here, for whyNotImplementable).
     if (tileSynchronized(variant_) && producer >= 0) {
       a.producerSemaphores = producerSemaphores_[s];
       a.producerGrid = stages_[producer].grid();
@@ -287,9 +257,9 @@ class ConvChain {
   const ConvKernelEntry& kernel_;
   ConvVariant variant_;
   ConvChainBuffers& buffers_;
-  const ConvChainStreams& streams_;
   std::vector<Stage> stages_;
   std::vector<const std::uint32_t*> producerSemaphores_;
+  ChainExecutor executor_;
 };
 
 // The configuration part of an entry's name ("64x64x64_s4_b1" of "64x64x64_s4_b1_TileSync").

@@ -73,10 +73,9 @@ void compareStages(const ConvChainBuffers& buffers, Result& r) {
 }
 
 Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVariant variant,
-                ConvChainBuffers& buffers, const ConvChainStreams& streams, cudaStream_t stream,
-                const ConvOptions& options) {
+                ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options) {
   Result r{&spec, buffers.batch(), convConfigOf(kernel), convVariantName(variant)};
-  ConvChain chain(kernel, variant, buffers, streams);
+  ConvChain chain(kernel, variant, buffers);
   for (std::size_t s = 0; s < buffers.stageCount(); ++s) r.tiles.push_back(chain.grid(s).tileCount());
   r.blocksPerSm = kernel.blocksPerSm();
   r.skipped = chain.whyNotImplementable();
@@ -206,9 +205,6 @@ int main(int argc, char** argv) {
 
   cudaStream_t stream;
   CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  std::size_t maxStages = 1;
-  for (const ConvChainSpec& chain : options.chains) maxStages = std::max(maxStages, chain.stages.size());
-  const ConvChainStreams streams(maxStages);
   Ceilings ceilings;  // zero (no floor) unless measured
   if (!options.checkOnly && options.measureCeilings) {
     cublasLtHandle_t lt;
@@ -230,7 +226,7 @@ int main(int argc, char** argv) {
       for (const std::string& config : configs)
         for (ConvVariant variant : options.variants) {
           const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
-          Result r = runChain(chain, kernel, variant, buffers, streams, stream, options);
+          Result r = runChain(chain, kernel, variant, buffers, stream, options);
           r.multiprocessors = properties.multiProcessorCount;
           countWork(chain, batch, r);
           r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);

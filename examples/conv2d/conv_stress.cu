@@ -114,7 +114,6 @@ int main(int argc, char** argv) {
 
   cudaStream_t stream;
   CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  const ConvChainStreams streams(4);
   DeviceBuffer<unsigned long long> bad(1);
   std::vector<std::vector<ConvChainSpec>> storage;
   storage.reserve(kCases.size());  // chainOf returns references into it
@@ -127,7 +126,7 @@ int main(int argc, char** argv) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);
     for (ConvVariant variant : variants) {
-      const ConvChain chain(*findConvEntry(config, convKernelPolicyOf(variant)), variant, buffers, streams);
+      const ConvChain chain(*findConvEntry(config, convKernelPolicyOf(variant)), variant, buffers);
       if (const std::string why = chain.whyNotImplementable(); !why.empty())
         throw Error("conv2d_chain_stress: " + spec.model + " " + spec.label() + " refused: " + why);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
