@@ -16,7 +16,7 @@
 #           checked then timed over 23 graph replays of 10 chains: 3-5 s per decode shape, 4-10 s per prompt shape,
 #           about 3 min.
 # Fewer configurations: pass --gemm-configs (e.g. --gemm-configs 128x128x64_s4_coop_b1,64x128x128_s4_ws_b1_p: the
-# baselines) to restrict the timed runs; fewer instances to build: -D the CUSYNC_ATTENTION_*_CONFIGS lists.
+# baselines) to restrict the timed runs; fewer instances to build: set the CUSYNC_ATTENTION_*_CONFIGS lists in the environment.
 #
 # The GPU machine has no isl, so cusyncgen's headers are made on the CPU machine and carried in build-gen/. The
 # build configures every example, so build-gen needs the headers of every spec they use:
@@ -40,7 +40,8 @@ for header in gpt3_mlp llama_mlp gpt3_mlp_fused llama_mlp_fused conv2d_3x3 atten
   cmp -s "$root/build-gen/$header.h" "$root/tests/golden/$header.h" ||
     { echo "device_attention.sh: build-gen/$header.h differs from tests/golden/$header.h: regenerate it (see the header)" >&2; exit 2; }
 done
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+source "$root/scripts/device_configure.sh"
+device_gpu_line | tee "$out/device.txt"
 models=${MODELS:-gpt3 llama}
 decode=${DECODE:-1x512 1x1024 1x2048 2x1024 4x1024 4x2048}
 prompt=${PROMPT:-1x512 2x512 4x512 1x1024 2x1024 1x2048}
@@ -51,9 +52,7 @@ if [ "${SKIP_TORCH:-0}" != 1 ]; then
     ${NO_COMPILE:+--no-compile} >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
-cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
-  -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-  -DCUSYNC_PREGENERATED_DIR="$root/build-gen" >/dev/null || exit 1
+device_configure "$build" >/dev/null || exit 1  # passes the CUSYNC_ATTENTION_*_CONFIGS lists on when set
 start=$(date +%s)
 cmake --build "$build" --target attention_example -j "$(nproc)" >"$out/build.log" 2>&1
 build_rc=$?

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What the device scripts (device_fused.sh, device_torch_op.sh, device_mlp.sh, device_conv.sh) share: sourced, not
-# run. They build on the lent GPU machine, which has neither isl nor Clang nor a package registry, so the configure
-# step is always the same: no spec compiler, no rewriter, no Catch2 tests, CUTLASS from the carried .cutlass/include
-# and cusyncgen's headers from the carried build-gen/ (made on the CPU machine: scripts/device_fused.sh's header).
+# What the device scripts (device_fused.sh, device_torch_op.sh, device_mlp.sh, device_conv.sh, device_attention.sh)
+# share: sourced, not run. They build on the lent GPU machine, which has neither isl nor Clang nor a package
+# registry, so the configure step is always the same: no spec compiler, no rewriter, no Catch2 tests, CUTLASS from
+# the carried .cutlass/include and cusyncgen's headers from the carried build-gen/ (made on the CPU machine:
+# scripts/device_fused.sh's header).
 #
 #   source "$(dirname "$0")/device_configure.sh"
 #   device_configure "$build" [more cmake arguments...]   # cmake's output and status are the caller's
@@ -10,7 +11,8 @@
 #
 # Every tile-configuration list set in the environment is passed on, so each script takes the same variables:
 # CUSYNC_GEMM_CONFIGS (examples/gemm's hooked GEMMs), CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS (the fused
-# chains), CUSYNC_CONV_CONFIGS (examples/conv2d). Unset: the CMake cache's value, else the CMakeLists' default.
+# chains), CUSYNC_CONV_CONFIGS (examples/conv2d), CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS
+# (examples/attention). Unset: the CMake cache's value, else the CMakeLists' default.
 
 device_configure_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -18,7 +20,9 @@ device_configure() {
   local build=$1
   shift
   local lists=() name
-  for name in CUSYNC_GEMM_CONFIGS CUSYNC_FUSED_CONFIGS CUSYNC_SWIGLU_FUSED_CONFIGS CUSYNC_CONV_CONFIGS; do
+  for name in CUSYNC_GEMM_CONFIGS CUSYNC_FUSED_CONFIGS CUSYNC_SWIGLU_FUSED_CONFIGS CUSYNC_CONV_CONFIGS \
+      CUSYNC_ATTENTION_PROMPT_QKV_CONFIGS CUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS \
+      CUSYNC_ATTENTION_DECODE_QKV_CONFIGS CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS; do
     if [ -n "${!name:-}" ]; then lists+=("-D$name=${!name}"); fi
   done
   cmake -S "$device_configure_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \

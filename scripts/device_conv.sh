@@ -37,17 +37,15 @@ status=0
 want() { [[ "$steps" == *" $1 "* ]]; }
 fail() { echo "device_conv.sh: $*" >&2; status=1; }
 
-nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem --format=csv,noheader | tee "$out/device.txt"
+source "$root/scripts/device_configure.sh"
+device_gpu_line | tee "$out/device.txt"
 git -C "$root" rev-parse HEAD 2>/dev/null | tee -a "$out/device.txt"
 
 if want build; then
   for header in gpt3_mlp llama_mlp gpt3_mlp_fused llama_mlp_fused conv2d_3x3; do
     [[ -f "$root/build-gen/$header.h" ]] || { echo "device_conv.sh: build-gen/$header.h missing (see the header)" >&2; exit 2; }
   done
-  cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
-    -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF -DCUSYNC_CUTLASS_INCLUDE_DIR="$root/.cutlass/include" \
-    -DCUSYNC_PREGENERATED_DIR="$root/build-gen" \
-    ${CUSYNC_CONV_CONFIGS:+"-DCUSYNC_CONV_CONFIGS=$CUSYNC_CONV_CONFIGS"} >/dev/null || exit 1
+  device_configure "$build" >/dev/null || exit 1  # passes CUSYNC_CONV_CONFIGS on when set
   start=$SECONDS
   cmake --build "$build" --target conv2d_chain_example -j "$(nproc)" >/tmp/conv_build.log 2>&1
   built=$?
