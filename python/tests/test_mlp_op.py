@@ -261,6 +261,22 @@ def test_a_table_entry_with_the_whole_unit_wait_runs_it_and_stays_correct(gpt3, 
         assert relative_error(out, reference(x, w1, w2)) < BOUND
 
 
+def test_the_c_interface_refuses_an_unknown_unit_wait_and_a_null_plan():
+    from cusync import _library
+    lib = _library.library()
+    name = sorted(op._registry.available_on(0, "gelu"))[0]
+    plan = _library.Plan(0, 64, GPT3[0], GPT3[1], "gelu", tuning.Choice(name, 1, 1, 8, 8, "test"),
+                         torch.cuda.current_stream().cuda_stream)
+    try:
+        with pytest.raises(ValueError, match="whole_unit must be 0"):
+            _library.check(lib.cusync_mlp_plan_set_unit_wait(plan.handle, 2))
+        with pytest.raises(ValueError, match="null plan"):
+            _library.check(lib.cusync_mlp_plan_set_unit_wait(None, 1))
+        _library.check(lib.cusync_mlp_plan_set_unit_wait(plan.handle, 1))  # the valid values stay accepted
+    finally:
+        plan.destroy()
+
+
 def test_a_configuration_the_kernel_refuses_is_a_value_error_not_a_crash(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
     name = sorted(op._registry.available_on(0, "gelu"))[0]
