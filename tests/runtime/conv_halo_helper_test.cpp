@@ -160,3 +160,97 @@ TEST_CASE("conv halo: only the filters and strides the specs cover are supported
   REQUIRE_FALSE(ConvHalo{56, 56, 3, 3}.supported());
   REQUIRE_FALSE(ConvHalo{0, 56, 3, 1}.supported());
 }
+
+namespace {
+
+// Every k-block of every consumer tile: the rectangle holds each producer tile the k-block's filter tap and channel
+// block read (brute force, CUTLASS's (C, S, R) k order), and lies inside the whole tile's halo range.
+void checkKBlockCoverage(const Case& c, std::int64_t batch, std::uint32_t channels, std::uint32_t tileK,
+                         std::uint32_t producerTileN) {
+  const std::int64_t P = c.halo.outputHeight, Q = c.halo.outputWidth, S = c.halo.stride, R = c.halo.filter;
+  const std::int64_t H = S * P, W = S * Q, pad = R / 2;
+  const cusync::ConvReduction reduction{channels, tileK, c.halo.filter};
+  const std::uint32_t pixelTiles = producerPixelTiles(c, batch);
+  const std::uint32_t channelTiles = static_cast<std::uint32_t>(ceilDiv(channels, producerTileN));
+  const std::int64_t consumerTiles = ceilDiv(batch * P * Q, c.consumerTileM);
+  for (std::uint32_t y = 0; y < consumerTiles; ++y) {
+    const PixelTileRange halo = cusync::producerPixelTilesRead(c.halo, y, c.consumerTileM, c.producerTileM, pixelTiles);
+    for (std::uint32_t k = 0; k < reduction.kBlocks(); ++k) {
+      const cusync::ProducerTileRect rect = cusync::producerTilesReadByKBlock(
+          c.halo, reduction, k, y, c.consumerTileM, c.producerTileM, pixelTiles, producerTileN, channelTiles);
+      const std::int64_t tap = k / reduction.channelBlocks(), r = tap / R, s = tap % R;
+      const std::int64_t c0 = (k % reduction.channelBlocks()) * tileK;
+      const std::int64_t c1 = std::min<std::int64_t>(c0 + tileK, channels) - 1;
+      INFO("P=" << P << " Q=" << Q << " filter=" << R << " stride=" << S << " TileM=" << c.consumerTileM << "/"
+                << c.producerTileM << " B=" << batch << " C=" << channels << " TileK=" << tileK << " producer TileN="
+                << producerTileN << " tile " << y << " k-block " << k);
+      if (!rect.empty) {
+        REQUIRE(halo.first <= rect.pixelFirst);
+        REQUIRE(rect.pixelLast <= halo.last);
+        REQUIRE(rect.channelLast < channelTiles);
+      }
+      for (std::int64_t m = std::int64_t(y) * c.consumerTileM;
+           m < std::min<std::int64_t>((std::int64_t(y) + 1) * c.consumerTileM, batch * P * Q); ++m) {
+        const std::int64_t b = m / (P * Q), p = m / Q % P, q = m % Q;
+        const std::int64_t h = S * p - pad + r, w = S * q - pad + s;
+        if (h < 0 || h >= H || w < 0 || w >= W) continue;
+        const auto pixelTile = static_cast<std::uint32_t>(((b * H + h) * W + w) / c.producerTileM);
+        for (std::int64_t channel = c0; channel <= c1; ++channel) {
+          INFO("pixel " << m << " reads producer tile (" << channel / producerTileN << ", " << pixelTile << ")");
+          REQUIRE(rect.contains(pixelTile, static_cast<std::uint32_t>(channel / producerTileN)));
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("conv halo: each k-block's rectangle holds every producer tile its filter tap and channels read",
+          "[conv][split]") {
+  const std::vector<Case> cases = {{{7, 7, 3, 1}, 64, 64},    {{7, 7, 3, 1}, 128, 64},  {{14, 14, 3, 1}, 64, 128},
+                                   {{28, 28, 3, 1}, 128, 128}, {{28, 28, 3, 2}, 64, 64}, {{14, 14, 1, 2}, 64, 64},
+                                   {{7, 7, 1, 1}, 64, 64},     {{56, 56, 3, 1}, 16, 16}};
+  for (const Case& c : cases)
+    for (std::int64_t batch : {1, 3, 8}) {
+      checkKBlockCoverage(c, batch, 128, 64, 64);
+      checkKBlockCoverage(c, batch, 128, 64, 128);
+      checkKBlockCoverage(c, batch, 96, 64, 64);  // a partial channel block
+    }
+}
+
+TEST_CASE("conv halo: a k-block reads one channel tile, and a corner tap of a tile in an image's first row only "
+          "padding",
+          "[conv][split]") {
+  // 7x7 images, 64-pixel tiles: tile 0 holds image 0 and 15 pixels of image 1, so tap (0, 0) reads image 0's row
+  // above (padding) and image 1's: not empty. With batch 1 and 8-pixel tiles, tile 0 lies in the first row.
+  const ConvHalo halo{7, 7, 3, 1};
+  const cusync::ConvReduction reduction{512, 64, 3};
+  REQUIRE(reduction.kBlocks() == 72);
+  const cusync::ProducerTileRect corner =
+      cusync::producerTilesReadByKBlock(halo, reduction, 0, 0, 7, 7, 7, 64, 8);
+  REQUIRE(corner.empty);
+  const cusync::ProducerTileRect center =
+      cusync::producerTilesReadByKBlock(halo, reduction, 4 * 8 + 3, 0, 7, 7, 7, 64, 8);
+  REQUIRE_FALSE(center.empty);
+  REQUIRE(center.pixelFirst == 0);
+  REQUIRE(center.pixelLast == 0);
+  REQUIRE(center.channelFirst == 3);
+  REQUIRE(center.channelLast == 3);
+}
+
+TEST_CASE("conv halo: a waiter's remembered rectangle grows along one side and is replaced otherwise",
+          "[conv][split]") {
+  using cusync::ProducerTileRect;
+  const ProducerTileRect a{2, 4, 0, 0, false}, b{2, 4, 1, 1, false}, c{3, 5, 0, 1, false}, none{};
+  const ProducerTileRect ab = a.joinedOrReplaced(b);
+  REQUIRE((ab.pixelFirst == 2 && ab.pixelLast == 4 && ab.channelFirst == 0 && ab.channelLast == 1));
+  const ProducerTileRect abc = ab.joinedOrReplaced(c);
+  REQUIRE((abc.pixelFirst == 2 && abc.pixelLast == 5 && abc.channelFirst == 0 && abc.channelLast == 1));
+  const ProducerTileRect ac = a.joinedOrReplaced(c);  // neither side equal: replaced
+  REQUIRE((ac.pixelFirst == 3 && ac.channelLast == 1));
+  REQUIRE(none.joinedOrReplaced(a).contains(a));
+  REQUIRE(a.joinedOrReplaced(none).contains(a));
+  REQUIRE(ab.contains(a));
+  REQUIRE_FALSE(a.contains(ab));
+}

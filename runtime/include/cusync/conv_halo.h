@@ -98,4 +98,92 @@ CUSYNC_HOST_DEVICE constexpr PixelTileRange producerPixelTilesRead(const ConvHal
                         static_cast<std::uint32_t>(last < lastTile ? last : lastTile)};
 }
 
+// The reduction (K) of a convolution's implicit GEMM and how its k-blocks map to filter taps and channels: CUTLASS's
+// sm90 fprop mainloop orders K as (C, S, R), C fastest (sm90_implicit_gemm_gmma_ss_warpspecialized.hpp: "[K,T,R,S,C]
+// into ((K), (C,S,R,T))"), and tiles it by TileK along C, so k-block k is channel block k % channelBlocks() of filter
+// tap k / channelBlocks(), tap = r * filter + s.
+struct ConvReduction {
+  std::uint32_t channels = 0;  // C, the producer's output channels
+  std::uint32_t tileK = 64;
+  std::uint32_t filter = 3;    // R = S
+
+  CUSYNC_HOST_DEVICE constexpr std::uint32_t channelBlocks() const { return (channels + tileK - 1) / tileK; }
+  CUSYNC_HOST_DEVICE constexpr std::uint32_t kBlocks() const { return channelBlocks() * filter * filter; }
+};
+
+// A rectangle of producer tiles: pixel tiles (grid rows y) [pixelFirst, pixelLast] times channel tiles (grid columns
+// x) [channelFirst, channelLast], all inclusive; `empty` when it holds none.
+struct ProducerTileRect {
+  std::uint32_t pixelFirst = 0, pixelLast = 0, channelFirst = 0, channelLast = 0;
+  bool empty = true;
+
+  CUSYNC_HOST_DEVICE constexpr bool contains(std::uint32_t y, std::uint32_t x) const {
+    return !empty && pixelFirst <= y && y <= pixelLast && channelFirst <= x && x <= channelLast;
+  }
+  CUSYNC_HOST_DEVICE constexpr bool contains(const ProducerTileRect& other) const {
+    return other.empty || (!empty && pixelFirst <= other.pixelFirst && other.pixelLast <= pixelLast &&
+                           channelFirst <= other.channelFirst && other.channelLast <= channelLast);
+  }
+  // The union when it is a rectangle again (one side equal, the other overlapping or adjacent), else `other`:
+  // what a waiter remembers as satisfied after waiting for `other` (forgetting part of an old rectangle only costs
+  // re-reading semaphores that are already satisfied).
+  CUSYNC_HOST_DEVICE constexpr ProducerTileRect joinedOrReplaced(const ProducerTileRect& other) const {
+    if (empty || contains(other)) return empty ? other : *this;
+    if (other.contains(*this)) return other;
+    const bool samePixels = pixelFirst == other.pixelFirst && pixelLast == other.pixelLast;
+    const bool sameChannels = channelFirst == other.channelFirst && channelLast == other.channelLast;
+    const bool channelsTouch = other.channelFirst <= channelLast + 1 && channelFirst <= other.channelLast + 1;
+    const bool pixelsTouch = other.pixelFirst <= pixelLast + 1 && pixelFirst <= other.pixelLast + 1;
+    ProducerTileRect joined = *this;
+    if (samePixels && channelsTouch) {
+      joined.channelFirst = channelFirst < other.channelFirst ? channelFirst : other.channelFirst;
+      joined.channelLast = channelLast > other.channelLast ? channelLast : other.channelLast;
+      return joined;
+    }
+    if (sameChannels && pixelsTouch) {
+      joined.pixelFirst = pixelFirst < other.pixelFirst ? pixelFirst : other.pixelFirst;
+      joined.pixelLast = pixelLast > other.pixelLast ? pixelLast : other.pixelLast;
+      return joined;
+    }
+    return other;
+  }
+};
+
+// The producer tiles k-block `kBlock` of consumer pixel tile `consumerTileY` reads (a split-K part waits only for
+// its own k-blocks'): the channel tiles of the k-block's channel block, and the pixel tiles its filter tap (r, s)
+// reads. Consumer pixel m reads producer pixel center(m) + (r - pad) * stride * Q + (s - pad) when that lies inside
+// the image (otherwise padding, no producer data), and center is non-decreasing, so the tap reads within
+// [center(first) + offset, center(last) + offset]; intersected with the whole halo's [lowest(first), highest(last)]
+// (which knows the image boundaries) and clipped to the producer grid. Empty when the tap reads only padding.
+CUSYNC_HOST_DEVICE constexpr ProducerTileRect producerTilesReadByKBlock(
+    const ConvHalo& halo, const ConvReduction& reduction, std::uint32_t kBlock, std::uint32_t consumerTileY,
+    std::uint32_t consumerTileM, std::uint32_t producerTileM, std::uint32_t producerPixelTiles,
+    std::uint32_t producerTileN, std::uint32_t producerChannelTiles) {
+  ProducerTileRect rect;
+  const std::uint32_t channelBlocks = reduction.channelBlocks();
+  const std::uint32_t channelBlock = kBlock % channelBlocks, tap = kBlock / channelBlocks;
+  const std::int64_t r = tap / halo.filter, s = tap % halo.filter, pad = halo.filter / 2;
+  const std::int64_t offset = (r - pad) * std::int64_t(halo.stride) * halo.outputWidth + (s - pad);
+  const std::uint64_t firstPixel = std::uint64_t{consumerTileY} * consumerTileM;
+  const std::uint64_t lastPixel = firstPixel + consumerTileM - 1;
+  std::int64_t low = std::int64_t(halo.center(firstPixel)) + offset;
+  std::int64_t high = std::int64_t(halo.center(lastPixel)) + offset;
+  const std::int64_t haloLow = std::int64_t(halo.lowest(firstPixel)), haloHigh = std::int64_t(halo.highest(lastPixel));
+  low = low > haloLow ? low : haloLow;
+  high = high < haloHigh ? high : haloHigh;
+  const std::int64_t lastPixelTile = std::int64_t(producerPixelTiles) - 1;
+  if (high < 0 || low > high || producerPixelTiles == 0 || producerChannelTiles == 0) return rect;
+  const std::int64_t firstTile = low / producerTileM, lastTile = high / producerTileM;
+  rect.pixelFirst = std::uint32_t(firstTile < lastPixelTile ? firstTile : lastPixelTile);
+  rect.pixelLast = std::uint32_t(lastTile < lastPixelTile ? lastTile : lastPixelTile);
+  const std::uint32_t firstChannel = channelBlock * reduction.tileK;
+  std::uint32_t lastChannel = firstChannel + reduction.tileK - 1;
+  if (lastChannel >= reduction.channels) lastChannel = reduction.channels - 1;
+  const std::uint32_t lastChannelTile = producerChannelTiles - 1;
+  rect.channelFirst = firstChannel / producerTileN < lastChannelTile ? firstChannel / producerTileN : lastChannelTile;
+  rect.channelLast = lastChannel / producerTileN < lastChannelTile ? lastChannel / producerTileN : lastChannelTile;
+  rect.empty = false;
+  return rect;
+}
+
 }  // namespace cusync
