@@ -149,41 +149,70 @@ struct ProducerTileRect {
   }
 };
 
-// The producer tiles k-block `kBlock` of consumer pixel tile `consumerTileY` reads (a split-K part waits only for
-// its own k-blocks'): the channel tiles of the k-block's channel block, and the pixel tiles its filter tap (r, s)
-// reads. Consumer pixel m reads producer pixel center(m) + (r - pad) * stride * Q + (s - pad) when that lies inside
-// the image (otherwise padding, no producer data), and center is non-decreasing, so the tap reads within
-// [center(first) + offset, center(last) + offset]; intersected with the whole halo's [lowest(first), highest(last)]
-// (which knows the image boundaries) and clipped to the producer grid. Empty when the tap reads only padding.
+// What the k-block rectangles of one consumer pixel tile have in common, computed once per tile (its 64-bit
+// divisions stay out of the per-k-block path): the stencil centers of its first and last pixel and its whole halo.
+struct ConsumerTilePixels {
+  std::int64_t centerFirst = 0, centerLast = 0, haloLowest = 0, haloHighest = 0;
+};
+CUSYNC_HOST_DEVICE constexpr ConsumerTilePixels consumerTilePixels(const ConvHalo& halo, std::uint32_t consumerTileY,
+                                                                   std::uint32_t consumerTileM) {
+  const std::uint64_t firstPixel = std::uint64_t{consumerTileY} * consumerTileM;
+  const std::uint64_t lastPixel = firstPixel + consumerTileM - 1;
+  return ConsumerTilePixels{std::int64_t(halo.center(firstPixel)), std::int64_t(halo.center(lastPixel)),
+                            std::int64_t(halo.lowest(firstPixel)), std::int64_t(halo.highest(lastPixel))};
+}
+
+// Where a consumer reads its producer: the producer grid's tiles (pixel tiles of producerTileM pixels, channel
+// tiles of producerTileN channels).
+struct ProducerTiling {
+  std::uint32_t tileM = 0, tileN = 0, pixelTiles = 0, channelTiles = 0;
+};
+
+// The producer tiles filter tap `tap` (= r * filter + s) over channel block `channelBlock` reads for one consumer
+// pixel tile (a split-K part waits only for its own k-blocks'): the channel tiles of the channel block, and the
+// pixel tiles the tap reads. Consumer pixel m reads producer pixel center(m) + (r - pad) * stride * Q + (s - pad)
+// when that lies inside the image (otherwise padding, no producer data), and center is non-decreasing, so the tap
+// reads within [center(first) + offset, center(last) + offset]; intersected with the whole halo's
+// [lowest(first), highest(last)] (which knows the image boundaries) and clipped to the producer grid. Empty when
+// the tap reads only padding.
+CUSYNC_HOST_DEVICE constexpr ProducerTileRect producerTilesReadByTap(const ConvHalo& halo,
+                                                                     const ConvReduction& reduction,
+                                                                     std::uint32_t tap, std::uint32_t channelBlock,
+                                                                     const ConsumerTilePixels& pixels,
+                                                                     const ProducerTiling& producer) {
+  ProducerTileRect rect;
+  const std::int64_t r = tap / halo.filter, s = tap % halo.filter, pad = halo.filter / 2;
+  const std::int64_t offset = (r - pad) * std::int64_t(halo.stride) * halo.outputWidth + (s - pad);
+  std::int64_t low = pixels.centerFirst + offset, high = pixels.centerLast + offset;
+  low = low > pixels.haloLowest ? low : pixels.haloLowest;
+  high = high < pixels.haloHighest ? high : pixels.haloHighest;
+  if (high < 0 || low > high || producer.pixelTiles == 0 || producer.channelTiles == 0 || producer.tileM == 0 ||
+      producer.tileN == 0)
+    return rect;
+  const std::uint32_t lastPixelTile = producer.pixelTiles - 1;
+  // Pixel indices fit in 32 bits (CUTLASS refuses M past int32); the division is the per-k-block cost.
+  const std::uint32_t firstTile = std::uint32_t(low) / producer.tileM, lastTile = std::uint32_t(high) / producer.tileM;
+  rect.pixelFirst = firstTile < lastPixelTile ? firstTile : lastPixelTile;
+  rect.pixelLast = lastTile < lastPixelTile ? lastTile : lastPixelTile;
+  const std::uint32_t firstChannel = channelBlock * reduction.tileK;
+  std::uint32_t lastChannel = firstChannel + reduction.tileK - 1;
+  if (lastChannel >= reduction.channels) lastChannel = reduction.channels - 1;
+  const std::uint32_t lastChannelTile = producer.channelTiles - 1;
+  rect.channelFirst = firstChannel / producer.tileN < lastChannelTile ? firstChannel / producer.tileN : lastChannelTile;
+  rect.channelLast = lastChannel / producer.tileN < lastChannelTile ? lastChannel / producer.tileN : lastChannelTile;
+  rect.empty = false;
+  return rect;
+}
+
+// The same for k-block `kBlock` of consumer pixel tile `consumerTileY`.
 CUSYNC_HOST_DEVICE constexpr ProducerTileRect producerTilesReadByKBlock(
     const ConvHalo& halo, const ConvReduction& reduction, std::uint32_t kBlock, std::uint32_t consumerTileY,
     std::uint32_t consumerTileM, std::uint32_t producerTileM, std::uint32_t producerPixelTiles,
     std::uint32_t producerTileN, std::uint32_t producerChannelTiles) {
-  ProducerTileRect rect;
   const std::uint32_t channelBlocks = reduction.channelBlocks();
-  const std::uint32_t channelBlock = kBlock % channelBlocks, tap = kBlock / channelBlocks;
-  const std::int64_t r = tap / halo.filter, s = tap % halo.filter, pad = halo.filter / 2;
-  const std::int64_t offset = (r - pad) * std::int64_t(halo.stride) * halo.outputWidth + (s - pad);
-  const std::uint64_t firstPixel = std::uint64_t{consumerTileY} * consumerTileM;
-  const std::uint64_t lastPixel = firstPixel + consumerTileM - 1;
-  std::int64_t low = std::int64_t(halo.center(firstPixel)) + offset;
-  std::int64_t high = std::int64_t(halo.center(lastPixel)) + offset;
-  const std::int64_t haloLow = std::int64_t(halo.lowest(firstPixel)), haloHigh = std::int64_t(halo.highest(lastPixel));
-  low = low > haloLow ? low : haloLow;
-  high = high < haloHigh ? high : haloHigh;
-  const std::int64_t lastPixelTile = std::int64_t(producerPixelTiles) - 1;
-  if (high < 0 || low > high || producerPixelTiles == 0 || producerChannelTiles == 0) return rect;
-  const std::int64_t firstTile = low / producerTileM, lastTile = high / producerTileM;
-  rect.pixelFirst = std::uint32_t(firstTile < lastPixelTile ? firstTile : lastPixelTile);
-  rect.pixelLast = std::uint32_t(lastTile < lastPixelTile ? lastTile : lastPixelTile);
-  const std::uint32_t firstChannel = channelBlock * reduction.tileK;
-  std::uint32_t lastChannel = firstChannel + reduction.tileK - 1;
-  if (lastChannel >= reduction.channels) lastChannel = reduction.channels - 1;
-  const std::uint32_t lastChannelTile = producerChannelTiles - 1;
-  rect.channelFirst = firstChannel / producerTileN < lastChannelTile ? firstChannel / producerTileN : lastChannelTile;
-  rect.channelLast = lastChannel / producerTileN < lastChannelTile ? lastChannel / producerTileN : lastChannelTile;
-  rect.empty = false;
-  return rect;
+  return producerTilesReadByTap(halo, reduction, kBlock / channelBlocks, kBlock % channelBlocks,
+                                consumerTilePixels(halo, consumerTileY, consumerTileM),
+                                ProducerTiling{producerTileM, producerTileN, producerPixelTiles, producerChannelTiles});
 }
 
 }  // namespace cusync
