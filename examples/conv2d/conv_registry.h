@@ -53,6 +53,11 @@ struct ConvLaunchArgs {
   const std::uint32_t* producerSemaphores = nullptr;  // the activation's producer; null = no wait
   GridShape producerGrid;
   std::uint32_t producerTileM = 0;
+  std::uint32_t producerTileN = 0;
+  // Split-K (stage.blocksPerTile > 1): stage.grid.tileCount() * blocksPerTile * TileM * TileN floats and one zeroed
+  // arrival counter per tile (ConvSplitBuffers, conv_chain.cuh).
+  float* splitPartials = nullptr;
+  std::uint32_t* splitArrivals = nullptr;
   bool triggerDependentsAtStart = false;  // PDL producer
   LaunchOrdering launchOrdering = LaunchOrdering::StreamOrder;  // Programmatic: PDL consumer
 };

@@ -112,6 +112,7 @@ struct StockConvInstance {
     if (args.producerSemaphores != nullptr || args.stage.semaphores != nullptr)
       return "the CUTLASS stock convolution does not synchronize tiles";
     if (!(tileGrid(args.shape) == args.stage.grid)) return "stage grid does not match the convolution's tile grid";
+    if (args.stage.blocksPerTile != 1) return "CUTLASS's stock convolution runs here without split-K";
     if (!Kernel::can_implement(argumentsOf(args))) return "CUTLASS cannot implement this convolution";
     return "";
   }

@@ -93,6 +93,8 @@ struct TileSyncConvInstance {
     sync.activation.input = InputView<PolicyT>{args.producerSemaphores, args.producerGrid};
     sync.activation.halo = args.shape.halo();
     sync.activation.producerTileM = args.producerTileM;
+    sync.activation.producerTileN = args.producerTileN;
+    sync.split = cusync::cutlass_sm90::SplitKBuffers{args.splitPartials, args.splitArrivals};
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
     return arguments;
   }
@@ -110,7 +112,7 @@ struct TileSyncConvInstance {
     if (const char* why = Kernel::whyNotImplementable(arguments))
       throw cusync::Error(std::string("cusync conv ") + entry().name + ": " + why);
     const auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncConvEntry<Kernel>, dim3(args.stage.grid.tileCount()),
+    cusync::launchKernel(cusync::cutlass_sm90::tileSyncConvEntry<Kernel>, Kernel::get_grid_shape(arguments),
                          dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream, args.launchOrdering,
                          params);
   }

@@ -5,20 +5,25 @@
 //
 // It is tile_sync_gemm_kernel.hpp's structure over the conv collective; what differs from CUTLASS's ConvUniversal
 // (which is GemmUniversal with KernelImplicitTmaWarpSpecializedSm90, one math warp group), and why:
-//  * One block per tile, the tile taken from the stage's ticket counter in the stage's order (not blockIdx): the
-//    hardware hands tiles to whichever SM is free, so two stages overlap (docs/GPU_NOTES.md).
-//  * The TMA producer thread waits, once per tile and before the tile's first activation load, for every producer
-//    pixel tile the tile's halo reads (all channel tiles of pixel tiles [lowest(first)/TileM, highest(last)/TileM],
-//    cusync/conv_halo.h, the range of examples/conv2d/*.dep). Per k-block waits would buy nothing here: a k-block
-//    of an implicit GEMM is one filter tap over a channel slice, and the first taps already reach from the row
-//    above to the row below, so the first k-block needs nearly the whole halo.
-//  * The filter (B) loads of the first `Stages` k-blocks are issued before that wait: they depend on no stage, so
-//    the weights stream in while the block still waits.
+//  * One block per work unit (a tile, or with split-K one part of a tile's reduction), taken from the stage's
+//    ticket counter in the stage's order (not blockIdx): the hardware hands units to whichever SM is free, so two
+//    stages overlap (docs/GPU_NOTES.md).
+//  * The TMA producer thread waits, before each k-block's activation load, for the producer tiles that k-block
+//    reads: the pixel tiles its filter tap reaches within the tile's halo (pixel tiles [lowest(first)/TileM,
+//    highest(last)/TileM], cusync/conv_halo.h, the range of examples/conv2d/*.dep) times the channel tiles of its
+//    channel block (producerTilesReadByTap). A k-block of the implicit GEMM is one filter tap over a channel
+//    block, taps in order (C, S, R): the first taps read the row above, the last the row below, and a split-K part
+//    waits only for what its own k-range reads. A rectangle of tiles already seen satisfied is skipped.
+//  * Split-K (stage.blocksPerTile = P > 1): part p reduces k-blocks [p*K/P, (p+1)*K/P); parts never wait for each
+//    other; the last to arrive adds the others' fp32 partials, runs the epilogue and posts (split_k_reduction.hpp,
+//    the GEMMs' scheme, with the arrival counter reset by the last arrival: wrap-safe across launches).
+//  * The filter (B) loads of the first `Stages` k-blocks are issued before the first wait: they depend on no stage,
+//    so the weights stream in while the block still waits.
 //  * After the epilogue (bias + ReLU in the fusion the instance chooses), the math threads complete their TMA
 //    stores (bulk wait_group 0, not CUTLASS's .read form), synchronize, and one thread posts the tile (release).
 //  * Optionally every block triggers programmatic dependent launch at its start (PDL producer), as the GEMMs do.
 // Not supported (refused in whyNotImplementable): clusters other than 1x1 (tiles come from a counter, not from
-// cluster position), split-K, persistent stages, dilation, filters and strides conv_halo.h does not describe.
+// cluster position), persistent stages, dilation, filters and strides conv_halo.h does not describe.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -33,6 +38,7 @@
 
 #include "cusync/conv_halo.h"
 #include "cusync/cutlass/kernel_pipelines.hpp"
+#include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/stage_view.cuh"
 
 // Stress testing (examples/conv2d/conv_stress.cu): a compile-time hook that delays each tile by a pseudo-random
@@ -68,6 +74,8 @@ struct ProducedActivation {
   InputView<InputPolicy> input;     // producer semaphores; unsynchronized when null
   ConvHalo halo;                    // how this convolution reads the producer's image
   std::uint32_t producerTileM = 0;  // pixels per producer tile row
+  std::uint32_t producerTileN = 0;  // channels per producer tile column
+  ConvReduction reduction;          // this convolution's K (set from the problem by to_underlying_arguments)
 };
 
 // Per-launch synchronization settings of one convolution stage.
@@ -76,6 +84,52 @@ struct ConvStageSync {
   StageView stage;                         // this convolution's stage: tile counter, order, output semaphores
   ProducedActivation<InputPolicy> activation;
   bool triggerDependentsAtStart = false;   // PDL producer: let the next kernel launch once all blocks run
+  // Split-K (stage.blocksPerTile > 1): stage.grid.tileCount() * blocksPerTile * TileM * TileN fp32 partials and one
+  // arrival counter per tile, zeroed once (never again: the last arrival resets it).
+  SplitKBuffers split;
+};
+
+// Remembers, within one work unit, the producer tiles the load thread has already seen posted, and waits for the
+// rest of each k-block's rectangle (producerTilesReadByTap). Consecutive k-blocks of one tap differ in their channel
+// tiles only and consecutive taps mostly in their pixel tiles, so the remembered rectangle usually grows along one
+// side; otherwise it is replaced, and a tile waited for again costs one acquire load of a satisfied semaphore.
+template <class InputPolicy>
+struct KBlockWaiter {
+  ConsumerTilePixels pixels;
+  ProducerTiling producer;
+  ProducerTileRect satisfied;
+  std::uint32_t tap = 0, channelBlock = 0;  // of the next k-block
+
+  CUTLASS_DEVICE KBlockWaiter(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                              std::uint32_t tileM, int kBegin) {
+    if (!produced.input.synchronized()) return;
+    pixels = consumerTilePixels(produced.halo, ticket.tile.y, tileM);
+    const GridShape grid = produced.input.producerGrid;
+    producer = ProducerTiling{produced.producerTileM, produced.producerTileN, grid.y, grid.x};
+    const std::uint32_t channelBlocks = produced.reduction.channelBlocks();
+    tap = std::uint32_t(kBegin) / channelBlocks;
+    channelBlock = std::uint32_t(kBegin) % channelBlocks;
+  }
+
+  // Waits for what the next k-block reads, then moves on to the one after it.
+  CUTLASS_DEVICE void waitForNextKBlock(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                                        StageView const& consumer) {
+    if (!produced.input.synchronized()) return;
+    const ProducerTileRect rect =
+        producerTilesReadByTap(produced.halo, produced.reduction, tap, channelBlock, pixels, producer);
+    if (++channelBlock == produced.reduction.channelBlocks()) channelBlock = 0, ++tap;
+    if (satisfied.contains(rect)) return;
+    SatisfiedSemaphoreCache<4> seen;  // RowSync: one semaphore per pixel tile, read once
+    for (std::uint32_t y = rect.pixelFirst; y <= rect.pixelLast; ++y)
+      for (std::uint32_t x = rect.channelFirst; x <= rect.channelLast; ++x)
+        if (!satisfied.contains(y, x))
+          waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
+                           ticket.tile);
+    satisfied = satisfied.joinedOrReplaced(rect);
+    // The producer's tiles were stored by TMA and posted after a release; this thread's acquire (generic proxy)
+    // must be ordered before its TMA loads of them (async proxy).
+    fenceProxyAsyncGlobal();
+  }
 };
 
 // The TMA producer side of CUTLASS's sm90 implicit-GEMM conv mainloop with the tile-level wait. Only the load
@@ -92,18 +146,19 @@ struct TileSyncConvMainloop : BaseMainloop {
   using typename BaseMainloop::TileShape;
   static constexpr int Stages = DispatchPolicy::Stages;
 
-  // Issues the loads of k-blocks [0, k_tile_count) of output tile (m_coord, n_coord) on one elected thread.
+  // Issues the loads of k-blocks [k_begin, k_begin + k_tile_count) of output tile (m_coord, n_coord) on one
+  // elected thread.
   //  * Prologue: B (filter) of the first min(Stages, k_tile_count) k-blocks into the initially free stages.
-  //  * The halo wait, then `fence.proxy.async.global`: the producer's tiles were stored by TMA and posted after a
-  //    release; this thread's acquire (generic proxy) must be ordered before its TMA loads (async proxy).
-  //  * A of the prologue's k-blocks, then the steady state (acquire, A, B per k-block). Each stage's barrier
+  //  * Before each A (activation) load, the wait for the producer tiles that k-block reads (KBlockWaiter).
+  //  * A of the prologue's k-blocks, then the steady state (acquire, wait, A, B per k-block). Each stage's barrier
   //    expects A's and B's bytes together (producer_acquire), so the two may land in either order. The acquire of
   //    k-block i needs the math warps to free the stage of k-block i - Stages, whose A was issued in the
   //    prologue: no deadlock.
   template <class TensorA, class TensorB, class InputPolicy>
   CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
                                        PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
-                                       int m_coord, int n_coord, int k_tile_count, TensorStorage& shared_tensors,
+                                       int m_coord, int n_coord, int k_begin, int k_tile_count,
+                                       TensorStorage& shared_tensors,
                                        ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
                                        StageView const& consumer) {
     using namespace cute;
@@ -124,15 +179,16 @@ struct TileSyncConvMainloop : BaseMainloop {
     for (int k = 0; k < prologue; ++k) {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k), tBsB(_, _, _, smem_pipe_write.index()));
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k_begin + k),
+           tBsB(_, _, _, smem_pipe_write.index()));
       ++smem_pipe_write;
     }
 
-    CUSYNC_CONV_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u);
-    waitForHalo(produced, ticket, consumer);
-
+    CUSYNC_CONV_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
+    KBlockWaiter<InputPolicy> waiter(produced, ticket, kTileM, k_begin);
     for (int k = 0; k < prologue; ++k) {
-      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, k),
+      waiter.waitForNextKBlock(produced, ticket, consumer);
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, k_begin + k),
            tAsA(_, _, _, a_write.index()));
       ++a_write;
     }
@@ -141,29 +197,14 @@ struct TileSyncConvMainloop : BaseMainloop {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();
-      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, k), tAsA(_, _, _, stage));
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k), tBsB(_, _, _, stage));
+      waiter.waitForNextKBlock(produced, ticket, consumer);
+      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, k_begin + k), tAsA(_, _, _, stage));
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k_begin + k), tBsB(_, _, _, stage));
       ++smem_pipe_write;
     }
   }
 
-  // Spins until every channel tile of every producer pixel tile this tile's halo reads is posted. Under RowSync
-  // all channel tiles of a pixel tile share one semaphore, which the cache then reads once.
-  template <class InputPolicy>
-  CUTLASS_DEVICE static void waitForHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                                         StageView const& consumer) {
-    if (!produced.input.synchronized()) return;
-    constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
-    const GridShape producerGrid = produced.input.producerGrid;
-    const PixelTileRange rows =
-        producerPixelTilesRead(produced.halo, ticket.tile.y, kTileM, produced.producerTileM, producerGrid.y);
-    SatisfiedSemaphoreCache<4> seen;
-    for (std::uint32_t y = rows.first; y <= rows.last; ++y)
-      for (std::uint32_t x = 0; x < producerGrid.x; ++x)
-        waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
-                         ticket.tile);
-    fenceProxyAsyncGlobal();
-  }
+  static constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
 };
 
 template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
@@ -209,7 +250,8 @@ class TileSyncConvKernel {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
       alignas(16) typename CollectiveEpilogue::PipelineStorage epi_load;
     } pipelines;
-    TileTicket ticket;
+    WorkUnit unit;
+    std::uint32_t lastArrival;
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
 
@@ -234,13 +276,25 @@ class TileSyncConvKernel {
     return EpilogueProblemShape{pixels, problem.shape_C[3], reduction, 1};
   }
 
+  static constexpr std::uint32_t TileK = cute::size<2>(TileShape{});
+
+  // This problem's K as the k-block waits walk it: C channels of a filter x filter stencil, TileK per k-block.
+  static ConvReduction reductionOf(ProblemShape const& problem) {
+    return ConvReduction{std::uint32_t(problem.shape_A[3]), TileK, std::uint32_t(problem.shape_B[1])};
+  }
+
   static Params to_underlying_arguments(Arguments const& args) {
+    ConvStageSync<InputPolicy> sync = args.sync;
+    sync.activation.reduction = reductionOf(args.problem_shape);
     return Params{CollectiveMainloop::get_problem_shape_MNKL(args.problem_shape), epilogueShape(args.problem_shape),
                   CollectiveMainloop::to_underlying_arguments(args.problem_shape, args.mainloop, nullptr),
                   CollectiveEpilogue::to_underlying_arguments(epilogueShape(args.problem_shape), args.epilogue,
                                                               nullptr),
-                  args.sync};
+                  sync};
   }
+
+  // The launch's grid: one block per work unit (tile x split-K part).
+  static dim3 get_grid_shape(Arguments const& args) { return dim3(args.sync.stage.workUnits()); }
 
   // The stage grid: x = output-channel tiles, y = pixel tiles, z = 1, the specs' Grid(x, y).
   static GridShape tileGrid(ProblemShape const& problem) {
@@ -261,8 +315,16 @@ class TileSyncConvKernel {
       return "CUTLASS cannot implement this convolution";
     const StageView& stage = args.sync.stage;
     if (!(tileGrid(problem) == stage.grid)) return "stage grid does not match the convolution's tile grid";
-    if (stage.blocksPerTile != 1) return "the cusync convolution has no split-K";
     if (stage.persistentBlocks != 0) return "the cusync convolution is not persistent";
+    const std::uint32_t parts = stage.blocksPerTile;
+    if (parts == 0) return "a stage needs at least one block per tile";
+    if (parts > 1 && (args.sync.split.partials == nullptr || args.sync.split.arrivals == nullptr))
+      return "split-K needs partial and arrival buffers";
+    const ConvReduction reduction = reductionOf(problem);
+    if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
+      return "the k-block waits need input channels that are a multiple of TileK";
+    if (parts > reduction.kBlocks()) return "more split-K parts than k-blocks (C / TileK * filter^2)";
+    if (std::uint64_t(stage.grid.tileCount()) * parts > 0x7fffffffu) return "too many work units for one launch";
     const ProducedActivation<InputPolicy>& produced = args.sync.activation;
     if (produced.input.producerSemaphores == nullptr) return nullptr;
     const ConvHalo& halo = produced.halo;
@@ -280,6 +342,9 @@ class TileSyncConvKernel {
         problem.shape_A[2] != int(halo.stride * halo.outputWidth))
       return "the halo assumes an input image stride times the output's (conv_halo.h)";
     if (produced.producerTileM == 0) return "the producer's pixel tile height is 0";
+    if (produced.producerTileN == 0) return "the producer's channel tile width is 0";
+    if (produced.input.producerGrid.x != (reduction.channels + produced.producerTileN - 1) / produced.producerTileN)
+      return "the producer grid's channel tiles do not cover this convolution's input channels";
     const long long inputPixels = 1LL * problem.shape_A[0] * problem.shape_A[1] * problem.shape_A[2];
     if (produced.input.producerGrid.y != std::uint32_t((inputPixels + produced.producerTileM - 1) / produced.producerTileM) ||
         produced.input.producerGrid.z != 1)
@@ -309,8 +374,12 @@ class TileSyncConvKernel {
 
     if (sync.triggerDependentsAtStart) triggerDependentLaunch();
 
-    // The ticket fixes the tile (the stage's order); in hardware order the tile is the one blockIdx names.
-    if (thread_idx == 0) shared_storage.ticket = sync.stage.acquireTile(tileAtLinear(blockIdx.x, sync.stage.grid));
+    // The ticket fixes the work unit (the stage's order; the parts of a tile are consecutive tickets); in hardware
+    // order it is the one blockIdx names.
+    const std::uint32_t parts = sync.stage.blocksPerTile;
+    if (thread_idx == 0)
+      shared_storage.unit =
+          sync.stage.acquireWorkUnit(tileAtLinear(blockIdx.x / parts, sync.stage.grid), blockIdx.x % parts);
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
       CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
@@ -332,12 +401,16 @@ class TileSyncConvKernel {
 
     // Makes the pipeline initialization and the ticket visible to every thread.
     __syncthreads();
-    const TileTicket ticket = shared_storage.ticket;
+    const WorkUnit unit = shared_storage.unit;
+    const TileTicket ticket = unit.ticket;
 
     TiledMma tiled_mma;
     CollectiveMainloop collective_mainloop;
     auto load_inputs = collective_mainloop.load_init(params.problem_shape, params.mainloop);
-    const int k_tile_count = int(size<3>(get<0>(load_inputs)));
+    const int k_tiles_total = int(size<3>(get<0>(load_inputs)));
+    // This part's k-range: a balanced split, every part at least one k-block (whyNotImplementable: parts <= K).
+    const int k_begin = int(unit.part * std::uint32_t(k_tiles_total) / parts);
+    const int k_tile_count = int((unit.part + 1) * std::uint32_t(k_tiles_total) / parts) - k_begin;
     const int m_coord = int(ticket.tile.y);
     const int n_coord = int(ticket.tile.x);
 
@@ -345,7 +418,7 @@ class TileSyncConvKernel {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
-                                             load_inputs, m_coord, n_coord, k_tile_count,
+                                             load_inputs, m_coord, n_coord, k_begin, k_tile_count,
                                              shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage);
         mainloop_pipe_producer_state.advance(k_tile_count);
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
@@ -358,6 +431,13 @@ class TileSyncConvKernel {
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      if (parts > 1) {
+        const int rowsInTile = get<0>(params.epilogue_shape) - m_coord * int(size<0>(TileShape{}));
+        if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
+                sync.split, linearIndex(ticket.tile, sync.stage.grid), unit.part, parts, accumulators,
+                mma_thread_idx, shared_storage.lastArrival, rowsInTile, ArrivalCounting::LastResets))
+          return;  // another part of this tile arrives later and finishes it
+      }
       auto blk_coord = make_coord(m_coord, n_coord, _, 0);
       CUSYNC_CONV_DELAY(ticket.tile.x * 31u + ticket.tile.y * 131u + std::uint32_t(mma_thread_idx));
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
