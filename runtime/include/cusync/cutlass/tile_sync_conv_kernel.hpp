@@ -321,12 +321,12 @@ class TileSyncConvKernel {
     if (parts > 1 && (args.sync.split.partials == nullptr || args.sync.split.arrivals == nullptr))
       return "split-K needs partial and arrival buffers";
     const ConvReduction reduction = reductionOf(problem);
-    if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
-      return "the k-block waits need input channels that are a multiple of TileK";
     if (parts > reduction.kBlocks()) return "more split-K parts than k-blocks (C / TileK * filter^2)";
     if (std::uint64_t(stage.grid.tileCount()) * parts > 0x7fffffffu) return "too many work units for one launch";
     const ProducedActivation<InputPolicy>& produced = args.sync.activation;
     if (produced.input.producerSemaphores == nullptr) return nullptr;
+    if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
+      return "the k-block waits need input channels that are a multiple of TileK";
     const ConvHalo& halo = produced.halo;
     if (!halo.supported()) return "only 1x1 and 3x3 filters with stride 1 or 2 have a halo (conv_halo.h)";
     if (int(halo.outputHeight) != problem.shape_C[1] || int(halo.outputWidth) != problem.shape_C[2])
