@@ -18,9 +18,12 @@ import csv
 import sys
 from collections import OrderedDict, defaultdict
 
-VARIANTS = ["StreamSync", "TileSync", "RowSync", "TileSync-PDL", "RowSync-PDL", "CUTLASS-stock",
-            "CUTLASS-stock-PDL"]
-CUSYNC = ["TileSync", "RowSync", "TileSync-PDL", "RowSync-PDL"]  # tile-synchronized, the hooked kernels
+VARIANTS = ["StreamSync", "TileSync", "RowSync", "TileSync-PDL", "RowSync-PDL", "TileSync-W", "RowSync-W",
+            "CUTLASS-stock", "CUTLASS-stock-PDL"]
+# Tile-synchronized, the hooked kernels. -W (no wait-kernel) rows exist only where every block of a chain fits in one
+# wave; elsewhere, and in CSVs from before them, they are "n/a" or absent. A configuration may carry a split-K
+# suffix ("64x64x64_s4_b1_k8+8"): it is searched like any other configuration.
+CUSYNC = ["TileSync", "RowSync", "TileSync-PDL", "RowSync-PDL", "TileSync-W", "RowSync-W"]
 STOCK = ["CUTLASS-stock", "CUTLASS-stock-PDL"]  # CUTLASS's own kernels; CSVs from before them have neither
 
 
@@ -84,6 +87,9 @@ def summarize(conv_rows, torch_rows, tflops, gbps):
             us = float(row["median_us"])
             if row["passed"] != "1":
                 flags[variant] = "FAILED" if not row["skipped"] else (flags[variant] or "refused")
+                continue
+            if row["skipped"].startswith("not applicable"):
+                flags[variant] = flags[variant] or "n/a"
                 continue
             if us > 0 and (variant not in best or us < float(best[variant]["median_us"])):
                 best[variant] = row

@@ -136,6 +136,27 @@ class SummarizeConvTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertAlmostEqual(float(summary[0]["speedup_vs_cudnn"]), 2.0)
 
+    def test_w_variant_and_split_configurations(self):
+        rows = [conv_row("StreamSync", "64x64x64_s4_b1", 12.0), conv_row("StreamSync", "64x64x64_s4_b1_k8+8", 9.0),
+                conv_row("TileSync-W", "64x64x64_s4_b1", 8.0), conv_row("RowSync-W", "64x64x64_s4_b1_k8+8", 6.0),
+                conv_row("TileSync-W", "64x64x64_s4_b1_k16+16", 0, skipped="not applicable: 600 blocks, 132 slots")]
+        result, summary = self.run_script(rows)
+        self.assertEqual(result.returncode, 0, result.stderr)  # a W chain that does not apply is not a failure
+        row = summary[0]
+        self.assertEqual(row["StreamSync_config"], "64x64x64_s4_b1_k8+8")  # a split is searched as a configuration
+        self.assertEqual(row["best_cusync"], "RowSync-W")
+        self.assertAlmostEqual(float(row["speedup_vs_streamsync"]), 1.5)
+        self.assertEqual(float(row["TileSync-W_us"]), 8.0)
+        self.assertIn("**6.0 (64x64x64_s4_b1_k8+8)**", result.stdout)
+
+    def test_w_variant_that_never_applies_is_marked_n_a(self):
+        rows = [conv_row("StreamSync", "64x64x64_s4_b1", 12.0),
+                conv_row("RowSync-W", "64x64x64_s4_b1", 0, skipped="not applicable: 300 blocks, 132 slots")]
+        result, summary = self.run_script(rows)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(summary[0]["RowSync-W_us"], "n/a")
+        self.assertEqual(summary[0]["best_cusync"], "")
+
     def test_missing_columns_and_files_are_refused(self):
         write(self.path("bad.csv"), [{"model": "resnet"}], ["model"])
         result = subprocess.run([sys.executable, SCRIPT, self.path("bad.csv")], capture_output=True, text=True)

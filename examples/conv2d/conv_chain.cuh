@@ -10,6 +10,12 @@
 //    behind the wait-kernel on its producer (the runtime's ChainExecutor, StageOrdering::WaitKernel). The wait-kernel returns once every block of the producer's launch has
 //    started, so a consumer block that spins waits for running or finished blocks; by induction over the stages
 //    (stage 0 waits for nothing) every stage finishes.
+//  * avoid wait-kernel (TileSync-W, RowSync-W): the wait-kernel ordering's streams without wait-kernels (the
+//    executor's NoOrdering), only when every block of every stage fits in the GPU's slots at once
+//    (convChainFitsOneWave): every block is then resident whatever order the streams start in, so a spinning block
+//    waits for resident or finished blocks. Otherwise the chain is not applicable and is not enqueued.
+//  * split-K (parts > 1 per stage): a part never waits for another part (the last arrival reduces), so the
+//    orderings' arguments hold with work units for tiles; the wait-kernel counts the producer's work units.
 //  * programmatic dependent launch: one stream in stage order; every stage a later launch follows triggers at its
 //    block start, every stage after the first is launched programmatically, so stage s starts only once every block
 //    of stage s - 1 is resident or done, hence (by induction) every block of every earlier stage, and it waits only
@@ -32,6 +38,7 @@
 #include "conv2d_3x3.h"  // policies generated and proven by cusyncgen from examples/conv2d/conv2d_3x3.dep
 #include "conv_models.h"
 #include "conv_registry.h"
+#include "conv_split.h"
 #include "conv_variants.h"
 #include "cusync/cusync.cuh"
 
@@ -166,25 +173,74 @@ class ConvChainBuffers {
   std::vector<std::unique_ptr<ConvStageBuffers>> stages_;
 };
 
+// The split-K buffers of one stage (tile_sync_conv_kernel.hpp): fp32 partials and one arrival counter per tile,
+// zeroed once (the kernel's last arrival resets it), allocated only when the stage is split.
+struct ConvSplitBuffers {
+  std::unique_ptr<DeviceBuffer<float>> partials;
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
+  ConvSplitBuffers(Stage& stage, const ConvKernelEntry& kernel, std::uint32_t parts) {
+    stage.setBlocksPerTile(parts);
+    if (parts <= 1) return;
+    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts *
+                                                     std::size_t(kernel.tileM) * std::size_t(kernel.tileN));
+    arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
+    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+  }
+};
+
+// K-blocks of a stage's implicit GEMM on `kernel`: C / TileK channel blocks per filter tap.
+inline std::uint32_t convKBlocks(const ConvLayerShape& shape, const ConvKernelEntry& kernel) {
+  return std::uint32_t((shape.inChannels + kernel.tileK - 1) / kernel.tileK * shape.filter * shape.filter);
+}
+
+// The parts per stage of `target` for a chain on `kernel` with `slots` resident blocks (conv_split.h).
+inline std::vector<std::uint32_t> convSplitPlan(const ConvChainBuffers& buffers, const ConvKernelEntry& kernel,
+                                                std::uint32_t slots, ConvSplitTarget target) {
+  std::vector<std::uint32_t> parts;
+  for (std::size_t s = 0; s < buffers.stageCount(); ++s) {
+    const ConvLayerShape& shape = buffers.stage(s).shape;
+    parts.push_back(convSplitParts(kernel.tileGrid(shape).tileCount(), slots, convKBlocks(shape, kernel), target));
+  }
+  return parts;
+}
+
 // The runtime's ordering of a variant's stages (chain_executor.cuh; the orderings at the top of this file).
 inline StageOrdering stageOrderingOf(ConvVariant variant) {
   if (programmaticLaunch(variant)) return StageOrdering::ProgrammaticLaunch;
+  if (avoidsWaitKernel(variant)) return StageOrdering::NoOrdering;
   return tileSynchronized(variant) ? StageOrdering::WaitKernel : StageOrdering::StreamOrder;
 }
 
-// A chain of one variant on one tile configuration, with the stages it synchronizes through (fresh per chain: their
-// counters and semaphores count launches from zero). Enqueued by the runtime's chain executor; stays where it was
-// built (the executor holds its stages' addresses).
+// A chain of one variant on one tile configuration, split `parts[s]` ways along K in stage s (empty: unsplit), with
+// the stages it synchronizes through (fresh per chain: their counters and semaphores count launches from zero).
+// Enqueued by the runtime's chain executor; stays where it was built (the executor holds its stages' addresses).
+// `slots` (SMs x resident blocks per SM) decides whether a W variant applies.
 class ConvChain {
  public:
-  ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers)
+  ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers,
+            std::vector<std::uint32_t> parts = {}, std::uint32_t slots = 0)
       : kernel_(kernel), variant_(variant), buffers_(buffers), executor_(stageOrderingOf(variant)) {
     const ConvChainSpec& spec = buffers.spec();
     if (kernel.policy != convKernelPolicyOf(variant))
       throw Error("ConvChain: " + kernel.name + " is not the kernel of " + convVariantName(variant));
+    if (parts.empty()) parts.assign(spec.stages.size(), 1u);
+    if (parts.size() != spec.stages.size()) throw Error("ConvChain: one split per stage");
+    stages_.reserve(spec.stages.size());  // the executor and the split buffers hold stage addresses
     for (std::size_t s = 0; s < spec.stages.size(); ++s)
       stages_.emplace_back("conv" + std::to_string(s) + " " + spec.stages[s].name,
                            kernel.tileGrid(buffers.stage(s).shape));
+    std::vector<std::uint32_t> blocks;
+    for (std::size_t s = 0; s < stages_.size(); ++s) {
+      splits_.push_back(std::make_unique<ConvSplitBuffers>(stages_[s], kernel, parts[s]));
+      blocks.push_back(stages_[s].blocksPerLaunch());
+    }
+    parts_ = parts;
+    if (avoidsWaitKernel(variant) && !convChainFitsOneWave(blocks, slots)) {
+      std::uint64_t total = 0;
+      for (std::uint32_t b : blocks) total += b;
+      notApplicable_ = "not every block fits in one wave (" + std::to_string(total) + " blocks, " +
+                       std::to_string(slots) + " slots)";
+    }
     producerSemaphores_.assign(spec.stages.size(), nullptr);
     if (tileSynchronized(variant)) {
       if (convPolicyOf(variant) == ConvPolicyKind::TileSync) synchronize<ConvTileSyncPolicy>();
@@ -204,6 +260,11 @@ class ConvChain {
   ConvChain(const ConvChain&) = delete;
   ConvChain& operator=(const ConvChain&) = delete;
 
+  // Why this chain does not apply (a W variant whose blocks do not all fit at once), or empty: such a chain is
+  // neither run nor a failure.
+  const std::string& notApplicable() const { return notApplicable_; }
+  const std::vector<std::uint32_t>& parts() const { return parts_; }
+
   // Empty when every launch is implementable.
   std::string whyNotImplementable() const {
     for (std::size_t s = 0; s < stages_.size(); ++s) {
@@ -215,7 +276,10 @@ class ConvChain {
 
   GridShape grid(std::size_t s) const { return stages_[s].grid(); }
 
-  void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
+  void enqueue(cudaStream_t stream) const {
+    if (!notApplicable_.empty()) throw Error("ConvChain: " + convVariantName(variant_) + " " + notApplicable_);
+    executor_.enqueueIteration(stream);
+  }
 
  private:
   // Every stage another reads posts under Policy; every reader waits on its producer under it.
@@ -250,6 +314,11 @@ class ConvChain {
       a.producerSemaphores = producerSemaphores_[s];
       a.producerGrid = stages_[producer].grid();
       a.producerTileM = std::uint32_t(kernel_.tileM);
+      a.producerTileN = std::uint32_t(kernel_.tileN);
+    }
+    if (splits_[s]->partials) {
+      a.splitPartials = splits_[s]->partials->get();
+      a.splitArrivals = splits_[s]->arrivals->get();
     }
     return a;
   }
@@ -258,6 +327,9 @@ class ConvChain {
   ConvVariant variant_;
   ConvChainBuffers& buffers_;
   std::vector<Stage> stages_;
+  std::vector<std::unique_ptr<ConvSplitBuffers>> splits_;
+  std::vector<std::uint32_t> parts_;
+  std::string notApplicable_;
   std::vector<const std::uint32_t*> producerSemaphores_;
   ChainExecutor executor_;
 };

@@ -40,11 +40,14 @@ struct Result {
   unsigned long long nonFinite = 0;  // over every stage
   double microseconds = 0;          // 0: not timed
   std::string skipped;              // why the chain was not run, or empty
+  std::string notApplicable;        // a W variant whose blocks do not all fit at once: not run, not failed
   std::vector<std::uint32_t> tiles; // per stage
   int blocksPerSm = 0, multiprocessors = 0;
   double flops = 0, bytes = 0, floorMicroseconds = 0;
   // A chain the kernel refuses fails too: every layer of this example is meant to run.
-  bool passed() const { return skipped.empty() && nonFinite == 0 && relativeError <= kRelativeErrorBound; }
+  bool passed() const {
+    return !notApplicable.empty() || (skipped.empty() && nonFinite == 0 && relativeError <= kRelativeErrorBound);
+  }
   double waves(std::size_t s) const { return double(tiles[s]) / (double(multiprocessors) * blocksPerSm); }
 };
 
@@ -73,11 +76,16 @@ void compareStages(const ConvChainBuffers& buffers, Result& r) {
 }
 
 Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVariant variant,
-                ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options) {
-  Result r{&spec, buffers.batch(), convConfigOf(kernel), convVariantName(variant)};
-  ConvChain chain(kernel, variant, buffers);
-  for (std::size_t s = 0; s < buffers.stageCount(); ++s) r.tiles.push_back(chain.grid(s).tileCount());
+                ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options,
+                const std::vector<std::uint32_t>& parts, std::uint32_t slots) {
+  Result r{&spec, buffers.batch(), convConfigOf(kernel) + convSplitLabel(parts), convVariantName(variant)};
+  ConvChain chain(kernel, variant, buffers, parts, slots);
+  // Work units per stage (tiles x parts): what fills the waves.
+  for (std::size_t s = 0; s < buffers.stageCount(); ++s)
+    r.tiles.push_back(chain.grid(s).tileCount() * (parts.empty() ? 1u : parts[s]));
   r.blocksPerSm = kernel.blocksPerSm();
+  r.notApplicable = chain.notApplicable();
+  if (!r.notApplicable.empty()) return r;
   r.skipped = chain.whyNotImplementable();
   if (!r.skipped.empty()) return r;
   buffers.poisonOutputs(stream);
@@ -112,7 +120,7 @@ void writeCsv(const std::string& path, const std::vector<Result>& results, const
   csv << "model,layer,size,channels,stages,batch,config,variant,passed,skipped,max_rel_err,nonfinite,median_us,"
          "tiles,waves,blocks_per_sm,sms,flops,bytes,floor_us,gemm_tflops,read_gbs\n";
   for (const Result& r : results) {
-    std::string skipped = r.skipped;
+    std::string skipped = r.notApplicable.empty() ? r.skipped : "not applicable: " + r.notApplicable;
     for (char& c : skipped)
       if (c == '"' || c == ',') c = ';';
     csv << r.chain->model << "," << r.chain->label() << "," << r.chain->width << "," << r.chain->channels << ","
@@ -150,12 +158,13 @@ bool printTable(const std::vector<Result>& results, const ConvOptions& options) 
     const Result* base = best("StreamSync");
     for (ConvVariant v : options.variants) {
       const std::string name = convVariantName(v);
-      bool failed = false, refused = false, ok = false;
+      bool failed = false, refused = false, ok = false, inapplicable = false;
       for (std::size_t j = i; j < end; ++j)
         if (results[j].variant == name) {
           failed = failed || (results[j].skipped.empty() && !results[j].passed());
           refused = refused || !results[j].skipped.empty();
-          ok = ok || results[j].passed();
+          inapplicable = inapplicable || !results[j].notApplicable.empty();
+          ok = ok || (results[j].passed() && results[j].notApplicable.empty());
         }
       char cell[64];
       const Result* b = best(name);
@@ -164,6 +173,7 @@ bool printTable(const std::vector<Result>& results, const ConvOptions& options) 
                                         base->microseconds / b->microseconds, b->config.c_str());
       else if (b) std::snprintf(cell, sizeof(cell), "%.1f %s", b->microseconds, b->config.c_str());
       else if (ok) std::snprintf(cell, sizeof(cell), "ok");
+      else if (inapplicable && !refused) std::snprintf(cell, sizeof(cell), "n/a");
       else std::snprintf(cell, sizeof(cell), refused ? "refused" : "-");
       std::printf(" %-27s", cell);
     }
@@ -172,6 +182,25 @@ bool printTable(const std::vector<Result>& results, const ConvOptions& options) 
   }
   std::printf("%s\n", allPassed ? "all checks passed" : "SOME CHECKS FAILED");
   return allPassed;
+}
+
+// The distinct parts-per-stage plans of the split targets asked for, on `config` (the hooked TileSync entry's tiles
+// and occupancy; every policy of a configuration has the same): unsplit first when asked for, a target that splits
+// nothing or repeats an earlier plan left out.
+std::vector<std::vector<std::uint32_t>> splitPlans(const ConvChainBuffers& buffers, const std::string& config,
+                                                   const ConvOptions& options, const cudaDeviceProp& properties) {
+  const ConvKernelEntry& kernel = *findConvEntry(config, ConvPolicyKind::TileSync);
+  const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
+  std::vector<std::vector<std::uint32_t>> plans;
+  for (ConvSplitTarget target : options.splits) {
+    const std::vector<std::uint32_t> parts = convSplitPlan(buffers, kernel, slots, target);
+    if (target != ConvSplitTarget::None && convSplitLabel(parts).empty()) continue;
+    bool seen = false;
+    for (const auto& plan : plans) seen = seen || plan == parts;
+    if (!seen) plans.push_back(parts);
+  }
+  if (plans.empty()) plans.push_back(std::vector<std::uint32_t>(buffers.stageCount(), 1u));  // nothing to split
+  return plans;
 }
 
 }  // namespace
@@ -224,21 +253,26 @@ int main(int argc, char** argv) {
     for (int batch : options.batches) {
       ConvChainBuffers buffers(chain, batch, seed, stream);
       for (const std::string& config : configs)
-        for (ConvVariant variant : options.variants) {
-          const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
-          Result r = runChain(chain, kernel, variant, buffers, stream, options);
-          r.multiprocessors = properties.multiProcessorCount;
-          countWork(chain, batch, r);
-          r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);
-          std::printf("%-10s %-10s B=%-2d %-16s %-13s %s", chain.model.c_str(), chain.label().c_str(), batch,
-                      config.c_str(), r.variant.c_str(), r.passed() ? "ok" : "FAILED");
-          if (!r.skipped.empty()) std::printf(" (refused: %s)", r.skipped.c_str());
-          else std::printf(" err %.2e nonfinite %llu waves %s", r.relativeError, r.nonFinite, joined(r, true).c_str());
-          if (r.microseconds > 0) std::printf(" %.1f us", r.microseconds);
-          std::printf("\n");
-          std::fflush(stdout);
-          results.push_back(r);
-        }
+        for (const std::vector<std::uint32_t>& parts : splitPlans(buffers, config, options, properties))
+          for (ConvVariant variant : options.variants) {
+            const bool split = !convSplitLabel(parts).empty();
+            if (split && cutlassStock(variant)) continue;  // CUTLASS's stock kernel runs unsplit only
+            const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
+            const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
+            Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots);
+            r.multiprocessors = properties.multiProcessorCount;
+            countWork(chain, batch, r);
+            r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);
+            std::printf("%-10s %-10s B=%-2d %-16s %-13s %s", chain.model.c_str(), chain.label().c_str(), batch,
+                        r.config.c_str(), r.variant.c_str(), r.passed() ? "ok" : "FAILED");
+            if (!r.notApplicable.empty()) std::printf(" (n/a: %s)", r.notApplicable.c_str());
+            else if (!r.skipped.empty()) std::printf(" (refused: %s)", r.skipped.c_str());
+            else std::printf(" err %.2e nonfinite %llu waves %s", r.relativeError, r.nonFinite, joined(r, true).c_str());
+            if (r.microseconds > 0) std::printf(" %.1f us", r.microseconds);
+            std::printf("\n");
+            std::fflush(stdout);
+            results.push_back(r);
+          }
     }
 
   if (!options.csv.empty()) writeCsv(options.csv, results, ceilings);

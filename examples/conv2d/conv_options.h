@@ -11,6 +11,7 @@
 
 #include "common/command_line_numbers.h"
 #include "conv_models.h"
+#include "conv_split.h"
 #include "conv_variants.h"
 
 namespace cusync::examples {
@@ -22,8 +23,11 @@ struct ConvOptions {
   std::vector<ConvChainSpec> chains;  // the selected layers of the selected models, in that order
   std::vector<std::string> configs;   // empty: every configuration built
   std::vector<ConvVariant> variants = {ConvVariant::StreamSync,  ConvVariant::TileSync,   ConvVariant::RowSync,
-                                       ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl, ConvVariant::CutlassStock,
+                                       ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl, ConvVariant::TileSyncW,
+                                       ConvVariant::RowSyncW,    ConvVariant::CutlassStock,
                                        ConvVariant::CutlassStockPdl};
+  // Split-K targets tried per configuration (conv_split.h); the hooked variants only (CUTLASS-stock: none).
+  std::vector<ConvSplitTarget> splits = {ConvSplitTarget::None, ConvSplitTarget::HalfWave, ConvSplitTarget::OneWave};
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
@@ -45,9 +49,15 @@ inline void printConvUsage() {
       "  --batch LIST       batch sizes, 1 to 32 (default 1,2,4,8,16,32)\n"
       "  --configs LIST     tile configurations, e.g. 64x64x64_s4_b1 (default: every one built; the table\n"
       "                     reports each variant's best)\n"
-      "  --variants LIST    StreamSync,TileSync,RowSync,TileSync-PDL,RowSync-PDL,CUTLASS-stock,\n"
-      "                     CUTLASS-stock-PDL (default all; CUTLASS-stock: CUTLASS's own sm90 convolution of\n"
-      "                     the same configuration, stages back to back on one stream, -PDL with its PDL)\n"
+      "  --variants LIST    StreamSync,TileSync,RowSync,TileSync-PDL,RowSync-PDL,TileSync-W,RowSync-W,\n"
+      "                     CUTLASS-stock,CUTLASS-stock-PDL (default all; -W: no wait-kernels, only where every\n"
+      "                     block of the chain fits in one wave, else reported n/a; CUTLASS-stock: CUTLASS's own\n"
+      "                     sm90 convolution of the same configuration, stages back to back on one stream, -PDL\n"
+      "                     with its PDL)\n"
+      "  --splits LIST      split-K targets of the hooked variants: none, half, wave, 2waves (each stage split\n"
+      "                     into the most parts whose work units fit in that many waves, at least 4 k-blocks a\n"
+      "                     part; a target that splits nothing, or as another did, is not run again); a split\n"
+      "                     chain is its own configuration, e.g. 64x64x64_s4_b1_k8+8 (default none,half,wave)\n"
       "  --check-only       check every variant, time nothing\n"
       "  --no-ceilings      do not measure the GEMM rate and read bandwidth (the floor is then 0)\n"
       "  --repetitions N    chains per CUDA graph (default 10)\n"
@@ -94,6 +104,14 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
         for (const auto& [variant, name] : convVariantNames())
           if (name == word) options.variants.push_back(variant), found = true;
         if (!found) exitWithUsageError(program, "--variants: unknown variant '" + word + "'");
+      }
+    } else if (arg == "--splits" || arg == "--split") {
+      options.splits.clear();
+      for (const std::string& word : wordListArgument(program, arg, value())) {
+        bool found = false;
+        for (const auto& [target, name] : convSplitTargetNames())
+          if (name == word) options.splits.push_back(target), found = true;
+        if (!found) exitWithUsageError(program, arg + ": unknown split target '" + word + "' (none, half, wave, 2waves)");
       }
     } else if (arg == "--check-only") {
       options.checkOnly = true;

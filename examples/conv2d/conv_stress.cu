@@ -1,6 +1,8 @@
 // Stress test of the tile-synchronized convolution chains (ctest label gpu): every model's chain shape (2 and 4
 // 3x3 stages, the bottleneck's 1x1 -> 3x3 -> 1x1, the stride-2 block with two readers of one stage) under every
-// synchronized variant (TileSync and RowSync, wait-kernel and programmatic launch), on kernels built with a
+// synchronized variant (TileSync and RowSync, wait-kernel, programmatic launch and, where every block fits in one
+// wave, no wait-kernel at all), each unsplit and split along K (the parts that fill one wave, conv_split.h; the
+// arrival counters are never reset between graph replays), on kernels built with a
 // pseudo-random delay of up to CUSYNC_CONV_DELAY_NS in every tile (before the halo wait, and before the epilogue's
 // stores: tile_sync_conv_kernel.hpp's compile-time hook, never built into the example or a benchmark). Each chain
 // execution inside a CUDA graph is preceded by poisoning every stage's output with NaN and followed by an
@@ -106,9 +108,11 @@ int main(int argc, char** argv) {
   if (configs.empty()) throw Error("conv2d_chain_stress: no convolution built");
   const std::string config = configs.front();
 
-  const std::vector<ConvVariant> variants = {ConvVariant::TileSync, ConvVariant::RowSync, ConvVariant::TileSyncPdl,
-                                             ConvVariant::RowSyncPdl};
-  const long long runs = (long long)(kCases.size() * variants.size());
+  const std::vector<ConvVariant> variants = {ConvVariant::TileSync,    ConvVariant::RowSync,
+                                             ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl,
+                                             ConvVariant::TileSyncW,   ConvVariant::RowSyncW};
+  const std::vector<ConvSplitTarget> splits = {ConvSplitTarget::None, ConvSplitTarget::OneWave};
+  const long long runs = (long long)(kCases.size() * variants.size() * splits.size());
   const int perGraph = 20;
   const long long replays = std::max(1LL, (executions + runs * perGraph - 1) / (runs * perGraph));
 
@@ -125,10 +129,21 @@ int main(int argc, char** argv) {
   for (const Case& c : kCases) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);
+    for (ConvSplitTarget split : splits)
     for (ConvVariant variant : variants) {
-      const ConvChain chain(*findConvEntry(config, convKernelPolicyOf(variant)), variant, buffers);
+      const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
+      const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
+      const std::vector<std::uint32_t> parts = convSplitPlan(buffers, kernel, slots, split);
+      if (split != ConvSplitTarget::None && convSplitLabel(parts).empty()) continue;  // nothing to split
+      const ConvChain chain(kernel, variant, buffers, parts, slots);
+      const std::string label = convVariantName(variant) + convSplitLabel(parts);
+      if (!chain.notApplicable().empty()) {
+        std::printf("%-10s %-10s B=%d %-20s n/a: %s\n", spec.model.c_str(), spec.label().c_str(), c.batch,
+                    label.c_str(), chain.notApplicable().c_str());
+        continue;
+      }
       if (const std::string why = chain.whyNotImplementable(); !why.empty())
-        throw Error("conv2d_chain_stress: " + spec.model + " " + spec.label() + " refused: " + why);
+        throw Error("conv2d_chain_stress: " + spec.model + " " + spec.label() + " " + label + " refused: " + why);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(bad.get(), 0, bad.bytes(), stream));
       cudaGraph_t graph = nullptr;
       CUSYNC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
@@ -154,8 +169,8 @@ int main(int argc, char** argv) {
       const long long count = replays * perGraph;
       done += count;
       wrong += mismatches ? 1 : 0;
-      std::printf("%-10s %-10s B=%d %-13s %lld executions: %s (%llu wrong elements)\n", spec.model.c_str(),
-                  spec.label().c_str(), c.batch, convVariantName(variant).c_str(), count,
+      std::printf("%-10s %-10s B=%d %-20s %lld executions: %s (%llu wrong elements)\n", spec.model.c_str(),
+                  spec.label().c_str(), c.batch, label.c_str(), count,
                   mismatches ? "FAILED" : "ok", mismatches);
       std::fflush(stdout);
     }
