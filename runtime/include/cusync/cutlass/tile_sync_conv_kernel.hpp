@@ -28,7 +28,6 @@
 
 #include <cute/tensor.hpp>
 #include <cutlass/arch/barrier.h>
-#include <cutlass/arch/reg_reconfig.h>
 // The conv builders use KernelHardwareInfo without including it (CUTLASS 4.2).
 #include <cutlass/kernel_hardware_info.hpp>
 #include <cutlass/conv/collective/collective_builder.hpp>
@@ -39,6 +38,7 @@
 #include "cusync/conv_halo.h"
 #include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
+#include "cusync/producer_range_wait.cuh"
 #include "cusync/stage_view.cuh"
 
 // Stress testing (examples/conv2d/conv_stress.cu): a compile-time hook that delays each tile by a pseudo-random
@@ -99,6 +99,7 @@ struct KBlockWaiter {
   ProducerTiling producer;
   ProducerTileRect satisfied;
   std::uint32_t tap = 0, channelBlock = 0;  // of the next k-block
+  bool wholeHaloPosted = false;  // every producer tile the whole output tile reads was posted when the unit began
 
   CUTLASS_DEVICE KBlockWaiter(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
                               std::uint32_t tileM, int kBegin) {
@@ -109,12 +110,36 @@ struct KBlockWaiter {
     const std::uint32_t channelBlocks = produced.reduction.channelBlocks();
     tap = std::uint32_t(kBegin) / channelBlocks;
     channelBlock = std::uint32_t(kBegin) % channelBlocks;
+    wholeHaloPosted = pollWholeHalo(produced, ticket, tileM);
+  }
+
+  // One look, without waiting, at every producer tile of the output tile's halo (all its pixel tiles and channel
+  // tiles, a superset of what this unit's k-range reads). When the producer is ahead, as it is for most consumer
+  // tiles of an overlapped chain, that is all: the k-blocks are then issued with no per-k-block work, which matters
+  // because one thread's issue rate bounds these kernels at one tile per SM (see loadSynchronized).
+  CUTLASS_DEVICE static bool pollWholeHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                                           std::uint32_t tileM) {
+    const GridShape grid = produced.input.producerGrid;
+    const PixelTileRange rows =
+        producerPixelTilesRead(produced.halo, ticket.tile.y, tileM, produced.producerTileM, grid.y);
+    for (std::uint32_t y = rows.first; y <= rows.last; ++y)
+      for (std::uint32_t x = 0; x < grid.x; ++x) {
+        const TileCoord t{x, y, ticket.tile.z};
+        const std::uint32_t target = InputPolicy::value(t, grid) * (ticket.iteration + 1u);
+        if (!detail::reached(detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid)),
+                             target))
+          return false;
+      }
+    // The acquire of the relaxed reads, then the proxy fence the TMA loads of the posted tiles need.
+    detail::fenceAcquireRelease();
+    fenceProxyAsyncGlobal();
+    return true;
   }
 
   // Waits for what the next k-block reads, then moves on to the one after it.
   CUTLASS_DEVICE void waitForNextKBlock(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
                                         StageView const& consumer) {
-    if (!produced.input.synchronized()) return;
+    if (!produced.input.synchronized() || wholeHaloPosted) return;
     const ProducerTileRect rect =
         producerTilesReadByTap(produced.halo, produced.reduction, tap, channelBlock, pixels, producer);
     if (++channelBlock == produced.reduction.channelBlocks()) channelBlock = 0, ++tap;
@@ -174,13 +199,21 @@ struct TileSyncConvMainloop : BaseMainloop {
     Tensor tBsB = block_tma_b.partition_D(sB);                                     // (TMA,TMA_N,TMA_K,PIPE)
     using BarrierType = typename MainloopPipeline::ProducerBarrierType;
 
+    // The k-blocks are walked with coordinate iterators, as CUTLASS's conv collective does: the reduction mode is
+    // hierarchical (channel blocks, filter columns, filter rows), and indexing it with a linear k costs the one
+    // issuing thread several integer divisions per k-block. Measured on the H100: that made the issue rate, not
+    // the memory system, the limit at one block per SM (the 7x7x512 chain took 45.7 us against CUTLASS's 27.6).
+    auto kIterator = [&] { return make_coord_iterator(idx2crd(k_begin, shape<3>(tAgA)), shape<3>(tAgA)); };
+    auto k_iter_a = kIterator();
+    auto k_iter_b = kIterator();
     const int prologue = min(k_tile_count, Stages);
     PipelineState a_write = smem_pipe_write;
     for (int k = 0; k < prologue; ++k) {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k_begin + k),
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_iter_b),
            tBsB(_, _, _, smem_pipe_write.index()));
+      ++k_iter_b;
       ++smem_pipe_write;
     }
 
@@ -188,8 +221,9 @@ struct TileSyncConvMainloop : BaseMainloop {
     KBlockWaiter<InputPolicy> waiter(produced, ticket, kTileM, k_begin);
     for (int k = 0; k < prologue; ++k) {
       waiter.waitForNextKBlock(produced, ticket, consumer);
-      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, k_begin + k),
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, *k_iter_a),
            tAsA(_, _, _, a_write.index()));
+      ++k_iter_a;
       ++a_write;
     }
     CUTLASS_PRAGMA_NO_UNROLL
@@ -198,8 +232,10 @@ struct TileSyncConvMainloop : BaseMainloop {
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();
       waiter.waitForNextKBlock(produced, ticket, consumer);
-      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, k_begin + k), tAsA(_, _, _, stage));
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, k_begin + k), tBsB(_, _, _, stage));
+      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_iter_a), tAsA(_, _, _, stage));
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_iter_b), tBsB(_, _, _, stage));
+      ++k_iter_a;
+      ++k_iter_b;
       ++smem_pipe_write;
     }
   }
@@ -231,11 +267,10 @@ class TileSyncConvKernel {
   static constexpr std::uint32_t NumLoadWarpGroups = 1;
   static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
   static constexpr std::uint32_t MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup;
-  static constexpr std::uint32_t LoadRegisterRequirement = MinBlocksPerSm == 1 ? 40 : 32;
-  static constexpr std::uint32_t MmaRegisterRequirement =
-      MinBlocksPerSm == 1 ? 232
-                          : ((65536 / MinBlocksPerSm - LoadRegisterRequirement * cutlass::NumThreadsPerWarpGroup) /
-                             NumMmaThreads) / 8 * 8;
+  // No register reconfiguration (setmaxnreg), as in CUTLASS's own one-math-warp-group kernel: moving registers from
+  // the load warp group to the math warp group pins the kernel at the 232 registers per thread it then asks for, one
+  // block per SM. Measured on the H100 (resnet, 64x64x64 s4): without it 3 blocks fit per SM and the 56x56 chain at
+  // B = 32 went from 128.0 to 68.4 us (CUTLASS stock: 59.6).
 
   // As in the GEMM: mainloop and epilogue shared memory are a union, safe only because no C is loaded.
   static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>,
@@ -415,7 +450,6 @@ class TileSyncConvKernel {
     const int n_coord = int(ticket.tile.x);
 
     if (warp_group_role == WarpGroupRole::Producer) {
-      cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, m_coord, n_coord, k_begin, k_tile_count,
@@ -424,7 +458,6 @@ class TileSyncConvKernel {
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       }
     } else {
-      cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
       CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
       auto blk_shape = TileShape{};
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
