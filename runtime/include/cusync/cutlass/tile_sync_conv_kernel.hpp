@@ -126,12 +126,12 @@ struct KBlockWaiter {
       for (std::uint32_t x = 0; x < grid.x; ++x) {
         const TileCoord t{x, y, ticket.tile.z};
         const std::uint32_t target = InputPolicy::value(t, grid) * (ticket.iteration + 1u);
-        if (!detail::reached(detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid)),
+        if (!::cusync::detail::reached(::cusync::detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid)),
                              target))
           return false;
       }
     // The acquire of the relaxed reads, then the proxy fence the TMA loads of the posted tiles need.
-    detail::fenceAcquireRelease();
+    ::cusync::detail::fenceAcquireRelease();
     fenceProxyAsyncGlobal();
     return true;
   }
