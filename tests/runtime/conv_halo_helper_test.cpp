@@ -238,19 +238,3 @@ TEST_CASE("conv halo: a k-block reads one channel tile, and a corner tap of a ti
   REQUIRE(center.channelFirst == 3);
   REQUIRE(center.channelLast == 3);
 }
-
-TEST_CASE("conv halo: a waiter's remembered rectangle grows along one side and is replaced otherwise",
-          "[conv][split]") {
-  using cusync::ProducerTileRect;
-  const ProducerTileRect a{2, 4, 0, 0, false}, b{2, 4, 1, 1, false}, c{3, 5, 0, 1, false}, none{};
-  const ProducerTileRect ab = a.joinedOrReplaced(b);
-  REQUIRE((ab.pixelFirst == 2 && ab.pixelLast == 4 && ab.channelFirst == 0 && ab.channelLast == 1));
-  const ProducerTileRect abc = ab.joinedOrReplaced(c);
-  REQUIRE((abc.pixelFirst == 2 && abc.pixelLast == 5 && abc.channelFirst == 0 && abc.channelLast == 1));
-  const ProducerTileRect ac = a.joinedOrReplaced(c);  // neither side equal: replaced
-  REQUIRE((ac.pixelFirst == 3 && ac.channelLast == 1));
-  REQUIRE(none.joinedOrReplaced(a).contains(a));
-  REQUIRE(a.joinedOrReplaced(none).contains(a));
-  REQUIRE(ab.contains(a));
-  REQUIRE_FALSE(a.contains(ab));
-}

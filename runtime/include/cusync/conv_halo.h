@@ -124,29 +124,6 @@ struct ProducerTileRect {
     return other.empty || (!empty && pixelFirst <= other.pixelFirst && other.pixelLast <= pixelLast &&
                            channelFirst <= other.channelFirst && other.channelLast <= channelLast);
   }
-  // The union when it is a rectangle again (one side equal, the other overlapping or adjacent), else `other`:
-  // what a waiter remembers as satisfied after waiting for `other` (forgetting part of an old rectangle only costs
-  // re-reading semaphores that are already satisfied).
-  CUSYNC_HOST_DEVICE constexpr ProducerTileRect joinedOrReplaced(const ProducerTileRect& other) const {
-    if (empty || contains(other)) return empty ? other : *this;
-    if (other.contains(*this)) return other;
-    const bool samePixels = pixelFirst == other.pixelFirst && pixelLast == other.pixelLast;
-    const bool sameChannels = channelFirst == other.channelFirst && channelLast == other.channelLast;
-    const bool channelsTouch = other.channelFirst <= channelLast + 1 && channelFirst <= other.channelLast + 1;
-    const bool pixelsTouch = other.pixelFirst <= pixelLast + 1 && pixelFirst <= other.pixelLast + 1;
-    ProducerTileRect joined = *this;
-    if (samePixels && channelsTouch) {
-      joined.channelFirst = channelFirst < other.channelFirst ? channelFirst : other.channelFirst;
-      joined.channelLast = channelLast > other.channelLast ? channelLast : other.channelLast;
-      return joined;
-    }
-    if (sameChannels && pixelsTouch) {
-      joined.pixelFirst = pixelFirst < other.pixelFirst ? pixelFirst : other.pixelFirst;
-      joined.pixelLast = pixelLast > other.pixelLast ? pixelLast : other.pixelLast;
-      return joined;
-    }
-    return other;
-  }
 };
 
 // What the k-block rectangles of one consumer pixel tile have in common, computed once per tile (its 64-bit

@@ -89,46 +89,39 @@ struct ConvStageSync {
   SplitKBuffers split;
 };
 
-// Remembers, within one work unit, the producer tiles the load thread has already seen posted, and waits for the
-// rest of each k-block's rectangle (producerTilesReadByTap). Consecutive k-blocks of one tap differ in their channel
-// tiles only and consecutive taps mostly in their pixel tiles, so the remembered rectangle usually grows along one
-// side; otherwise it is replaced, and a tile waited for again costs one acquire load of a satisfied semaphore.
+// The wait of one work unit (a tile, or one split-K part of it): before its first activation load, for every
+// producer tile of the output tile's halo, all channel tiles of producer pixel tiles [lowest(first pixel),
+// highest(last pixel)] / producerTileM (producerPixelTilesRead). That is a superset of what any k-range of the tile
+// reads (producerTilesReadByTap gives the exact set per k-block, tests/runtime/conv_halo_helper_test.cpp checks the
+// inclusion), so the wait is sound for split-K parts too.
+// Why not per k-block: a 3x3 filter's first taps already reach from the row above to the row below, so the first
+// k-block needs nearly the whole halo, while re-checking at every k-block cost the one issuing thread a semaphore
+// round trip whenever the remembered rectangle could not grow (measured on the H100, session call 6: the 7x7x512
+// chain at B = 1 took 58.0 us synchronized against 31.1 us stream-ordered).
+// First a look without waiting: when the producer is ahead, as it is for most consumer tiles of an overlapped chain,
+// the unit then waits for nothing at all.
 template <class InputPolicy>
-struct KBlockWaiter {
-  ConsumerTilePixels pixels;
-  ProducerTiling producer;
-  ProducerTileRect satisfied;
-  std::uint32_t tap = 0, channelBlock = 0;  // of the next k-block
-  bool wholeHaloPosted = false;  // every producer tile the whole output tile reads was posted when the unit began
+struct HaloWaiter {
+  PixelTileRange rows;
+  bool posted = true;  // every producer tile of the halo is known posted (or nothing is synchronized)
 
-  CUTLASS_DEVICE KBlockWaiter(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                              std::uint32_t tileM, int kBegin) {
+  CUTLASS_DEVICE HaloWaiter(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                            std::uint32_t tileM) {
     if (!produced.input.synchronized()) return;
-    pixels = consumerTilePixels(produced.halo, ticket.tile.y, tileM);
-    const GridShape grid = produced.input.producerGrid;
-    producer = ProducerTiling{produced.producerTileM, produced.producerTileN, grid.y, grid.x};
-    const std::uint32_t channelBlocks = produced.reduction.channelBlocks();
-    tap = std::uint32_t(kBegin) / channelBlocks;
-    channelBlock = std::uint32_t(kBegin) % channelBlocks;
-    wholeHaloPosted = pollWholeHalo(produced, ticket, tileM);
+    rows = producerPixelTilesRead(produced.halo, ticket.tile.y, tileM, produced.producerTileM,
+                                  produced.input.producerGrid.y);
+    posted = pollWholeHalo(produced, ticket);
   }
 
-  // One look, without waiting, at every producer tile of the output tile's halo (all its pixel tiles and channel
-  // tiles, a superset of what this unit's k-range reads). When the producer is ahead, as it is for most consumer
-  // tiles of an overlapped chain, that is all: the k-blocks are then issued with no per-k-block work, which matters
-  // because one thread's issue rate bounds these kernels at one tile per SM (see loadSynchronized).
-  CUTLASS_DEVICE static bool pollWholeHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                                           std::uint32_t tileM) {
+  CUTLASS_DEVICE bool pollWholeHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket) const {
     const GridShape grid = produced.input.producerGrid;
-    const PixelTileRange rows =
-        producerPixelTilesRead(produced.halo, ticket.tile.y, tileM, produced.producerTileM, grid.y);
     for (std::uint32_t y = rows.first; y <= rows.last; ++y)
       for (std::uint32_t x = 0; x < grid.x; ++x) {
         const TileCoord t{x, y, ticket.tile.z};
         const std::uint32_t target = InputPolicy::value(t, grid) * (ticket.iteration + 1u);
-        if (!::cusync::detail::reached(::cusync::detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid)),
-                             target))
-          return false;
+        const std::uint32_t seen =
+            ::cusync::detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid));
+        if (!::cusync::detail::reached(seen, target)) return false;
       }
     // The acquire of the relaxed reads, then the proxy fence the TMA loads of the posted tiles need.
     ::cusync::detail::fenceAcquireRelease();
@@ -136,24 +129,19 @@ struct KBlockWaiter {
     return true;
   }
 
-  // Waits for what the next k-block reads, then moves on to the one after it.
-  CUTLASS_DEVICE void waitForNextKBlock(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                                        StageView const& consumer) {
-    if (!produced.input.synchronized() || wholeHaloPosted) return;
-    const ProducerTileRect rect =
-        producerTilesReadByTap(produced.halo, produced.reduction, tap, channelBlock, pixels, producer);
-    if (++channelBlock == produced.reduction.channelBlocks()) channelBlock = 0, ++tap;
-    if (satisfied.contains(rect)) return;
+  // Called before each activation load; waits only before the first.
+  CUTLASS_DEVICE void waitBeforeLoad(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
+                                     StageView const& consumer) {
+    if (posted) return;
     SatisfiedSemaphoreCache<4> seen;  // RowSync: one semaphore per pixel tile, read once
-    for (std::uint32_t y = rect.pixelFirst; y <= rect.pixelLast; ++y)
-      for (std::uint32_t x = rect.channelFirst; x <= rect.channelLast; ++x)
-        if (!satisfied.contains(y, x))
-          waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
-                           ticket.tile);
-    satisfied = satisfied.joinedOrReplaced(rect);
+    for (std::uint32_t y = rows.first; y <= rows.last; ++y)
+      for (std::uint32_t x = 0; x < produced.input.producerGrid.x; ++x)
+        waitThreadCached(produced.input, seen, TileCoord{x, y, ticket.tile.z}, ticket.iteration, consumer,
+                         ticket.tile);
     // The producer's tiles were stored by TMA and posted after a release; this thread's acquire (generic proxy)
     // must be ordered before its TMA loads of them (async proxy).
     fenceProxyAsyncGlobal();
+    posted = true;
   }
 };
 
@@ -174,7 +162,7 @@ struct TileSyncConvMainloop : BaseMainloop {
   // Issues the loads of k-blocks [k_begin, k_begin + k_tile_count) of output tile (m_coord, n_coord) on one
   // elected thread.
   //  * Prologue: B (filter) of the first min(Stages, k_tile_count) k-blocks into the initially free stages.
-  //  * Before each A (activation) load, the wait for the producer tiles that k-block reads (KBlockWaiter).
+  //  * Before the first A (activation) load, the wait for the whole halo of the tile (HaloWaiter).
   //  * A of the prologue's k-blocks, then the steady state (acquire, wait, A, B per k-block). Each stage's barrier
   //    expects A's and B's bytes together (producer_acquire), so the two may land in either order. The acquire of
   //    k-block i needs the math warps to free the stage of k-block i - Stages, whose A was issued in the
@@ -218,9 +206,9 @@ struct TileSyncConvMainloop : BaseMainloop {
     }
 
     CUSYNC_CONV_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
-    KBlockWaiter<InputPolicy> waiter(produced, ticket, kTileM, k_begin);
+    HaloWaiter<InputPolicy> waiter(produced, ticket, kTileM);
     for (int k = 0; k < prologue; ++k) {
-      waiter.waitForNextKBlock(produced, ticket, consumer);
+      waiter.waitBeforeLoad(produced, ticket, consumer);
       copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, *k_iter_a),
            tAsA(_, _, _, a_write.index()));
       ++k_iter_a;
@@ -231,7 +219,7 @@ struct TileSyncConvMainloop : BaseMainloop {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();
-      waiter.waitForNextKBlock(produced, ticket, consumer);
+      waiter.waitBeforeLoad(produced, ticket, consumer);
       copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_iter_a), tAsA(_, _, _, stage));
       copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_iter_b), tBsB(_, _, _, stage));
       ++k_iter_a;
