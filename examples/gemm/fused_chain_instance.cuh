@@ -27,7 +27,7 @@ namespace cusync::examples {
 enum class ChainActivation { Gelu, PairedSwiGlu };
 
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
-          ChainActivation Activation = ChainActivation::Gelu>
+          ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1>
 struct FusedChainInstance {
   static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
@@ -36,7 +36,8 @@ struct FusedChainInstance {
   using LayoutD = cutlass::layout::RowMajor;
   static constexpr int kAlignment = 8;
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
-  using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+  // 2x1: the two blocks of a cluster run vertically adjacent tiles and share each B (weight) tile by multicast.
+  using ClusterShape = cute::Shape<cute::Int<ClusterRows>, cute::_1, cute::_1>;
   using KernelSchedule = std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                                             cutlass::gemm::KernelTmaWarpSpecialized>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
@@ -67,6 +68,28 @@ struct FusedChainInstance {
   static void prepareFunction() { Occupancy::allowSharedMemory(Kernel::SharedStorageSize); }
   static int maxActiveBlocksPerSm() {
     return Occupancy::maxActiveBlocksPerSm(Kernel::MaxThreadsPerBlock, Kernel::SharedStorageSize);
+  }
+  // Clusters of ClusterRows blocks resident at once: an SM pair must come from one GPC, so this can be fewer than
+  // SMs x occupancy / ClusterRows.
+  static int maxActiveClusters() {
+    prepareFunction();
+    cudaLaunchConfig_t config{};
+    int device = 0, sms = 0;
+    CUSYNC_CUDA_CHECK(cudaGetDevice(&device));
+    CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+    config.gridDim = dim3(unsigned(sms / ClusterRows * ClusterRows));
+    config.blockDim = dim3(Kernel::MaxThreadsPerBlock);
+    config.dynamicSmemBytes = Kernel::SharedStorageSize;
+    cudaLaunchAttribute attribute{};
+    attribute.id = cudaLaunchAttributeClusterDimension;
+    attribute.val.clusterDim.x = ClusterRows;
+    attribute.val.clusterDim.y = 1;
+    attribute.val.clusterDim.z = 1;
+    config.attrs = &attribute;
+    config.numAttrs = 1;
+    int clusters = 0;
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveClusters(&clusters, cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, &config));
+    return clusters;
   }
 
   template <class Epi>
@@ -125,16 +148,20 @@ struct FusedChainInstance {
     const auto a = arguments(args);
     if (const char* why = Kernel::why_not_implementable(a)) throw cusync::Error(std::string("cusync fused chain: ") + why);
     const auto params = Kernel::to_underlying_arguments(a);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, dim3(args.queue.persistentBlocks),
-                         dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
-                         cusync::LaunchOrdering::StreamOrder, params);
+    // The queue's drawers are clusters when ClusterRows > 1: ClusterRows blocks each.
+    cusync::launchKernelInClusters(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>,
+                                   dim3(args.queue.persistentBlocks * ClusterRows), dim3(Kernel::MaxThreadsPerBlock),
+                                   Kernel::SharedStorageSize, stream, cusync::LaunchOrdering::StreamOrder,
+                                   unsigned(ClusterRows), params);
   }
 
   static Entry entry() {
     const std::string name = "fused_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" +
-                             std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws");
-    return Entry{name, GemmTileShape{TileM, TileN, TileK}, Stages, Cooperative, &tileGrid,
-                           &maxActiveBlocksPerSm, &whyNotImplementable, &launch};
+                             std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") +
+                             (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string());
+    return Entry{name,          GemmTileShape{TileM, TileN, TileK}, Stages, Cooperative, &tileGrid,
+                 &maxActiveBlocksPerSm, &whyNotImplementable, &launch, ClusterRows,
+                 ClusterRows > 1 ? &maxActiveClusters : nullptr};
   }
 };
 

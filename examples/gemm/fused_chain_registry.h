@@ -66,6 +66,10 @@ struct FusedChainEntryFor {
   // Empty when the launch is valid, else why not (the kernel's own checks).
   std::string (*whyNotImplementable)(const LaunchArgs& args);
   void (*launch)(const LaunchArgs& args, cudaStream_t stream);
+  // Blocks per cluster along M (1: none; 2: the pair shares B through TMA multicast, the queue is drawn per
+  // cluster) and, for clusters, how many clusters can be resident at once (cudaOccupancyMaxActiveClusters).
+  int clusterRows = 1;
+  int (*maxActiveClusters)() = nullptr;
 };
 
 // The GPT-3 (GELU) chain's and the LLaMA (paired SwiGLU) chain's.

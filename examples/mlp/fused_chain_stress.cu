@@ -45,6 +45,8 @@ __global__ void countMismatches(const __half* out, const __half* ref, std::size_
 
 using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
 using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
+// 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64).
+using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActivation::Gelu, 2>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -100,6 +102,7 @@ int main(int argc, char** argv) {
   const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   const FusedChainEntry geluKernel = StressKernel::entry();
   const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
+  const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
@@ -107,19 +110,22 @@ int main(int argc, char** argv) {
   const TileOrders orders = TileOrders::parse("g8", "mlp_fused_stress");
   struct Case {
     bool swiGlu;
+    bool cluster;  // the GELU chain on 2x1 clusters
     Size size;
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
-  for (bool swiGlu : {false, true})
+  for (int chain = 0; chain < 3; ++chain)
     for (const Size& size : sizes) {
+      const bool swiGlu = chain == 1, cluster = chain == 2;
+      const FusedChainEntry& k = cluster ? clusterKernel : geluKernel;
       const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
-      for (const FusedSplit& split : fusedSplitCandidates(geluKernel.tileGrid(size.m, gemm1Columns).tileCount(),
-                                                          std::uint32_t(size.hidden / geluKernel.tile.k),
-                                                          geluKernel.tileGrid(size.m, size.hidden).tileCount(),
-                                                          std::uint32_t(size.intermediate / geluKernel.tile.k), slots))
-        for (bool whole : {false, true}) cases.push_back({swiGlu, size, split, whole});
+      for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
+                                                          std::uint32_t(size.hidden / k.tile.k),
+                                                          k.tileGrid(size.m, size.hidden).tileCount(),
+                                                          std::uint32_t(size.intermediate / k.tile.k), slots))
+        for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, size, split, whole});
     }
   const int perGraph = 100;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
@@ -151,7 +157,8 @@ int main(int argc, char** argv) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
-      FusedMlp mlp(geluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
+      FusedMlp mlp(c.cluster ? clusterKernel : geluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split,
+                   orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp,
                    MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()},
@@ -173,7 +180,7 @@ int main(int argc, char** argv) {
     totalExecutions += perGraph * replays;
     totalMismatches += bad;
     std::printf("%s M=%d H=%d I=%d split %ux%u, %s waits: %lld executions in %.1f s, %llu mismatched elements%s\n",
-                c.swiGlu ? "SwiGLU" : "GELU", c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
+                c.swiGlu ? "SwiGLU" : c.cluster ? "GELU 2x1 clusters" : "GELU", c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
                 c.split.secondParts, c.waitForWholeUnit ? "whole-unit" : "k-block", perGraph * replays, seconds, bad,
                 bad ? "  FAILED" : "");
   }

@@ -69,22 +69,33 @@ class FusedMlpChain {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);  // refuses a producer posting under another policy
     }
-    const std::uint32_t units = first_.workUnitsPerLaunch() + second_.workUnitsPerLaunch();
+    // With 2x1 clusters the queue holds cluster units (two vertically adjacent tiles of one k-range), in the same
+    // grouped order over the cluster grid with half the rows per group; the drawers are the resident clusters.
+    const std::uint32_t rows = std::uint32_t(kernel.clusterRows);
+    if (rows > 1) {
+      firstClusterOrder_ = clusterOrderTable(first_.grid(), orders.producerGroupRows);
+      secondClusterOrder_ = clusterOrderTable(second_.grid(), orders.consumerGroupRows);
+      slots = std::uint32_t(kernel.maxActiveClusters());
+    }
+    const auto queueUnits = [&](const Stage& s) {
+      return clusterGrid(s.grid(), rows).tileCount() * s.blocksPerTile();
+    };
+    const std::uint32_t units = queueUnits(first_) + queueUnits(second_);
     // GEMM 1 finishes a tile's parts together (its consumer needs whole tiles); GEMM 2 runs k-range by k-range, so
     // its first units read only the GEMM-1 columns that finish first.
-    const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether};
-    const ChainStage secondStage{&second_, PartOrder::KRangesInTurn};
+    const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether, true, tableOf(firstClusterOrder_)};
+    const ChainStage secondStage{&second_, PartOrder::KRangesInTurn, true, tableOf(secondClusterOrder_)};
     if (!streamOrdered) {
       launches_.push_back(std::make_unique<FusedChain>(std::vector<ChainStage>{firstStage, secondStage},
-                                                       std::min(slots, units)));
+                                                       std::min(slots, units), rows));
     } else {
       // Two launches of the same kernel, each queueing one GEMM (the other listed, with no units).
       launches_.push_back(std::make_unique<FusedChain>(
           std::vector<ChainStage>{firstStage, {&second_, PartOrder::KRangesInTurn, false}},
-          std::min(slots, first_.workUnitsPerLaunch())));
+          std::min(slots, queueUnits(first_)), rows));
       launches_.push_back(std::make_unique<FusedChain>(
           std::vector<ChainStage>{{&first_, PartOrder::PartsOfATileTogether, false}, secondStage},
-          std::min(slots, second_.workUnitsPerLaunch())));
+          std::min(slots, queueUnits(second_)), rows));
     }
     for (const auto& launch : launches_) {
       const std::string why = kernel_.whyNotImplementable(arguments(*launch, placeholderOperands()));
@@ -165,6 +176,22 @@ class FusedMlpChain {
   }
 
  private:
+  // The inverse grouped order (TileOrders::apply) of a stage's cluster grid, `groupRows` halved (at least 1; 0 stays
+  // column-major), on the device.
+  static std::unique_ptr<DeviceBuffer<std::uint32_t>> clusterOrderTable(GridShape tiles, std::uint32_t groupRows) {
+    const GridShape g = clusterGrid(tiles, 2);
+    const std::uint32_t rows = groupRows == 0 ? g.y : std::max(1u, groupRows / 2);
+    std::vector<std::uint32_t> tileOfOrderIndex(g.tileCount());
+    for (std::uint32_t linear = 0; linear < g.tileCount(); ++linear)
+      tileOfOrderIndex[groupedColumnMajorIndex(tileAtLinear(linear, g), g, rows)] = linear;
+    auto table = std::make_unique<DeviceBuffer<std::uint32_t>>(tileOfOrderIndex.size());
+    CUSYNC_CUDA_CHECK(cudaMemcpy(table->get(), tileOfOrderIndex.data(), table->bytes(), cudaMemcpyHostToDevice));
+    return table;
+  }
+  static const std::uint32_t* tableOf(const std::unique_ptr<DeviceBuffer<std::uint32_t>>& table) {
+    return table ? table->get() : nullptr;
+  }
+
   // Aligned, never dereferenced: CUTLASS's can_implement looks at shapes, strides and alignment only.
   static MlpOperands placeholderOperands() {
     __half* aligned = reinterpret_cast<__half*>(std::uintptr_t(256));
@@ -178,6 +205,7 @@ class FusedMlpChain {
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;  // null when stream-ordered
+  std::unique_ptr<DeviceBuffer<std::uint32_t>> firstClusterOrder_, secondClusterOrder_;  // 2x1 clusters only
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 

@@ -160,3 +160,38 @@ TEST_CASE("fused split-K candidates: no split first, parts within the k-blocks, 
   // Enough tiles: no split.
   REQUIRE(cusync::examples::partsForWaves(1536, 96, 132, 4) == 1);
 }
+
+TEST_CASE("2x1 clusters: a queue unit gives the cluster's two blocks vertically adjacent tiles of one part, and the "
+          "launch covers every tile part once",
+          "[chain][cluster]") {
+  for (std::uint32_t rows : {1u, 2u, 3u, 5u})  // odd: rank 1's tile of the last cluster row lies past the grid
+    for (std::uint32_t parts : {1u, 3u}) {
+      const GridShape tiles{4, rows, 1};
+      const GridShape clusters = clusterGrid(tiles, 2);
+      REQUIRE(clusters.y == (rows + 1) / 2);
+      const std::vector<std::uint32_t> order = groupedTable(clusters, 2);
+      const std::vector<ChainStageUnits> stages{{clusters, order.data(), parts}};
+      const ChainQueueView q = queueOf(stages, {PartOrder::KRangesInTurn}, {true}, 3);
+      REQUIRE(q.workUnits() == clusters.tileCount() * parts);
+      std::map<std::tuple<std::uint32_t, std::uint32_t, std::uint32_t>, int> computed;  // (x, y, part) -> count
+      std::uint32_t pastGrid = 0;
+      for (std::uint32_t i = 0; i < q.workUnits(); ++i) {
+        const QueuedUnit u = q.unitAt(i, stages.data());
+        REQUIRE_FALSE(u.stop);
+        const TileCoord t0 = blockTileOfClusterUnit(u.tile, 2, 0), t1 = blockTileOfClusterUnit(u.tile, 2, 1);
+        REQUIRE(t0.x == t1.x);
+        REQUIRE(t1.y == t0.y + 1);
+        REQUIRE(tiles.contains(t0));  // rank 0's tile always exists
+        for (const TileCoord& t : {t0, t1}) {
+          if (!tiles.contains(t)) {
+            ++pastGrid;
+            continue;
+          }
+          ++computed[{t.x, t.y, u.part}];
+        }
+      }
+      REQUIRE(computed.size() == tiles.tileCount() * parts);
+      for (const auto& [unit, count] : computed) REQUIRE(count == 1);
+      REQUIRE(pastGrid == (rows % 2 == 1 ? tiles.x * parts : 0u));
+    }
+}

@@ -8,7 +8,8 @@
 
 namespace cusync {
 
-// A work unit of the chain: which stage, and the unit within it.
+// A work unit of the chain: which stage, and the unit within it (in clusterGrid coordinates when the queue is drawn
+// by clusters: see blockTileOfClusterUnit).
 struct ChainUnit {
   std::uint32_t stage;  // index into the chain; meaningless when !unit.hasWork()
   WorkUnit unit;
@@ -24,7 +25,10 @@ __device__ ChainUnit acquireChainUnit(const ChainQueueView& queue, const StageVi
   static_assert(StageCount <= kMaxChainStages, "a chain has at most kMaxChainStages stages");
   ChainStageUnits units[StageCount];
   for (int s = 0; s < StageCount; ++s)
-    units[s] = ChainStageUnits{stages[s].grid, stages[s].tileOfOrderIndex, stages[s].blocksPerTile};
+    units[s] = queue.clusterRows == 1
+                   ? ChainStageUnits{stages[s].grid, stages[s].tileOfOrderIndex, stages[s].blocksPerTile}
+                   : ChainStageUnits{clusterGrid(stages[s].grid, queue.clusterRows), queue.clusterTileOfOrderIndex[s],
+                                     stages[s].blocksPerTile};
   const unsigned long long ticket = atomicAdd(queue.ticketCounter, 1ull);
   // The semaphores count posts in 32 bits (value * (iteration + 1)), so the iteration is taken modulo 2^32 too.
   const std::uint32_t iteration = std::uint32_t(ticket / queue.ticketsPerLaunch());

@@ -17,6 +17,10 @@
 //    split-K reduction by last arrival, epilogue, post) without waiting for anything drawn later.
 //  * So the unfinished unit with the smallest ticket waits only for finished units, and finishes; by induction
 //    every unit does. Blocks still to be dispatched hold no ticket, so nobody waits for them.
+//  * Clusters (clusterRows = 2): the drawer is a cluster, whose rank-0 block draws each ticket for both blocks. The
+//    two blocks wait on each other (the unit hand-off, each other's multicast halves of B), but a cluster's blocks
+//    are scheduled together by the hardware, so neither waits for a block that is not running; and both work on
+//    the same units in ticket order, so the argument above holds with clusters in place of blocks.
 #pragma once
 
 #include <cstdint>
@@ -48,6 +52,20 @@ struct QueuedUnit {
   bool stop = true;
 };
 
+// A queue drawn from by clusters of `rows` blocks along M (1: plain blocks): a queue unit is the tiles (x, rows*y' + r),
+// r < rows, of one split-K part, one per block of the cluster, so the blocks share each weight (B) tile through TMA
+// multicast. The queue then enumerates the stage's cluster grid (y' < ceil(y / rows)); a block of rank r whose row
+// is past the grid (an odd last row) computes nothing it stores.
+CUSYNC_HOST_DEVICE constexpr GridShape clusterGrid(GridShape tiles, std::uint32_t rows) {
+  return GridShape{tiles.x, (tiles.y + rows - 1) / rows, tiles.z};
+}
+
+// The tile that block `rank` of a cluster computes for a unit drawn in cluster coordinates.
+CUSYNC_HOST_DEVICE constexpr TileCoord blockTileOfClusterUnit(TileCoord clusterTile, std::uint32_t clusterRows,
+                                                              std::uint32_t rank) {
+  return TileCoord{clusterTile.x, clusterTile.y * clusterRows + rank, clusterTile.z};
+}
+
 struct ChainQueueView {
   // Tickets taken, over all launches of the chain. 64 bits: a launch takes ticketsPerLaunch() tickets, so a 32-bit
   // counter would wrap after 2^32 / ticketsPerLaunch() launches (about 7 million for the GPT-3 MLP at M = 1, minutes
@@ -56,7 +74,11 @@ struct ChainQueueView {
   std::uint32_t stageCount = 0;
   std::uint32_t firstTicket[kMaxChainStages + 1] = {};  // ticket index of each stage's first unit; [stageCount]: total
   PartOrder partOrder[kMaxChainStages] = {};
-  std::uint32_t persistentBlocks = 0;  // blocks per launch; each draws exactly one stop ticket
+  std::uint32_t persistentBlocks = 0;  // drawers per launch (blocks, or clusters); each draws exactly one stop ticket
+  // Blocks per cluster along M (1: no clusters), and per stage the order of its cluster grid's tiles (inverse order,
+  // linear ids of clusterGrid(stage grid); null = row-major). Unused when clusterRows == 1 (the stage's own order).
+  std::uint32_t clusterRows = 1;
+  const std::uint32_t* clusterTileOfOrderIndex[kMaxChainStages] = {};
 
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const { return firstTicket[stageCount]; }
   CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }

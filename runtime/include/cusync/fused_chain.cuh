@@ -20,15 +20,22 @@ struct ChainStage {
   const Stage* stage;
   PartOrder partOrder = PartOrder::PartsOfATileTogether;
   bool queued = true;  // false: this launch runs none of the stage's units (a stream-ordered launch of one GEMM)
+  // Drawn by clusters (FusedChain's clusterRows > 1): the order of the stage's cluster grid (device table of linear
+  // cluster-tile ids by order index, owned by the caller; null = row-major).
+  const std::uint32_t* clusterTileOfOrderIndex = nullptr;
 };
 
 class FusedChain {
  public:
   // `stages` in the chain's order: a stage may only wait for stages listed before it (the kernel's contract; the
   // queue then serves every producer unit before any unit that waits for it). `persistentBlocks`: the launch's
-  // grid, each block drawing units until it draws its stop ticket.
-  FusedChain(std::vector<ChainStage> stages, std::uint32_t persistentBlocks)
-      : stages_(std::move(stages)), persistentBlocks_(persistentBlocks) {
+  // grid in drawers (blocks, or clusters of `clusterRows` blocks along M), each drawing units until it draws its
+  // stop ticket.
+  FusedChain(std::vector<ChainStage> stages, std::uint32_t persistentBlocks, std::uint32_t clusterRows = 1)
+      : stages_(std::move(stages)), persistentBlocks_(persistentBlocks), clusterRows_(clusterRows) {
+    if (clusterRows_ != 1 && clusterRows_ != 2)
+      throw Error("cusync: a fused chain is drawn by single blocks or clusters of 2, not " +
+                  std::to_string(clusterRows_));
     if (stages_.empty() || stages_.size() > std::size_t(kMaxChainStages))
       throw Error("cusync: a fused chain has 1 to " + std::to_string(kMaxChainStages) + " stages, not " +
                   std::to_string(stages_.size()));
@@ -46,27 +53,31 @@ class FusedChain {
   FusedChain& operator=(const FusedChain&) = delete;
   ~FusedChain() { cudaFree(counter_); }
 
-  ChainQueueView queue() const { return describeQueue(stages_, persistentBlocks_, counter_); }
+  ChainQueueView queue() const { return describeQueue(stages_, persistentBlocks_, counter_, clusterRows_); }
   std::vector<StageView> stageViews() const {
     std::vector<StageView> views;
     for (const ChainStage& s : stages_) views.push_back(s.stage->view());
     return views;
   }
-  std::uint32_t persistentBlocks() const { return persistentBlocks_; }
+  std::uint32_t persistentBlocks() const { return persistentBlocks_; }  // drawers: blocks, or clusters
+  std::uint32_t clusterRows() const { return clusterRows_; }
 
   // The queue a launch draws from, without device state (host-testable): stage s's units take tickets
   // [firstTicket[s], firstTicket[s + 1]).
   static ChainQueueView describeQueue(const std::vector<ChainStage>& stages, std::uint32_t persistentBlocks,
-                                      unsigned long long* counter) {
+                                      unsigned long long* counter, std::uint32_t clusterRows = 1) {
     ChainQueueView q;
     q.ticketCounter = counter;
     q.stageCount = std::uint32_t(stages.size());
     q.persistentBlocks = persistentBlocks;
+    q.clusterRows = clusterRows;
     std::uint64_t next = 0;
     for (std::size_t s = 0; s < stages.size(); ++s) {
       q.firstTicket[s] = std::uint32_t(next);
       q.partOrder[s] = stages[s].partOrder;
-      if (stages[s].queued) next += stages[s].stage->workUnitsPerLaunch();
+      q.clusterTileOfOrderIndex[s] = stages[s].clusterTileOfOrderIndex;
+      const StageView v = stages[s].stage->view();
+      if (stages[s].queued) next += std::uint64_t(clusterGrid(v.grid, clusterRows).tileCount()) * v.blocksPerTile;
     }
     if (next + persistentBlocks > UINT32_MAX / 2)
       throw Error("cusync: a fused chain launch of " + std::to_string(next) +
@@ -78,6 +89,7 @@ class FusedChain {
  private:
   std::vector<ChainStage> stages_;
   std::uint32_t persistentBlocks_;
+  std::uint32_t clusterRows_;
   unsigned long long* counter_ = nullptr;
 };
 

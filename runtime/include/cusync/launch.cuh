@@ -19,20 +19,41 @@ enum class LaunchOrdering {
                  // (triggerDependentLaunch) or exited; the consumer's waits then order the data (sm_90)
 };
 
+// `clusterBlocksX` > 1 launches thread block clusters of that many blocks along x (sm_90; the grid's x must be a
+// multiple of it).
 template <class... KernelParameters, class... Arguments>
-void launchKernel(void (*kernel)(KernelParameters...), dim3 grid, dim3 block, std::size_t sharedBytes,
-                  cudaStream_t stream, LaunchOrdering ordering, Arguments&&... arguments) {
+void launchKernelInClusters(void (*kernel)(KernelParameters...), dim3 grid, dim3 block, std::size_t sharedBytes,
+                            cudaStream_t stream, LaunchOrdering ordering, unsigned clusterBlocksX,
+                            Arguments&&... arguments) {
   cudaLaunchConfig_t config{};
   config.gridDim = grid;
   config.blockDim = block;
   config.dynamicSmemBytes = sharedBytes;
   config.stream = stream;
-  cudaLaunchAttribute attribute{};
-  attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
-  attribute.val.programmaticStreamSerializationAllowed = 1;
-  config.attrs = &attribute;
-  config.numAttrs = ordering == LaunchOrdering::Programmatic ? 1 : 0;
+  cudaLaunchAttribute attributes[2]{};
+  unsigned count = 0;
+  if (ordering == LaunchOrdering::Programmatic) {
+    attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attributes[count].val.programmaticStreamSerializationAllowed = 1;
+    ++count;
+  }
+  if (clusterBlocksX > 1) {
+    attributes[count].id = cudaLaunchAttributeClusterDimension;
+    attributes[count].val.clusterDim.x = clusterBlocksX;
+    attributes[count].val.clusterDim.y = 1;
+    attributes[count].val.clusterDim.z = 1;
+    ++count;
+  }
+  config.attrs = attributes;
+  config.numAttrs = count;
   CUSYNC_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
+}
+
+template <class... KernelParameters, class... Arguments>
+void launchKernel(void (*kernel)(KernelParameters...), dim3 grid, dim3 block, std::size_t sharedBytes,
+                  cudaStream_t stream, LaunchOrdering ordering, Arguments&&... arguments) {
+  launchKernelInClusters(kernel, grid, block, sharedBytes, stream, ordering, 1u,
+                         std::forward<Arguments>(arguments)...);
 }
 
 }  // namespace cusync

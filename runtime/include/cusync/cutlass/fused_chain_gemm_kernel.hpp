@@ -29,6 +29,7 @@
 
 #include "cusync/chain_queue.cuh"
 #include "cusync/chain_trace.h"
+#include "cusync/cutlass/cluster_unit_channel.hpp"
 #include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
@@ -92,7 +93,13 @@ class FusedChainGemmKernel {
   using TiledMma = typename CollectiveMainloop::TiledMma;
   using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
   using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
-  static_assert(cute::size(ClusterShape{}) == 1, "units come from the chain queue: clusters are not supported");
+  // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
+  // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
+  // B tile through TMA multicast (TileSyncMainloop::loadSynchronized).
+  static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
+  static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
+                    (kClusterRows == 1 || kClusterRows == 2),
+                "the fused chain runs single blocks or 2x1 clusters");
   // The math warps run either epilogue with one set of pipeline states, and no warp loads C.
   static_assert(cute::is_same_v<typename EpilogueFirst::StorePipeline, typename EpilogueSecond::StorePipeline>);
   static_assert(cute::is_same_v<typename EpilogueFirst::LoadPipeline, typename EpilogueSecond::LoadPipeline>);
@@ -112,6 +119,7 @@ class FusedChainGemmKernel {
 
   static constexpr int kWorkUnitStages = 2;  // units the load warp may draw ahead of the math warps
   using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
+  using UnitChannel = ClusterUnitChannel<kWorkUnitStages>;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   using EpiLoadPipeline = typename EpilogueFirst::LoadPipeline;
   using EpiStorePipeline = typename EpilogueFirst::StorePipeline;
@@ -130,6 +138,7 @@ class FusedChainGemmKernel {
       alignas(16) typename WorkUnitPipeline::SharedStorage workUnits;
     } pipelines;
     ChainUnit units[kWorkUnitStages];
+    typename UnitChannel::SharedStorage clusterUnits;  // used by 2x1 clusters only
     std::uint32_t lastArrival;
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
@@ -224,12 +233,17 @@ class FusedChainGemmKernel {
              "or N/2 after a paired gate/up epilogue)";
     if (args.queue.ticketCounter == nullptr || args.queue.persistentBlocks == 0)
       return "the chain queue needs a ticket counter and its persistent block count";
+    if (args.queue.clusterRows != kClusterRows)
+      return "the chain queue is drawn by clusters of another size than this kernel's (ClusterShape along M)";
     if (args.queue.stageCount != kStages) return "the chain queue must list both GEMMs (a GEMM may have no units)";
     const std::uint32_t unitsFirst = args.queue.firstTicket[1] - args.queue.firstTicket[0];
     const std::uint32_t unitsSecond = args.queue.firstTicket[2] - args.queue.firstTicket[1];
+    auto queueUnits = [](StageView const& v) {
+      return clusterGrid(v.grid, kClusterRows).tileCount() * v.blocksPerTile;
+    };
     if (args.queue.firstTicket[0] != 0 ||
-        (unitsFirst != 0 && unitsFirst != args.stages[0].workUnits()) ||
-        (unitsSecond != 0 && unitsSecond != args.stages[1].workUnits()))
+        (unitsFirst != 0 && unitsFirst != queueUnits(args.stages[0])) ||
+        (unitsSecond != 0 && unitsSecond != queueUnits(args.stages[1])))
       return "the chain queue's units do not match the stages' work units";
     if (args.firstOutput.input.producerSemaphores != nullptr &&
         (args.firstOutput.producerTileRows != cute::size<0>(TileShape{}) ||
@@ -299,9 +313,19 @@ class FusedChainGemmKernel {
     unit_pipeline_params.consumer_arv_count = NumMmaThreads;
     unit_pipeline_params.dst_blockid = 0;
     WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+    const std::uint32_t clusterRank = kClusterRows == 1 ? 0u : cute::block_rank_in_cluster();
+    if constexpr (kClusterRows > 1) {
+      if (warp_idx == 0 && cute::elect_one_sync()) UnitChannel::init(shared_storage.clusterUnits);
+    }
 
-    // Makes the barrier initialization visible to every thread.
-    __syncthreads();
+    // Makes the barrier initialization visible to every thread (of the cluster: the peer arrives on this block's
+    // barriers, and multicast loads complete on them).
+    if constexpr (kClusterRows > 1) {
+      cute::cluster_arrive_relaxed();
+      cute::cluster_wait();
+    } else {
+      __syncthreads();
+    }
 
     CollectiveMainloop collective_mainloop;
     auto blockCoord = [](TileTicket const& t) { return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z)); };
@@ -315,17 +339,40 @@ class FusedChainGemmKernel {
       const ProducedOperandA<Policy> unsynchronized{};
       auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
       auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
+      std::uint32_t drawn = 0;  // units this cluster has drawn (the hand-off's index)
       while (true) {
         if (cute::elect_one_sync()) {
+          // A unit is drawn only once the math warps can take it: a block never holds more than kWorkUnitStages
+          // units it has not started, so no unit waits in one block while another block idles.
           unit_pipeline.producer_acquire(unit_write);
-          shared_storage.units[unit_write.index()] = acquireChainUnit(params.queue, params.stages);
+          ChainUnit next;
+          if constexpr (kClusterRows == 1) {
+            next = acquireChainUnit(params.queue, params.stages);
+          } else if (clusterRank == 0) {
+            UnitChannel::waitSlotFree(shared_storage.clusterUnits, drawn);
+            next = acquireChainUnit(params.queue, params.stages);
+            UnitChannel::send(shared_storage.clusterUnits, drawn, next);
+            if (!next.hasWork()) UnitChannel::senderTail(shared_storage.clusterUnits, drawn);
+          } else {
+            next = UnitChannel::receive(shared_storage.clusterUnits, drawn);
+          }
+          // The queue hands out cluster tiles: this block's row of it.
+          if (kClusterRows > 1 && next.hasWork())
+            next.unit.ticket.tile = blockTileOfClusterUnit(next.unit.ticket.tile, kClusterRows, clusterRank);
+          shared_storage.units[unit_write.index()] = next;
           unit_pipeline.producer_commit(unit_write);
         }
+        ++drawn;
         __syncwarp();
         const ChainUnit unit = shared_storage.units[unit_write.index()];
         ++unit_write;
         if (!unit.hasWork()) break;
-        if (params.trace != nullptr && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = ::cusync::detail::globalTimerNs();
+        // In an odd last row of 2x1 clusters, rank 1's tile lies past M: its block still loads (its A is all
+        // out of bounds, filled with zeros by TMA; its half of B is the peer's too) and computes, but waits for
+        // nothing and stores nothing.
+        const bool tileInGrid = params.stages[unit.stage].grid.contains(unit.unit.ticket.tile);
+        // A cluster's two blocks share a queue index: rank 0 alone records the unit.
+        if (params.trace != nullptr && clusterRank == 0 && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = ::cusync::detail::globalTimerNs();
         const StageView& stage = params.stages[unit.stage];
         const int kTilesOfStage = kTiles[unit.stage];
         const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
@@ -343,7 +390,7 @@ class FusedChainGemmKernel {
         const ProducedOperandA<Policy>& secondInput = params.firstOutput;
 #endif
         bool wholeUnitPosted = false;
-        if (unit.stage == 1 && secondInput.input.synchronized()) {
+        if (unit.stage == 1 && secondInput.input.synchronized() && tileInGrid) {
           const std::uint32_t firstRow = unit.unit.ticket.tile.y * std::uint32_t(size<0>(TileShape{}));
           const std::uint32_t tileK = std::uint32_t(size<2>(TileShape{}));
           const ProducerTileRange reads =
@@ -373,7 +420,7 @@ class FusedChainGemmKernel {
           collective_mainloop.loadSynchronized(params.first.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                                load_inputs_first, blockCoord(unit.unit.ticket), k_tile_iter, kCount,
                                                shared_storage.tensors.mainloop, unsynchronized, params.loadOrder,
-                                               unit.unit.ticket, stage);
+                                               unit.unit.ticket, stage, 0u, clusterRank);
         } else {
           Tensor gA_mkl = get<0>(load_inputs_second);
           auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
@@ -381,8 +428,9 @@ class FusedChainGemmKernel {
                                                mainloop_pipe_producer_state, load_inputs_second,
                                                blockCoord(unit.unit.ticket), k_tile_iter, kCount,
                                                shared_storage.tensors.mainloop,
-                                               wholeUnitPosted ? unsynchronized : secondInput, params.loadOrder,
-                                               unit.unit.ticket, stage, wholeUnitPosted ? 0u : knownPostedEnd);
+                                               wholeUnitPosted || !tileInGrid ? unsynchronized : secondInput,
+                                               params.loadOrder, unit.unit.ticket, stage,
+                                               wholeUnitPosted ? 0u : knownPostedEnd, clusterRank);
         }
         mainloop_pipe_producer_state.advance(kCount);
       }
@@ -411,7 +459,7 @@ class FusedChainGemmKernel {
       ++unit_read;
       if (!unit.hasWork()) break;
       ChainUnitTrace* trace =
-          params.trace != nullptr && mma_thread_idx == 0 ? params.trace + unit.queueIndex : nullptr;
+          params.trace != nullptr && mma_thread_idx == 0 && clusterRank == 0 ? params.trace + unit.queueIndex : nullptr;
       if (trace != nullptr) {
         std::uint32_t sm;
         asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
@@ -444,6 +492,10 @@ class FusedChainGemmKernel {
       }
 
       const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
+      if (!stage.grid.contains(tile)) {  // rank 1's tile past M in an odd last row of clusters: nothing to store
+        if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
+        continue;
+      }
       if (parts > 1) {
         const SplitKBuffers split = unit.stage == 0 ? params.first.split : params.second.split;
         const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(TileShape{}));

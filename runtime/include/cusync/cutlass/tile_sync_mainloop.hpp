@@ -43,8 +43,10 @@ struct TileSyncMainloop : BaseMainloop {
   using typename BaseMainloop::TileShape;
   static constexpr int Stages = DispatchPolicy::Stages;
 
-  // Same contract as BaseMainloop::load (cluster shape 1x1: tiles come from a stage counter, not from cluster
-  // position, so multicast is not used), plus the synchronization of A.
+  // Same contract as BaseMainloop::load, plus the synchronization of A. In a cluster (the fused chain's 2x1 clusters,
+  // whose blocks run tiles of one column and one k-range, fused_chain_gemm_kernel.hpp) each block issues its slice
+  // of the shared operand with CUTLASS's multicast masks, exactly as BaseMainloop::load does; `blockRankInCluster`
+  // is cute::block_rank_in_cluster(). Without clusters the masks are 0 and the slices whole.
   template <class TensorA, class TensorB, class KTileIterator, class BlockCoord, class InputPolicy>
   CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
                                        PipelineState smem_pipe_write,
@@ -52,7 +54,8 @@ struct TileSyncMainloop : BaseMainloop {
                                        KTileIterator k_tile_iter, int k_tile_count, TensorStorage& shared_tensors,
                                        ProducedOperandA<InputPolicy> const& produced, LoadOrder order,
                                        TileTicket const& ticket, StageView const& consumer,
-                                       std::uint32_t knownPostedColumnsEnd = 0) {
+                                       std::uint32_t knownPostedColumnsEnd = 0,
+                                       std::uint32_t blockRankInCluster = 0) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
 
@@ -60,8 +63,20 @@ struct TileSyncMainloop : BaseMainloop {
     Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
     Tensor gA_mkl = get<0>(load_inputs);
     Tensor gB_nkl = get<1>(load_inputs);
-    auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
-    auto block_tma_b = mainloop_params.tma_load_b.get_slice(0);
+    using ClusterShape = typename DispatchPolicy::ClusterShape;
+    constexpr std::uint32_t kClusterX = size<0>(ClusterShape{});
+    const std::uint32_t clusterM = blockRankInCluster % kClusterX, clusterN = blockRankInCluster / kClusterX;
+    auto block_tma_a = mainloop_params.tma_load_a.get_slice(clusterN);
+    auto block_tma_b = mainloop_params.tma_load_b.get_slice(clusterM);
+    std::uint16_t mcastA = 0, mcastB = 0;
+    if constexpr (cute::is_same_v<typename BaseMainloop::GmemTiledCopyA, SM90_TMA_LOAD_MULTICAST>) {
+      auto blockLayout = Layout<ClusterShape>{};  // (m, n) -> block id
+      for (int n = 0; n < size<1>(blockLayout); ++n) mcastA |= std::uint16_t(1u << blockLayout(clusterM, n, Int<0>{}));
+    }
+    if constexpr (cute::is_same_v<typename BaseMainloop::GmemTiledCopyB, SM90_TMA_LOAD_MULTICAST>) {
+      auto blockLayout = Layout<ClusterShape>{};
+      for (int m = 0; m < size<0>(blockLayout); ++m) mcastB |= std::uint16_t(1u << blockLayout(m, clusterN, Int<0>{}));
+    }
     const int m_coord = get<0>(blk_coord);
     const int n_coord = get<1>(blk_coord);
     const int l_coord = get<3>(blk_coord);
@@ -113,8 +128,8 @@ struct TileSyncMainloop : BaseMainloop {
         // Both loads complete on the stage's barrier. It is bound here, outside the annotated loads: the rewriter
         // keeps a load below the wait when it reads anything the waiting load reads after its wait (it cannot tell
         // the barrier from produced data), so the load of B must not read the barrier itself.
-        auto tma_copy_a = mainloop_params.tma_load_a.with(*tma_barrier, 0);
-        auto tma_copy_b = mainloop_params.tma_load_b.with(*tma_barrier, 0);
+        auto tma_copy_a = mainloop_params.tma_load_a.with(*tma_barrier, mcastA);
+        auto tma_copy_b = mainloop_params.tma_load_b.with(*tma_barrier, mcastB);
 #pragma tile
         {
           waitForA(*k_tile_iter);
@@ -146,11 +161,11 @@ struct TileSyncMainloop : BaseMainloop {
     for (int i = 0; i < prologue; ++i) {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, firstK + i),
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i),
            tBsB(_, _, _, smem_pipe_write.index()));
       if (aIssued == i && !produced.waitForPriorGrid &&
           rangeWait.postedWithoutWaiting(producerTilesOf(firstK + i, firstK + i + 1))) {
-        copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, firstK + i),
+        copy(mainloop_params.tma_load_a.with(*tma_barrier, mcastA), tAgA(_, _, _, firstK + i),
              tAsA(_, _, _, smem_pipe_write.index()));
         ++aIssued;
         ++a_write;
@@ -159,7 +174,7 @@ struct TileSyncMainloop : BaseMainloop {
     }
     for (int i = aIssued; i < prologue; ++i) {
       waitForA(firstK + i);
-      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, firstK + i),
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), mcastA), tAgA(_, _, _, firstK + i),
            tAsA(_, _, _, a_write.index()));
       ++a_write;
     }
@@ -168,9 +183,9 @@ struct TileSyncMainloop : BaseMainloop {
       pipeline.producer_acquire(smem_pipe_write);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, firstK + i), tBsB(_, _, _, stage));
+      copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i), tBsB(_, _, _, stage));
       waitForA(firstK + i);
-      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, firstK + i), tAsA(_, _, _, stage));
+      copy(mainloop_params.tma_load_a.with(*tma_barrier, mcastA), tAgA(_, _, _, firstK + i), tAsA(_, _, _, stage));
       ++smem_pipe_write;
     }
   }
