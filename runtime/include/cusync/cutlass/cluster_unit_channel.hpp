@@ -48,7 +48,7 @@ struct ClusterUnitChannel {
 
   // Rank 0, before drawing unit `index`: waits until the unit that used its slot before was read.
   CUTLASS_DEVICE static void waitSlotFree(SharedStorage& s, std::uint32_t index) {
-    waitParity(&s.empty[index % Slots], ((index / Slots) & 1u) ^ 1u);
+    waitParity(&s.empty[index % Slots], ((index / Slots) & 1u) ^ 1u, "rank 1's receipt of the slot's last unit");
   }
 
   // Rank 0: unit `index` into rank 1's slot.
@@ -66,7 +66,7 @@ struct ClusterUnitChannel {
   // Rank 1: unit `index`, once rank 0 has written it.
   CUTLASS_DEVICE static ChainUnit receive(SharedStorage& s, std::uint32_t index) {
     const int slot = int(index % Slots);
-    waitParity(&s.full[slot], (index / Slots) & 1u);
+    waitParity(&s.full[slot], (index / Slots) & 1u, "rank 0's next unit");
     ChainUnit unit;
     std::uint32_t* words = reinterpret_cast<std::uint32_t*>(&unit);
     const volatile std::uint32_t* source = reinterpret_cast<const volatile std::uint32_t*>(&s.units[slot]);
@@ -80,7 +80,8 @@ struct ClusterUnitChannel {
   // that may still be in flight, so that no arrive reaches this block after it exits.
   CUTLASS_DEVICE static void senderTail(SharedStorage& s, std::uint32_t stopIndex) {
     const std::uint32_t first = stopIndex > std::uint32_t(Slots) ? stopIndex - std::uint32_t(Slots) : 0u;
-    for (std::uint32_t j = first; j < stopIndex; ++j) waitParity(&s.empty[j % Slots], (j / Slots) & 1u);
+    for (std::uint32_t j = first; j < stopIndex; ++j)
+      waitParity(&s.empty[j % Slots], (j / Slots) & 1u, "rank 1's receipt of a last unit");
   }
 
  private:
@@ -94,10 +95,25 @@ struct ClusterUnitChannel {
     asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];" ::"r"(remoteAddress(barrier, rank))
                  : "memory");
   }
-  CUTLASS_DEVICE static void waitParity(std::uint64_t* barrier, std::uint32_t parity) {
+  // Debug builds (CUSYNC_WAIT_TIMEOUT_NS) trap after the timeout, naming the wait.
+  CUTLASS_DEVICE static void waitParity(std::uint64_t* barrier, std::uint32_t parity, const char* what) {
     const std::uint32_t address = cute::cast_smem_ptr_to_uint(barrier);
     std::uint32_t done = 0;
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+    std::uint64_t start;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+#endif
     while (!done) {
+#if defined(CUSYNC_WAIT_TIMEOUT_NS)
+      std::uint64_t now;
+      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+      if (now - start > CUSYNC_WAIT_TIMEOUT_NS) {
+        printf("cusync watchdog: cluster unit hand-off: block %u (rank %u) waited %llu ns for %s (parity %u)\n",
+               blockIdx.x, cute::block_rank_in_cluster(), static_cast<unsigned long long>(CUSYNC_WAIT_TIMEOUT_NS),
+               what, parity);
+        __trap();
+      }
+#endif
       asm volatile(
           "{\n"
           ".reg .pred p;\n"

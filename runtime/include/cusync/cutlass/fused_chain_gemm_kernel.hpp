@@ -96,6 +96,10 @@ class FusedChainGemmKernel {
   // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
   // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
   // B tile through TMA multicast (TileSyncMainloop::loadSynchronized).
+  // Known failure (2026-11-23, session 4, H100 and H200): 2x1 clusters ran correctly while rank 1's tile lay past M
+  // (M = 1, 64; 0 mismatches) but stopped with an unspecified launch failure, not a watchdog report, once both
+  // blocks held tiles (M = 200), and once in a later run at M = 1. No default configuration uses clusters; the
+  // stress test reproduces it with CUSYNC_STRESS_CHAINS=cluster.
   static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
   static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
                     (kClusterRows == 1 || kClusterRows == 2),
