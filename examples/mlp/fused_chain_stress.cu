@@ -118,10 +118,9 @@ int main(int argc, char** argv) {
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
-  // CUSYNC_STRESS_CHAINS=cluster runs the 2x1-cluster chain's cases only. They are not in the default run: on the
-  // H100/H200 (2026-11-23, session 4) they passed while rank 1's tile lay past M (M = 1, 64) and failed with an
-  // unspecified launch failure once both blocks of a cluster held tiles (M = 200), and once at the first case;
-  // cause not yet found (docs/BENCHMARKS.md, "2x1 clusters").
+  // CUSYNC_STRESS_CHAINS=cluster runs the 2x1-cluster chain's cases only. They are not in the default run until they
+  // pass on a GPU: session 4's runs hung or failed on the unit pipeline's releases going to the wrong block of the
+  // cluster (docs/BENCHMARKS.md, "2x1 clusters"; fixed since, not yet re-run).
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const bool clustersOnly = only != nullptr && std::string(only) == "cluster";
   for (int chain = clustersOnly ? 2 : 0; chain < (clustersOnly ? 3 : 2); ++chain)

@@ -96,10 +96,10 @@ class FusedChainGemmKernel {
   // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
   // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
   // B tile through TMA multicast (TileSyncMainloop::loadSynchronized).
-  // Known failure (2026-11-23, session 4, H100 and H200): 2x1 clusters ran correctly while rank 1's tile lay past M
-  // (M = 1, 64; 0 mismatches) but stopped with an unspecified launch failure, not a watchdog report, once both
-  // blocks held tiles (M = 200), and once in a later run at M = 1. No default configuration uses clusters; the
-  // stress test reproduces it with CUSYNC_STRESS_CHAINS=cluster.
+  // Not yet validated on a GPU: session 4's runs (H100, H200) hung or failed whenever a block of a cluster reused a
+  // unit slot, because the unit pipeline's releases went to block 0 of the cluster (fixed below, dst_blockid, after
+  // the device time was spent). No default configuration uses clusters until the stress test passes with
+  // CUSYNC_STRESS_CHAINS=cluster.
   static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
   static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
                     (kClusterRows == 1 || kClusterRows == 2),
@@ -315,9 +315,13 @@ class FusedChainGemmKernel {
     if (isMath) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Consumer;
     unit_pipeline_params.producer_arv_count = 1;
     unit_pipeline_params.consumer_arv_count = NumMmaThreads;
-    unit_pipeline_params.dst_blockid = 0;
-    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+    // The math warps release a unit slot by arriving on the barrier of block dst_blockid of the cluster: this
+    // block's own. (It was 0 when clusters were first tried: rank 1's math warps then freed rank 0's slots and never
+    // their own, so rank 1's load warp hung and rank 0's overwrote units its math warps had not read, the hang and
+    // the launch failures of session 4's calls 8 and 9; found after the device time was spent, not yet re-run.)
     const std::uint32_t clusterRank = kClusterRows == 1 ? 0u : cute::block_rank_in_cluster();
+    unit_pipeline_params.dst_blockid = clusterRank;
+    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
     if constexpr (kClusterRows > 1) {
       if (warp_idx == 0 && cute::elect_one_sync()) UnitChannel::init(shared_storage.clusterUnits);
     }

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include <cute/arch/cluster_sm90.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
 namespace cusync::cutlass_sm90 {
@@ -41,7 +42,9 @@ makeKernelPipelines(PipelineStorage& storage, std::uint32_t mainloopTransactionB
   typename EpiLoadPipeline::Params epi_load_pipeline_params;
   if (isEpilogueProducer) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
   if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-  epi_load_pipeline_params.dst_blockid = 0;
+  // A consumer release arrives on block dst_blockid's barrier: this block's own (CUTLASS's kernels set the same;
+  // 0 would be another block's in a cluster).
+  epi_load_pipeline_params.dst_blockid = cute::block_rank_in_cluster();
   epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
   epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
   if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
