@@ -3,9 +3,10 @@
 # attention_example with all cores while the torch baselines run (they use the GPU, the build only the CPU), then
 # checks every variant and GEMM configuration at three or four sizes per phase and model, then times the example at
 # every shape (each variant searching its GEMM configurations, every one checked before it is timed), and prints one
-# table last (bench/attention/summarize_attention.py). Writes under $OUT: device.txt, build.log, checks.log,
-# torch.log, attention_torch.csv, attention_shapes.tgz (one attention_MODEL_PHASE_B_S_CACHE.csv per timed shape, one
-# row per configuration), time.log, summary.txt, attention.png (if matplotlib is there).
+# table last (bench/attention/summarize_attention.py). Writes under $OUT (7 files: the device returns 8 at most):
+# device.txt, checks.log, attention_torch.csv, attention_shapes.tgz (one attention_MODEL_PHASE_B_S_CACHE.csv per
+# timed shape, one row per configuration), logs.tgz (build.log, torch.log, time.log), summary.txt, attention.png
+# (if matplotlib is there).
 # Expected to fit one 10-minute device call; estimated, not yet measured:
 #   build   40 CUTLASS instances (per model: prompt QKV 2 + output 5 x 2 T policies, decode QKV 2 + output 3 x 2;
 #           examples/attention/CMakeLists.txt), 25-30 s of nvcc each (measured one at a time on the CPU machine),
@@ -108,6 +109,11 @@ summary_rc=$?
 # The device returns at most 8 files from $OUT: the per-shape CSVs go back in one archive (session 4 lost them).
 if [ ${#csvs[@]} -gt 0 ]; then
   tar czf "$out/attention_shapes.tgz" -C "$out" "${csvs[@]##*/}" && rm -f "${csvs[@]}"
+fi
+logs=()
+for log in build.log torch.log time.log; do [ -f "$out/$log" ] && logs+=("$log"); done
+if [ ${#logs[@]} -gt 0 ]; then
+  tar czf "$out/logs.tgz" -C "$out" "${logs[@]}" && (cd "$out" && rm -f "${logs[@]}")
 fi
 cat "$out/summary.txt"
 exit $(( rc | summary_rc ))
