@@ -3,8 +3,10 @@
 # build-gen): builds conv2d_chain_example and conv2d_chain_stress with every core, checks every model, layer, batch,
 # tile configuration and variant (CUTLASS's stock convolution, CUTLASS-stock and CUTLASS-stock-PDL, included) against
 # direct convolutions, runs the stress test, times everything with CUDA graphs, runs the cuDNN (torch) baselines on
-# the same chains, and prints bench/conv2d/summarize_conv.py's tables last. Files in $OUT: device.txt, build.log (its tail), conv_check.{csv,log}, stress.log, conv_time.{csv,log},
-# torch_conv.{csv,log}, conv_summary.csv, conv_figure7.png (if matplotlib is there), conv_summary.md.
+# the same chains, and prints bench/conv2d/summarize_conv.py's tables last. Files in $OUT: device.txt,
+# conv_summary.csv, conv_figure7.png (if matplotlib is there), conv_summary.md, and conv_raw.tgz holding build.log
+# (its tail), conv_check.{csv,log}, stress.log, conv_time.{csv,log}, torch_conv.{csv,log} (the device returns at
+# most 8 files).
 #
 # Environment (all optional):
 #   MODELS=resnet,vgg,bottleneck,stride2   BATCHES=1,2,4,8,16,32   LAYERS (default: all; e.g. 56,28,14,7)
@@ -105,5 +107,14 @@ if want table; then
     # The example's own table, or the log's end when the run stopped before it.
     sed -n '/^model /,$p' "$out/conv_time.log" 2>/dev/null | grep . || tail -40 "$out/conv_time.log" 2>/dev/null
   fi
+fi
+# The device returns at most 8 files from $OUT: the logs and raw CSVs go back in one archive, the summary, plot and
+# device line as they are.
+raw=()
+for file in build.log conv_check.csv conv_check.log stress.log conv_time.csv conv_time.log torch_conv.csv torch_conv.log; do
+  [[ -f "$out/$file" ]] && raw+=("$file")
+done
+if [[ ${#raw[@]} -gt 0 ]]; then
+  tar czf "$out/conv_raw.tgz" -C "$out" "${raw[@]}" && (cd "$out" && rm -f "${raw[@]}")
 fi
 exit "$status"
