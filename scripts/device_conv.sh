@@ -76,6 +76,11 @@ if want check; then
 fi
 
 if want stress; then
+  # A call whose STEPS had "build" without "stress" left the stress test unbuilt (session 4, call 3).
+  if [[ ! -x "$stress" ]]; then
+    cmake --build "$build" --target conv2d_chain_stress -j "$(nproc)" >/tmp/conv_stress_build.log 2>&1 ||
+      fail "building the stress test failed: $(tail -3 /tmp/conv_stress_build.log)"
+  fi
   timeout "$limit" "$stress" >"$out/stress.log" 2>&1 || fail "the stress test failed (exit $?): stress.log"
   tail -1 "$out/stress.log"
 fi
