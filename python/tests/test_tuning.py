@@ -64,13 +64,17 @@ def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activatio
     ("fused_128x96x64_s6_coop_g8_ww", ("fused_128x96x64_s6_coop", (1, 1), "g8", "whole")),
     ("fused_128x96x64_s6_coop_ww", ("fused_128x96x64_s6_coop", (1, 1), "row", "whole")),
     ("fused_64x128x128_s4_ws_sk4x3_g4:g8_ww", ("fused_64x128x128_s4_ws", (4, 3), "g4:g8", "whole")),
+    # 2x1 clusters (fused_chain_instance.cuh's _c2 suffix) belong to the configuration, not to the order.
+    ("fused_128x128x64_s6_coop_c2_sk2x1_g4", ("fused_128x128x64_s6_coop_c2", (2, 1), "g4", "kblock")),
+    ("fused_128x192x64_s4_coop_c2_ww", ("fused_128x192x64_s4_coop_c2", (1, 1), "row", "whole")),
 ])
 def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parsed):
     assert tuning.parse_label(label) == parsed
 
 
 @pytest.mark.parametrize("label", ["cuBLAS", "fused_64x128x128_s4", "fused_64x128x128_s4_ws_g0", "fused_64x128_s4_ws",
-                                   "fused_64x128x128_s4_ws_g8_wait", "fused_64x128x128_s4_ws_g8_ww_ww"])
+                                   "fused_64x128x128_s4_ws_g8_wait", "fused_64x128x128_s4_ws_g8_ww_ww",
+                                   "fused_128x128x64_s6_coop_c3"])
 def test_labels_that_are_not_fused_configurations_are_refused(label):
     with pytest.raises(ValueError):
         tuning.parse_label(label)
