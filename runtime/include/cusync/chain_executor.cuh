@@ -18,6 +18,7 @@
 #include "cusync/launch.cuh"
 #include "cusync/stage.cuh"
 #include "cusync/wait_kernel.cuh"
+#include "cusync/wait_kernel_decision.h"
 
 namespace cusync {
 
@@ -36,6 +37,17 @@ inline const char* stageOrderingName(StageOrdering ordering) {
 // stream already orders it after them (StreamOrder: its kernel may take unsynchronized input views).
 using StageLaunch = std::function<void(cudaStream_t stream, LaunchOrdering ordering, bool synchronizedInputs)>;
 
+// What a launch of `stage` occupies, as decideWaitKernel counts it: blocks, not tiles, since a waiting block holds
+// a slot whatever part of a tile it computes.
+inline StageFootprint footprintOf(const Stage& stage) { return {stage.grid(), stage.blocksPerLaunch()}; }
+
+// decideWaitKernel (wait_kernel_decision.h) on the stages themselves: `stagesItWaitsOn` in the order of the
+// parameters of `Optimizations::canAvoidWaitKernel` after the consumer's grid.
+template <class Optimizations, class... Stages>
+WaitKernelDecision decideWaitKernel(DeviceSlots device, const Stage& stage, const Stages&... stagesItWaitsOn) {
+  return decideWaitKernel<Optimizations>(device, footprintOf(stage), footprintOf(stagesItWaitsOn)...);
+}
+
 class ChainExecutor {
  public:
   // `sideStreamFlags`: how the side streams of WaitKernel and NoOrdering are created (cudaStreamNonBlocking, or
@@ -47,7 +59,8 @@ class ChainExecutor {
 
   // Stages must be added producers first. `waitKernels` false leaves this stage's wait-kernels out under
   // WaitKernel: legal only when the stage and every stage it waits on, directly or not, fit in the GPU's slots
-  // together (the paper's "avoid wait-kernel"; NoOrdering does this for every stage).
+  // together (the paper's "avoid wait-kernel"; NoOrdering does this for every stage). The overload below takes the
+  // decision from the spec's Optimizations_<dependency> and the device instead of the caller's word.
   void add(const Stage& stage, std::vector<const Stage*> producers, StageLaunch launch, bool waitKernels = true) {
     Node node{&stage, std::move(producers), std::move(launch), waitKernels, nullptr, nullptr};
     if (usesSideStreams() && !nodes_.empty()) {
@@ -55,6 +68,12 @@ class ChainExecutor {
       node.done = makeEvent();
     }
     nodes_.push_back(std::move(node));
+  }
+  // As above, with the wait-kernels left out exactly where `decision` (decideWaitKernel, from the spec's
+  // Optimizations_<dependency> and the device's slots) found that sound.
+  void add(const Stage& stage, std::vector<const Stage*> producers, StageLaunch launch,
+           const WaitKernelDecision& decision) {
+    add(stage, std::move(producers), std::move(launch), /*waitKernels=*/!decision.avoidWaitKernel);
   }
 
   StageOrdering ordering() const { return ordering_; }
