@@ -3,6 +3,8 @@
 // every block of the stage and of every stage it waits on, directly or not, fits in the device's real slots.
 // The Optimizations types are the MLP examples' own, as cusyncgen emits them by default (132 SMs, occupancy 1):
 // the golden headers, which the policy suite keeps equal to cusyncgen's output.
+#include <algorithm>
+
 #include <catch2/catch.hpp>
 
 #include "cusync/wait_kernel_decision.h"
@@ -86,4 +88,23 @@ TEST_CASE("every stage the stage waits on counts, not only its direct producer",
   // g2 + gs = 100 would fit; with g1 140 does not.
   CHECK_FALSE(decideWaitKernel<LlamaDown>(kH100, oneBlockPerTile({60, 1, 1}), gemm1, swiGlu).avoidWaitKernel);
   CHECK(decideWaitKernel<LlamaDown>(kH100, oneBlockPerTile({52, 1, 1}), gemm1, swiGlu).avoidWaitKernel);
+}
+
+TEST_CASE("at occupancy 1 on 132 SMs the decision is the examples' former hand-written sum of blocks",
+          "[wait_kernel_decision]") {
+  // The MLP examples used to leave the wait-kernel out when the blocks of both launches fit in SMs x occupancy.
+  // Blocks are tiles x split-K parts, or a persistent launch's min(slots, work units); either way a launch that
+  // fits in 132 slots has no more tiles than blocks, so the spec's tile count then fits its 132 slots too.
+  for (std::uint32_t tiles1 = 1; tiles1 <= 160; tiles1 += 3)
+    for (std::uint32_t tiles2 = 1; tiles2 <= 160; tiles2 += 5)
+      for (std::uint32_t parts1 : {1u, 2u, 5u})
+        for (bool persistent : {false, true}) {
+          const std::uint32_t units1 = tiles1 * parts1;
+          const std::uint32_t blocks1 = persistent ? std::min(132u, units1) : units1;
+          const std::uint32_t blocks2 = persistent ? std::min(132u, tiles2) : tiles2;
+          const bool handWritten = blocks1 + blocks2 <= 132;
+          CHECK(decideWaitKernel<Gpt3Dependency>(kH100, StageFootprint{{tiles2, 1, 1}, blocks2},
+                                                 StageFootprint{{tiles1, 1, 1}, blocks1})
+                    .avoidWaitKernel == handWritten);
+        }
 }
