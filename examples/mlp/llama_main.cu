@@ -138,13 +138,14 @@ class LlamaChain {
     occupancyS_ = swiGluOccupancy(variant.policy);
     occupancy2_ = g2_.occupancy();
     smCount_ = smCount;
-    // "Avoid wait-kernel" (paper IV-C), per stage: when the stage and every stage it waits on, directly or through
-    // another, fit in the slots of one wave, all their blocks are resident together and none can take a slot a
-    // block it waits for needs. Slots are counted at the smallest occupancy of the three kernels.
-    const std::uint32_t slots = std::uint32_t(smCount * std::min({occupancy1_, occupancyS_, occupancy2_}));
-    const std::uint32_t blocks1 = gemm1Stage().blocksPerLaunch(), blocksS = gs_->blocksPerLaunch();
-    avoidWaitKernelS_ = blocks1 + blocksS <= slots;
-    avoidWaitKernel2_ = blocks1 + blocksS + gemm2Stage().blocksPerLaunch() <= slots;
+    // "Avoid wait-kernel" (paper IV-C), per stage: when the spec allows it at these grids and the blocks of the
+    // stage and of every stage it waits on, directly or through another, fit in the device's slots, all of them are
+    // resident together and none can take a slot a block it waits for needs. Slots are counted at the smallest
+    // occupancy of the three kernels. Stages in the order of the spec's canAvoidWaitKernel parameters.
+    const DeviceSlots deviceSlots{std::uint32_t(smCount),
+                                  std::uint32_t(std::min({occupancy1_, occupancyS_, occupancy2_}))};
+    waitKernelS_ = decideWaitKernel<llama::Optimizations_swiglu>(deviceSlots, *gs_, gemm1Stage());
+    waitKernel2_ = decideWaitKernel<llama::Optimizations_down>(deviceSlots, gemm2Stage(), gemm1Stage(), *gs_);
 
     const bool synchronized = variant.synchronized();
     first_ = g1_.launchArgs(m, 2 * shape.intermediate, shape.hidden, buffers.x.get(), buffers.w1v.get(),
@@ -174,11 +175,11 @@ class LlamaChain {
     executor_.add(
         *gs_, {&gemm1Stage()},
         [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchSwiGlu_(middle_, stream, ordering); },
-        /*waitKernels=*/!avoidWaitKernelS_);
+        waitKernelS_);
     executor_.add(
         gemm2Stage(), {gs_.get()},
         [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchGemm(g2_, second_, stream, ordering); },
-        /*waitKernels=*/!avoidWaitKernel2_);
+        waitKernel2_);
   }
   LlamaChain(const LlamaChain&) = delete;
   LlamaChain& operator=(const LlamaChain&) = delete;
@@ -191,8 +192,11 @@ class LlamaChain {
   double wavesS() const { return double(gs_->workUnitsPerLaunch()) / (smCount_ * occupancyS_); }
   double waves2() const { return double(gemm2Stage().workUnitsPerLaunch()) / (smCount_ * occupancy2_); }
   int avoidedWaitKernels() const {
-    return variant_.ordering == Ordering::WaitKernel ? int(avoidWaitKernelS_) + int(avoidWaitKernel2_) : 0;
+    return variant_.ordering == Ordering::WaitKernel
+               ? int(waitKernelS_.avoidWaitKernel) + int(waitKernel2_.avoidWaitKernel)
+               : 0;
   }
+  std::string whyWaitKernels() const { return "SwiGLU: " + waitKernelS_.why + "; GEMM 2: " + waitKernel2_.why; }
   std::string occupancies() const {
     return std::to_string(occupancy1_) + "/" + std::to_string(occupancyS_) + "/" + std::to_string(occupancy2_);
   }
@@ -215,7 +219,7 @@ class LlamaChain {
   SwiGluStageArgs<GateUpPolicy> middle_;
   SwiGluLauncher launchSwiGlu_ = nullptr;
   int occupancy1_ = 1, occupancyS_ = 1, occupancy2_ = 1, smCount_ = 1;
-  bool avoidWaitKernelS_ = false, avoidWaitKernel2_ = false;
+  WaitKernelDecision waitKernelS_, waitKernel2_;
 };
 
 // The SwiGLU stage between two baseline GEMMs: stream-ordered, no semaphores.
@@ -404,10 +408,10 @@ int main(int argc, char** argv) {
       const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
                                       (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
       if (options.verbose)
-        std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s\n", m, configLabel.c_str(),
+        std::printf("M=%d %s %s: tiles %u + %u + %u, occupancy %s; %s\n", m, configLabel.c_str(),
                     variant.name().c_str(), chain.gemm1Stage().grid().tileCount(),
                     chain.swiGluStage().grid().tileCount(), chain.gemm2Stage().grid().tileCount(),
-                    chain.occupancies().c_str());
+                    chain.occupancies().c_str(), chain.whyWaitKernels().c_str());
       Result row{m, configLabel, variant.name(), 0, 0, false, chain.waves1(), chain.waves2(),
                  chain.avoidedWaitKernels()};
       row.wavesMiddle = chain.wavesS();

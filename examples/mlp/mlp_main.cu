@@ -56,7 +56,7 @@ using Buffers = GeluMlpBuffers;
 class MlpPair {
  public:
   MlpPair(const TileConfig& config, const VariantSpec& variant, int m, const MlpShape& shape, Buffers& buffers,
-          int slotsPerWave, SplitK split, const TileOrders& orders)
+          DeviceSlots deviceSlots, SplitK split, const TileOrders& orders)
       : variant_(variant),
         producer_("gemm1", *config.producer.at(variant.policy), m, shape.intermediate, split.producerParts),
         consumer_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts),
@@ -67,10 +67,10 @@ class MlpPair {
     namespace generated = cusync::generated::gpt3_mlp;
     if (variant.policy == PolicyKind::TileSync) producer_.stage().setOutputPolicy<generated::Dep_dep_g1_TileSync>();
     else producer_.stage().setOutputPolicy<generated::Dep_dep_g1_RowSync>();
-    // "Avoid wait-kernel" (paper IV-C): when both grids fit in the slots of one wave, every producer block is
-    // resident from the start, so a consumer can never occupy a slot a producer block needs.
-    avoidWaitKernel_ = producerStage().blocksPerLaunch() + consumerStage().blocksPerLaunch() <=
-                       std::uint32_t(slotsPerWave);
+    // "Avoid wait-kernel" (paper IV-C): when the spec allows it at these grids and both launches' blocks fit in the
+    // device's slots, every producer block is resident from the start, so a consumer can never occupy a slot a
+    // producer block needs.
+    waitKernelDecision_ = decideWaitKernel<generated::Optimizations_dep>(deviceSlots, consumerStage(), producerStage());
 
     first_ = producer_.launchArgs(m, shape.intermediate, shape.hidden, buffers.x.get(), buffers.w1.get(),
                                   buffers.xw1.get(), synchronized());
@@ -89,13 +89,16 @@ class MlpPair {
     executor_.add(
         consumerStage(), {&producerStage()},
         [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launch(consumer_, second_, stream, ordering); },
-        /*waitKernels=*/!avoidWaitKernel_);
+        waitKernelDecision_);
   }
   MlpPair(const MlpPair&) = delete;
   MlpPair& operator=(const MlpPair&) = delete;
 
   bool synchronized() const { return variant_.synchronized(); }
-  bool avoidsWaitKernel() const { return variant_.ordering == Ordering::WaitKernel && avoidWaitKernel_; }
+  bool avoidsWaitKernel() const {
+    return variant_.ordering == Ordering::WaitKernel && waitKernelDecision_.avoidWaitKernel;
+  }
+  const std::string& whyWaitKernel() const { return waitKernelDecision_.why; }
   const Stage& producerStage() const { return producer_.stage(); }
   const Stage& consumerStage() const { return consumer_.stage(); }
 
@@ -111,7 +114,7 @@ class MlpPair {
   GemmStage producer_, consumer_;
   GemmLaunchArgs first_, second_;
   ChainExecutor executor_;
-  bool avoidWaitKernel_ = false;
+  WaitKernelDecision waitKernelDecision_;
 };
 
 }  // namespace
@@ -178,13 +181,14 @@ int main(int argc, char** argv) {
                    const VariantSpec& variant) {
       const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
       const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
-      const MlpPair pair(config, variant, m, shape, buffers, slotsPerWave * std::min(occupancy, occupancyConsumer),
-                         split, orders);
+      const DeviceSlots deviceSlots{std::uint32_t(slotsPerWave), std::uint32_t(std::min(occupancy, occupancyConsumer))};
+      const MlpPair pair(config, variant, m, shape, buffers, deviceSlots, split, orders);
       const std::string configLabel = config.name + split.label() + orders.label();
       if (options.verbose)
-        std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d\n", m, configLabel.c_str(),
+        std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d; %s\n", m, configLabel.c_str(),
                     variant.name().c_str(), pair.producerStage().grid().tileCount(),
-                    pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer);
+                    pair.consumerStage().grid().tileCount(), occupancy, occupancyConsumer,
+                    pair.whyWaitKernel().c_str());
       const double waves1 = double(pair.producerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancy);
       const double waves2 = double(pair.consumerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancyConsumer);
       results.run([&](cudaStream_t s) { pair.enqueue(s); }, checked,
