@@ -65,7 +65,7 @@ inline std::string convSplitLabel(const std::vector<std::uint32_t>& parts) {
   return label;
 }
 
-// "Avoid wait-kernel" (the paper's W; the MLP examples decide it the same way, from occupancy at run time): legal
+// "Avoid wait-kernel" (the paper's W; the MLP examples decide it per stage with cusync::decideWaitKernel): legal
 // when every block of every stage of the chain is resident at once, blocks = work units (tiles x parts) per stage.
 // Then no block can hold a slot that a block it waits for needs, in any launch order of the stages' streams. The
 // whole chain, not one stage and its producers: a later stage keeping its wait-kernel could otherwise fill the

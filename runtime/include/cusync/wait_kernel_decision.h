@@ -11,6 +11,10 @@
 // and a launch may start more blocks than its grid has tiles (split-K parts). So the wait-kernel is left out only
 // when the spec allows it at the stages' grids AND the blocks the launches really start fit in the slots the
 // device really has (its SMs times the measured occupancy of the kernels involved, the smallest of them).
+// This is the per-stage condition the spec states. A chain that leaves one stage's wait-kernel out but keeps a later
+// stage's should count the later stage's blocks too (examples/conv2d/conv_split.h counts the whole chain): the
+// later stage's blocks start once its own producer's blocks have, and may then take slots that earlier, still
+// unstarted blocks need.
 #pragma once
 
 #include <cstdint>
