@@ -18,6 +18,7 @@
 #include "cusync/launch.cuh"
 #include "cusync/stage.cuh"
 #include "cusync/wait_kernel.cuh"
+#include "cusync/wait_kernel_targets.h"
 #include "cusync/wait_kernel_decision.h"
 
 namespace cusync {
@@ -145,13 +146,31 @@ class ChainExecutor {
         CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stageStream, fork_.get(), 0));
       }
       if (waitKernels && node.waitKernels)
-        for (const Stage* producer : node.producers) launchWaitKernel(*producer, *node.stage, stageStream);
+        for (std::size_t target : waitKernelTargetsOf(i)) launchWaitKernel(*nodes_[target].stage, *node.stage, stageStream);
       node.launch(stageStream, LaunchOrdering::StreamOrder, true);
     }
     for (std::size_t i = 1; i < nodes_.size(); ++i) {
       CUSYNC_CUDA_CHECK(cudaEventRecord(nodes_[i].done.get(), nodes_[i].sideStream.get()));
       CUSYNC_CUDA_CHECK(cudaStreamWaitEvent(stream, nodes_[i].done.get(), 0));
     }
+  }
+
+  // The stages node i's wait-kernels wait for: its producers and, through producers without wait-kernels, theirs
+  // (wait_kernel_targets.h says why).
+  std::vector<std::size_t> waitKernelTargetsOf(std::size_t i) const {
+    auto indexOf = [this](const Stage* stage) {
+      for (std::size_t j = 0; j < nodes_.size(); ++j)
+        if (nodes_[j].stage == stage) return j;
+      throw Error("cusync: chain executor: stage '" + stage->name() + "' is a producer but was never added");
+    };
+    return waitKernelTargets(
+        i,
+        [&](std::size_t s) {
+          std::vector<std::size_t> producers;
+          for (const Stage* p : nodes_[s].producers) producers.push_back(indexOf(p));
+          return producers;
+        },
+        [&](std::size_t s) { return s != 0 && nodes_[s].waitKernels; });
   }
 
   StageOrdering ordering_;

@@ -11,10 +11,10 @@
 // and a launch may start more blocks than its grid has tiles (split-K parts). So the wait-kernel is left out only
 // when the spec allows it at the stages' grids AND the blocks the launches really start fit in the slots the
 // device really has (its SMs times the measured occupancy of the kernels involved, the smallest of them).
-// This is the per-stage condition the spec states. A chain that leaves one stage's wait-kernel out but keeps a later
-// stage's should count the later stage's blocks too (examples/conv2d/conv_split.h counts the whole chain): the
-// later stage's blocks start once its own producer's blocks have, and may then take slots that earlier, still
-// unstarted blocks need.
+// This is the per-stage condition the spec states. A later stage that keeps its wait-kernel while a producer left
+// its own out would otherwise start once that producer's blocks have, and could take slots that earlier, still
+// unstarted blocks need: the chain executor's wait-kernels therefore also wait, through such a producer, for its
+// producers (wait_kernel_targets.h).
 #pragma once
 
 #include <cstdint>
