@@ -32,6 +32,7 @@
 #include <cutlass/epilogue/thread/activation.h>
 
 #include "common/kernel_occupancy.cuh"
+#include "conv_instance_common.cuh"
 #include "conv_registry.h"
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
@@ -43,25 +44,22 @@
 namespace cusync::examples {
 
 template <int TileM, int TileN, int TileK, int Stages, int MinBlocksPerSm>
-struct StockConvInstance {
-  using Element = cutlass::half_t;
-  using ElementAccumulator = float;
-  static constexpr int kAlignment = 8;  // 16 bytes: TMA
-  using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Shape<cute::Int<TileK>>>;
-  using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
-  using Fusion = cutlass::epilogue::fusion::LinCombPerColBiasEltAct<cutlass::epilogue::thread::ReLu, Element, float,
-                                                                    Element, void, float>;
+struct StockConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages> {
+  using Configuration = ConvTileConfiguration<TileM, TileN, TileK, Stages>;
+  using typename Configuration::Element;
+  using typename Configuration::ElementAccumulator;
+  using typename Configuration::TileShape;
+  using typename Configuration::ClusterShape;
+  using typename Configuration::Fusion;
+  using typename Configuration::CollectiveMainloop;
+  using typename Configuration::ProblemShape;
+  using Configuration::kAlignment;
+  using Configuration::problemOf;
   using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, float, void, cutlass::layout::TensorNHWC,
       kAlignment, Element, cutlass::layout::TensorNHWC, kAlignment, cutlass::epilogue::TmaWarpSpecialized,
       Fusion>::CollectiveOp;
-  using CollectiveMainloop = typename cutlass::conv::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::conv::Operator::kFprop, Element,
-      cutlass::layout::TensorNHWC, kAlignment, Element, cutlass::layout::TensorNHWC, kAlignment, ElementAccumulator,
-      TileShape, ClusterShape, cutlass::conv::collective::StageCount<Stages>,
-      cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;
-  using ProblemShape = typename CollectiveMainloop::ProblemShape;
   using StockKernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue>;
 
   // CUTLASS's kernel with the configuration's launch bounds (cutlass::device_kernel reads them from the type).
@@ -69,14 +67,6 @@ struct StockConvInstance {
     static constexpr std::uint32_t MinBlocksPerMultiprocessor = MinBlocksPerSm;
   };
   static_assert(sizeof(Kernel) == sizeof(StockKernel), "the launch-bounds wrapper adds no state");
-
-  static ProblemShape problemOf(const ConvLayerShape& s) {
-    using Extent = typename ProblemShape::TensorExtent;
-    using Spatial = typename ProblemShape::ShapePadding;
-    return ProblemShape(cutlass::conv::Mode::kCrossCorrelation, Extent{s.batch, s.height, s.width, s.inChannels},
-                        Extent{s.outChannels, s.filter, s.filter, s.inChannels}, Spatial{s.padding(), s.padding()},
-                        Spatial{s.padding(), s.padding()}, Spatial{s.stride, s.stride}, Spatial{1, 1}, 1);
-  }
 
   // The grid the stock launch covers, as the example's stage grid: x = output-channel tiles, y = pixel tiles.
   static GridShape tileGrid(const ConvLayerShape& s) {
@@ -91,12 +81,7 @@ struct StockConvInstance {
     arguments.problem_shape = problemOf(args.shape);
     arguments.mainloop = {reinterpret_cast<const Element*>(args.activation),
                           reinterpret_cast<const Element*>(args.filter)};
-    arguments.epilogue.thread.alpha = 1.0f;
-    arguments.epilogue.thread.beta = 0.0f;
-    arguments.epilogue.thread.bias_ptr = reinterpret_cast<const Element*>(args.bias);
-    arguments.epilogue.ptr_C = nullptr;
-    arguments.epilogue.dC = {};
-    arguments.epilogue.ptr_D = reinterpret_cast<Element*>(args.output);
+    Configuration::setBiasReluEpilogue(arguments.epilogue, args);
     // The output's (Q, P, N) strides, innermost first, as CUTLASS's conv testbed sets them for fprop.
     StrideD dD{};
     const auto& problem = arguments.problem_shape;
@@ -136,9 +121,7 @@ struct StockConvInstance {
   }
 
   static ConvKernelEntry entry() {
-    const std::string name = std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) +
-                             "_s" + std::to_string(Stages) + "_b" + std::to_string(MinBlocksPerSm) + "_" +
-                             kCutlassStockKernelName;
+    const std::string name = Configuration::name(MinBlocksPerSm, kCutlassStockKernelName);
     return ConvKernelEntry{name, TileM, TileN, TileK, Stages, MinBlocksPerSm, std::nullopt, &tileGrid,
                            &whyNotImplementable, &launch, &blocksPerSm};
   }
