@@ -12,6 +12,7 @@
 #include <cutlass/conv/collective/collective_builder.hpp>
 #include <cutlass/conv/convnd_problem_shape.hpp>
 #include <cutlass/cutlass.h>
+#include <cutlass/epilogue/collective/collective_builder.hpp>
 #include <cutlass/epilogue/thread/activation.h>
 
 #include "conv_registry.h"
@@ -36,6 +37,13 @@ struct ConvTileConfiguration {
       TileShape, ClusterShape, cutlass::conv::collective::StageCount<Stages>,
       cutlass::conv::KernelImplicitTmaWarpSpecializedSm90>::CollectiveOp;
   using ProblemShape = typename CollectiveMainloop::ProblemShape;
+  // The TMA epilogue with the fusion, storing D in `LayoutD`: the hooked kernel writes the packed NHWC output as
+  // the row-major GEMM D[pixels, channels], CUTLASS's conv kernel in its own TensorNHWC form.
+  template <class LayoutD>
+  using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, float, void, LayoutD, kAlignment, Element,
+      LayoutD, kAlignment, cutlass::epilogue::TmaWarpSpecialized, Fusion>::CollectiveOp;
 
   static ProblemShape problemOf(const ConvLayerShape& s) {
     using Extent = typename ProblemShape::TensorExtent;

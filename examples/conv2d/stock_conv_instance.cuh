@@ -47,19 +47,10 @@ template <int TileM, int TileN, int TileK, int Stages, int MinBlocksPerSm>
 struct StockConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages> {
   using Configuration = ConvTileConfiguration<TileM, TileN, TileK, Stages>;
   using typename Configuration::Element;
-  using typename Configuration::ElementAccumulator;
-  using typename Configuration::TileShape;
-  using typename Configuration::ClusterShape;
-  using typename Configuration::Fusion;
   using typename Configuration::CollectiveMainloop;
   using typename Configuration::ProblemShape;
-  using Configuration::kAlignment;
   using Configuration::problemOf;
-  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, float, void, cutlass::layout::TensorNHWC,
-      kAlignment, Element, cutlass::layout::TensorNHWC, kAlignment, cutlass::epilogue::TmaWarpSpecialized,
-      Fusion>::CollectiveOp;
+  using CollectiveEpilogue = typename Configuration::template Epilogue<cutlass::layout::TensorNHWC>;
   using StockKernel = cutlass::conv::kernel::ConvUniversal<ProblemShape, CollectiveMainloop, CollectiveEpilogue>;
 
   // CUTLASS's kernel with the configuration's launch bounds (cutlass::device_kernel reads them from the type).

@@ -42,19 +42,10 @@ template <int TileM, int TileN, int TileK, int Stages, int MinBlocksPerSm, ConvP
 struct TileSyncConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages> {
   using Configuration = ConvTileConfiguration<TileM, TileN, TileK, Stages>;
   using typename Configuration::Element;
-  using typename Configuration::ElementAccumulator;
-  using typename Configuration::TileShape;
-  using typename Configuration::ClusterShape;
-  using typename Configuration::Fusion;
   using typename Configuration::CollectiveMainloop;
-  using Configuration::kAlignment;
   using Configuration::problemOf;
   // The output is packed NHWC, i.e. the row-major GEMM D[pixels, channels]: a GEMM epilogue with a flat M.
-  using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, ElementAccumulator, float, void, cutlass::layout::RowMajor,
-      kAlignment, Element, cutlass::layout::RowMajor, kAlignment, cutlass::epilogue::TmaWarpSpecialized,
-      Fusion>::CollectiveOp;
+  using CollectiveEpilogue = typename Configuration::template Epilogue<cutlass::layout::RowMajor>;
 
   using PolicyT = ConvPolicyType<Policy>;
   using Kernel = cusync::cutlass_sm90::TileSyncConvKernel<CollectiveMainloop, CollectiveEpilogue, PolicyT, PolicyT,
