@@ -23,6 +23,7 @@
 #include <cutlass/arch/barrier.h>
 
 #include "cusync/chain_queue.cuh"
+#include "cusync/semaphore.cuh"  // detail::globalTimerNs, the watchdog's clock
 
 namespace cusync::cutlass_sm90 {
 
@@ -100,14 +101,11 @@ struct ClusterUnitChannel {
     const std::uint32_t address = cute::cast_smem_ptr_to_uint(barrier);
     std::uint32_t done = 0;
 #if defined(CUSYNC_WAIT_TIMEOUT_NS)
-    std::uint64_t start;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+    const std::uint64_t start = ::cusync::detail::globalTimerNs();
 #endif
     while (!done) {
 #if defined(CUSYNC_WAIT_TIMEOUT_NS)
-      std::uint64_t now;
-      asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-      if (now - start > CUSYNC_WAIT_TIMEOUT_NS) {
+      if (::cusync::detail::globalTimerNs() - start > CUSYNC_WAIT_TIMEOUT_NS) {
         printf("cusync watchdog: cluster unit hand-off: block %u (rank %u) waited %llu ns for %s (parity %u)\n",
                blockIdx.x, cute::block_rank_in_cluster(), static_cast<unsigned long long>(CUSYNC_WAIT_TIMEOUT_NS),
                what, parity);
