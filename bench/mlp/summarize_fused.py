@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """One table per model run: mlp_fused_example's CSV (floor, cuBLASLt, fused chain, the same kernel stream-ordered)
-next to torch_baselines.py's CSV from the same device call. Ratios are within this run only.
+next to torch_baselines.py's CSV from the same device call. Ratios are within this run only. "CUTLASS" is the best
+of CUTLASS's stock persistent GEMMs back to back (a reference rate, not an anchor: what CUTLASS's own kernel reaches).
 
 Usage: summarize_fused.py FUSED.csv TORCH.csv [PLOT.png]
 """
@@ -30,7 +31,7 @@ def main():
     torch_rows = best_times(sys.argv[2]) if len(sys.argv) > 2 else {}
     for m, variants in torch_rows.items():
         fused[m].update(variants)
-    header = ["M", "floor", *ANCHORS, "best anchor", "Fused", "Fused-SS", "anchor/Fused", "Fused/floor",
+    header = ["M", "floor", *ANCHORS, "best anchor", "Fused", "Fused-SS", "CUTLASS", "anchor/Fused", "Fused/floor",
               "SS/Fused", "anchor/floor", "Fused config"]
     print(" ".join(f"{h:>12s}" if i < len(header) - 1 else h for i, h in enumerate(header)))
     lines = []
@@ -40,10 +41,11 @@ def main():
         anchors = {a: t(a) for a in ANCHORS if a in v}
         best_anchor = min(anchors.items(), key=lambda kv: kv[1]) if anchors else ("-", float("nan"))
         floor, f, ss = t("floor"), t("Fused"), t("Fused-StreamSync")
-        cells = [m, floor, *[t(a) for a in ANCHORS], best_anchor[1], f, ss, best_anchor[1] / f, f / floor, ss / f,
+        cells = [m, floor, *[t(a) for a in ANCHORS], best_anchor[1], f, ss, t("CUTLASS"), best_anchor[1] / f, f / floor, ss / f,
                  best_anchor[1] / floor]
         print(" ".join(f"{c:12d}" if isinstance(c, int) else f"{c:12.3f}" if abs(c) < 10 else f"{c:12.1f}"
-                       for c in cells) + f" {v['Fused'][1] if 'Fused' in v else '-'} (best anchor: {best_anchor[0]})")
+                       for c in cells) + f" {v['Fused'][1] if 'Fused' in v else '-'} (best anchor: {best_anchor[0]}"
+              + (f"; CUTLASS: {v['CUTLASS'][1]})" if "CUTLASS" in v else ")"))
         lines.append((m, floor, best_anchor[1], f, ss, anchors))
     if len(sys.argv) > 3:
         import matplotlib

@@ -36,6 +36,7 @@
 #include "mlp_harness.h"
 #include "mlp_options.h"
 #include "mlp_results.h"
+#include "stock_gemm_registry.h"
 #include "swiglu_mlp_reference.cuh"
 #include "swiglu_weight_pairing.h"
 #include "tile_orders.h"
@@ -256,6 +257,25 @@ int main(int argc, char** argv) {
                      "cuBLAS baseline");
       context.operands = {buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()};
       context.checked = {{&buffers.xw1}, &buffers.y, &buffers.yReference};
+      // Reference rates: CUTLASS's stock persistent GEMMs back to back (GELU in GEMM 1's epilogue), unmodified, so
+      // the summary can tell CUTLASS's own rate at a tile from what the hooks and the queue cost.
+      for (const StockGemmEntry& stock : stockGemmRegistry()) {
+        if (!options.configs.empty() &&
+            std::find(options.configs.begin(), options.configs.end(), stock.name) == options.configs.end())
+          continue;  // --configs names the stock GEMMs to run too
+        try {
+          auto gemm1 = stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
+          auto gemm2 = stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);
+          results.runBaseline(
+              [&](cudaStream_t s) {
+                gemm1->run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+                gemm2->run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+              },
+              context.checked, m, stock.name, "CUTLASS", stock.name + " stream-ordered", stream);
+        } catch (const cusync::Error& e) {
+          std::printf("M=%d %s: not run: %s\n", m, stock.name.c_str(), e.what());
+        }
+      }
       runFusedVariants(geluKernels, context, [](const FusedChainEntry&) {}, results);
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
