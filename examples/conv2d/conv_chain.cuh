@@ -217,8 +217,11 @@ inline StageOrdering stageOrderingOf(ConvVariant variant) {
 // `slots` (SMs x resident blocks per SM) decides whether a W variant applies.
 class ConvChain {
  public:
+  // `hardwareOrder` ("avoid custom order", the paper's T): every stage's block computes the tile its blockIdx
+  // names. The conv stages' own order is row-major, which the hardware's dispatch follows, so T changes no order;
+  // it spares the ticket's round trip before a block's first load (tile_sync_conv_kernel.hpp). false: tickets.
   ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers,
-            std::vector<std::uint32_t> parts = {}, std::uint32_t slots = 0)
+            std::vector<std::uint32_t> parts = {}, std::uint32_t slots = 0, bool hardwareOrder = true)
       : kernel_(kernel), variant_(variant), buffers_(buffers), executor_(stageOrderingOf(variant)) {
     const ConvChainSpec& spec = buffers.spec();
     if (kernel.policy != convKernelPolicyOf(variant))
@@ -229,6 +232,7 @@ class ConvChain {
     for (std::size_t s = 0; s < spec.stages.size(); ++s)
       stages_.emplace_back("conv" + std::to_string(s) + " " + spec.stages[s].name,
                            kernel.tileGrid(buffers.stage(s).shape));
+    for (Stage& stage : stages_) stage.useHardwareOrder(hardwareOrder);
     std::vector<std::uint32_t> blocks;
     for (std::size_t s = 0; s < stages_.size(); ++s) {
       splits_.push_back(std::make_unique<ConvSplitBuffers>(stages_[s], kernel, parts[s]));

@@ -77,9 +77,10 @@ void compareStages(const ConvChainBuffers& buffers, Result& r) {
 
 Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVariant variant,
                 ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options,
-                const std::vector<std::uint32_t>& parts, std::uint32_t slots) {
-  Result r{&spec, buffers.batch(), convConfigOf(kernel) + convSplitLabel(parts), convVariantName(variant)};
-  ConvChain chain(kernel, variant, buffers, parts, slots);
+                const std::vector<std::uint32_t>& parts, std::uint32_t slots, bool hardwareOrder) {
+  Result r{&spec, buffers.batch(), convConfigOf(kernel) + convSplitLabel(parts) + (hardwareOrder ? "" : "_ticket"),
+           convVariantName(variant)};
+  ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder);
   // Work units per stage (tiles x parts): what fills the waves.
   for (std::size_t s = 0; s < buffers.stageCount(); ++s)
     r.tiles.push_back(chain.grid(s).tileCount() * (parts.empty() ? 1u : parts[s]));
@@ -254,12 +255,16 @@ int main(int argc, char** argv) {
       ConvChainBuffers buffers(chain, batch, seed, stream);
       for (const std::string& config : configs)
         for (const std::vector<std::uint32_t>& parts : splitPlans(buffers, config, options, properties))
+          for (bool hardwareOrder : options.hardwareOrders)
           for (ConvVariant variant : options.variants) {
             const bool split = !convSplitLabel(parts).empty();
             if (split && cutlassStock(variant)) continue;  // CUTLASS's stock kernel runs unsplit only
+            // CUTLASS's stock kernel has its own order: it runs once, with the first tile order listed.
+            if (cutlassStock(variant) && hardwareOrder != options.hardwareOrders.front()) continue;
             const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
             const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
-            Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots);
+            Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots,
+                                hardwareOrder || cutlassStock(variant));
             r.multiprocessors = properties.multiProcessorCount;
             countWork(chain, batch, r);
             r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);

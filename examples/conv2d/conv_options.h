@@ -28,6 +28,10 @@ struct ConvOptions {
                                        ConvVariant::CutlassStockPdl};
   // Split-K targets tried per configuration (conv_split.h); the hooked variants only (CUTLASS-stock: none).
   std::vector<ConvSplitTarget> splits = {ConvSplitTarget::None, ConvSplitTarget::HalfWave, ConvSplitTarget::OneWave};
+  // Tile orders tried per configuration (the hooked variants; CUTLASS-stock has its own): hardware order (the
+  // paper's T: a block computes the tile its blockIdx names) and tickets (cusync's own order, drawn before the
+  // block's first load). Configuration suffix "_ticket" for the latter.
+  std::vector<bool> hardwareOrders = {true};
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
@@ -58,6 +62,8 @@ inline void printConvUsage() {
       "                     into the most parts whose work units fit in that many waves, at least 4 k-blocks a\n"
       "                     part; a target that splits nothing, or as another did, is not run again); a split\n"
       "                     chain is its own configuration, e.g. 64x64x64_s4_b1_k8+8 (default none,half,wave)\n"
+      "  --tile-orders LIST hardware (the paper's T, default) and/or ticket (cusync's tile counter; configuration\n"
+      "                     suffix _ticket) for the hooked variants\n"
       "  --check-only       check every variant, time nothing\n"
       "  --no-ceilings      do not measure the GEMM rate and read bandwidth (the floor is then 0)\n"
       "  --repetitions N    chains per CUDA graph (default 10)\n"
@@ -112,6 +118,13 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
         for (const auto& [target, name] : convSplitTargetNames())
           if (name == word) options.splits.push_back(target), found = true;
         if (!found) exitWithUsageError(program, arg + ": unknown split target '" + word + "' (none, half, wave, 2waves)");
+      }
+    } else if (arg == "--tile-orders") {
+      options.hardwareOrders.clear();
+      for (const std::string& word : wordListArgument(program, arg, value())) {
+        if (word != "hardware" && word != "ticket")
+          exitWithUsageError(program, arg + ": unknown tile order '" + word + "' (hardware, ticket)");
+        options.hardwareOrders.push_back(word == "hardware");
       }
     } else if (arg == "--check-only") {
       options.checkOnly = true;

@@ -130,13 +130,14 @@ int main(int argc, char** argv) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);
     for (ConvSplitTarget split : splits)
+    for (bool hardwareOrder : {true, false})  // the paper's T (the default) and cusync's tickets
     for (ConvVariant variant : variants) {
       const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
       const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
       const std::vector<std::uint32_t> parts = convSplitPlan(buffers, kernel, slots, split);
       if (split != ConvSplitTarget::None && convSplitLabel(parts).empty()) continue;  // nothing to split
-      const ConvChain chain(kernel, variant, buffers, parts, slots);
-      const std::string label = convVariantName(variant) + convSplitLabel(parts);
+      const ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder);
+      const std::string label = convVariantName(variant) + convSplitLabel(parts) + (hardwareOrder ? "" : "_ticket");
       if (!chain.notApplicable().empty()) {
         std::printf("%-10s %-10s B=%d %-20s n/a: %s\n", spec.model.c_str(), spec.label().c_str(), c.batch,
                     label.c_str(), chain.notApplicable().c_str());

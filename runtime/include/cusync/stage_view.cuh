@@ -61,6 +61,19 @@ struct StageView {
     return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, index % blocksPerTile};
   }
 
+  // The unit of a block whose stage neither posts nor waits (a stream-ordered launch): nothing depends on which
+  // block computes which tile, and no semaphore target needs the iteration, so the block takes the unit its own
+  // index names without the ticket's atomic (a round trip to L2 before the first load, behind every other block's
+  // atomic on the same counter). The counter is left alone; a stage that synchronizes in any launch takes tickets
+  // in every launch.
+  __device__ static WorkUnit unsynchronizedWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) {
+    return WorkUnit{TileTicket{hardwareTile, 0u}, hardwarePart};
+  }
+
+  // Hardware order, a block that needs neither its tile nor the iteration from the counter (it posts, it does not
+  // wait): counts itself as started, for its consumers' wait-kernels, without waiting for the atomic's result.
+  __device__ void countBlock() const { atomicAdd(tileCounter, 1ull); }
+
   // Takes the next tile of this stage's order (one block per tile). Because the counter spans launches, ticket /
   // tileCount is the launch's iteration number: semaphores never need resetting, graph replays included. With
   // `hardwareOrder` the tile is `hardwareTile`, what the block computes without cusync (its blockIdx, mapped by the

@@ -172,10 +172,13 @@ struct TileSyncConvMainloop : BaseMainloop {
                                        PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
                                        int m_coord, int n_coord, int k_begin, int k_tile_count,
                                        TensorStorage& shared_tensors,
-                                       ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                                       StageView const& consumer) {
+                                       ProducedActivation<InputPolicy> const& produced, TileTicket ticket,
+                                       StageView const& consumer, bool drawTicket = false) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
+    // Hardware order: the iteration of this launch, from the ticket this thread draws now; the atomic's round trip
+    // overlaps the weight loads below, and only the first wait needs its result.
+    if (drawTicket) ticket.iteration = consumer.acquireWorkUnit(ticket.tile, 0).ticket.iteration;
 
     Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
     Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
@@ -397,12 +400,28 @@ class TileSyncConvKernel {
 
     if (sync.triggerDependentsAtStart) triggerDependentLaunch();
 
-    // The ticket fixes the work unit (the stage's order; the parts of a tile are consecutive tickets); in hardware
-    // order it is the one blockIdx names.
+    // Which unit this block computes, and who draws its ticket. The ticket is a round trip to L2 behind every
+    // other block's atomic on the same counter; measured on the H100 (session 5), drawing it before the block
+    // barrier cost the stream-ordered chains 5-10% (56x56x64 at B = 32: 66.9 -> 61.7 us without it).
+    //  * A stage in its own tile order (not hardware order) that synchronizes: thread 0 draws the ticket before the
+    //    barrier, since the tile depends on it (the parts of a tile are consecutive tickets).
+    //  * Hardware order ("avoid custom order", T): the unit is the one blockIdx names. The counter still counts the
+    //    block, since a consumer's wait-kernel counts this stage's started blocks: when this stage waits, its load
+    //    thread draws the ticket itself, after its first weight loads (it alone needs the iteration, for its
+    //    waits' targets; the post adds 1 whatever the iteration); when it only posts, thread 0 adds to the counter
+    //    without waiting for the result.
+    //  * A stage that neither posts nor waits, unsplit, counts nothing: nobody waits for it.
     const std::uint32_t parts = sync.stage.blocksPerTile;
-    if (thread_idx == 0)
-      shared_storage.unit =
-          sync.stage.acquireWorkUnit(tileAtLinear(blockIdx.x / parts, sync.stage.grid), blockIdx.x % parts);
+    const TileCoord hardwareTile = tileAtLinear(blockIdx.x / parts, sync.stage.grid);
+    const bool waits = sync.activation.input.synchronized();
+    const bool counted = sync.stage.semaphores != nullptr || waits || parts > 1;
+    const bool ticketOrder = counted && !sync.stage.hardwareOrder;
+    if (thread_idx == 0) {
+      if (ticketOrder)
+        shared_storage.unit = sync.stage.acquireWorkUnit(hardwareTile, blockIdx.x % parts);
+      else if (counted && !waits)
+        sync.stage.countBlock();
+    }
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
       CollectiveEpilogue::prefetch_tma_descriptors(params.epilogue);
@@ -424,8 +443,11 @@ class TileSyncConvKernel {
 
     // Makes the pipeline initialization and the ticket visible to every thread.
     __syncthreads();
-    const WorkUnit unit = shared_storage.unit;
+    const WorkUnit unit =
+        ticketOrder ? shared_storage.unit : WorkUnit{TileTicket{hardwareTile, 0u}, blockIdx.x % parts};
     const TileTicket ticket = unit.ticket;
+    // Hardware order with waits: the load thread draws the ticket (above); the iteration is its.
+    const bool loadThreadDrawsTicket = counted && !ticketOrder && waits;
 
     TiledMma tiled_mma;
     CollectiveMainloop collective_mainloop;
@@ -441,7 +463,8 @@ class TileSyncConvKernel {
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, m_coord, n_coord, k_begin, k_tile_count,
-                                             shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage);
+                                             shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage,
+                                             loadThreadDrawsTicket);
         mainloop_pipe_producer_state.advance(k_tile_count);
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       }

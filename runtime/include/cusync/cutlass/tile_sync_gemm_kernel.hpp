@@ -183,10 +183,13 @@ class TileSyncGemmKernel {
     if (sync.triggerDependentsAtStart) triggerDependentLaunch();
 
     if (thread_idx == 0) {
-      // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names.
+      // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names. A
+      // stage that neither posts nor waits, unsplit (split-K arrivals count by iteration), takes no ticket at all.
       const std::uint32_t parts = sync.stage.blocksPerTile;
-      shared_storage.unit =
-          sync.stage.acquireWorkUnit(tileAtLinear(blockIdx.x / parts, sync.stage.grid), blockIdx.x % parts);
+      const TileCoord hardwareTile = tileAtLinear(blockIdx.x / parts, sync.stage.grid);
+      const bool needsTicket = sync.stage.semaphores != nullptr || sync.a.input.synchronized() || parts > 1;
+      shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardwareTile, blockIdx.x % parts)
+                                        : StageView::unsynchronizedWorkUnit(hardwareTile, 0);
     }
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
