@@ -31,15 +31,34 @@ inline std::uint32_t partsForWaves(std::uint32_t tiles, std::uint32_t kBlocks, s
   return std::max(1u, std::min(wanted, most));
 }
 
-// The splits a fused chain tries: none, and each GEMM filling 1, 2 or 4 waves on its own (each when new).
+// The most parts for which `tiles` tiles still fit in `waves` waves of `slots` slots, when they fill at least 90% of
+// them; 0 when no part count does (or when one part already exceeds the waves). GEMM 1's units should end in a full
+// wave: GEMM 2's last k-range reads the GEMM-1 columns that finish last, so a partial last wave of GEMM 1 lies on
+// the chain's critical path (unit traces at M = 1 on the H100, docs/BENCHMARKS.md, session 5: 6 parts of 48 tiles
+// make 2.18 waves, and the last 0.18 ends 46 us after the second).
+inline std::uint32_t partsFillingWaves(std::uint32_t tiles, std::uint32_t kBlocks, std::uint32_t slots,
+                                       std::uint32_t waves, std::uint32_t minBlocksPerPart = 4) {
+  if (tiles == 0) return 0;
+  const std::uint32_t most = std::max(1u, kBlocks / minBlocksPerPart);
+  const std::uint32_t parts = std::min(waves * slots / tiles, most);
+  if (parts == 0) return 0;
+  return std::uint64_t(tiles) * parts * 10 >= std::uint64_t(waves) * slots * 9 ? parts : 0;
+}
+
+// The splits a fused chain tries: none; each GEMM filling 1, 2 or 4 waves on its own (at least that many units);
+// and, for each, GEMM 1 split so that its units end in a nearly full wave (partsFillingWaves), each when new.
 inline std::vector<FusedSplit> fusedSplitCandidates(std::uint32_t tilesFirst, std::uint32_t kBlocksFirst,
                                                     std::uint32_t tilesSecond, std::uint32_t kBlocksSecond,
                                                     std::uint32_t slots) {
   std::vector<FusedSplit> splits{FusedSplit{}};
-  for (std::uint32_t waves : {1u, 2u, 4u}) {
-    const FusedSplit s{partsForWaves(tilesFirst, kBlocksFirst, slots, waves),
-                       partsForWaves(tilesSecond, kBlocksSecond, slots, waves)};
+  auto add = [&](const FusedSplit& s) {
     if (std::find(splits.begin(), splits.end(), s) == splits.end()) splits.push_back(s);
+  };
+  for (std::uint32_t waves : {1u, 2u, 4u}) {
+    const std::uint32_t second = partsForWaves(tilesSecond, kBlocksSecond, slots, waves);
+    add(FusedSplit{partsForWaves(tilesFirst, kBlocksFirst, slots, waves), second});
+    if (const std::uint32_t first = partsFillingWaves(tilesFirst, kBlocksFirst, slots, waves); first > 1)
+      add(FusedSplit{first, second});
   }
   return splits;
 }

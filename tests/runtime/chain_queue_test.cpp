@@ -161,6 +161,29 @@ TEST_CASE("fused split-K candidates: no split first, parts within the k-blocks, 
   REQUIRE(cusync::examples::partsForWaves(1536, 96, 132, 4) == 1);
 }
 
+TEST_CASE("fused split-K candidates: GEMM 1 also split so that its units end in a nearly full wave",
+          "[chain][split]") {
+  using cusync::examples::FusedSplit;
+  using cusync::examples::partsFillingWaves;
+  // GPT-3 at M = 1 (48 tiles of 96 k-blocks, 132 slots): 5 parts make 240 units, 91% of two waves; 11 make
+  // exactly four.
+  REQUIRE(partsFillingWaves(48, 96, 132, 2) == 5);
+  REQUIRE(partsFillingWaves(48, 96, 132, 4) == 11);
+  // Two parts would fill one wave to 73% only: none.
+  REQUIRE(partsFillingWaves(48, 96, 132, 1) == 0);
+  // LLaMA at M = 1 (43 tiles): 3 parts, 129 of 132.
+  REQUIRE(partsFillingWaves(43, 64, 132, 1) == 3);
+  // Capped by the k-blocks (at least 4 per part): 8 k-blocks allow 2 parts, 2 tiles of 2 parts fill no wave.
+  REQUIRE(partsFillingWaves(2, 8, 132, 1) == 0);
+  // More tiles than the waves hold: none.
+  REQUIRE(partsFillingWaves(300, 96, 132, 2) == 0);
+  const auto splits = cusync::examples::fusedSplitCandidates(48, 96, 96, 48, 132);
+  REQUIRE(std::find(splits.begin(), splits.end(), FusedSplit{5, 3}) != splits.end());
+  REQUIRE(std::find(splits.begin(), splits.end(), FusedSplit{6, 3}) != splits.end());
+  for (std::size_t i = 0; i < splits.size(); ++i)
+    for (std::size_t j = i + 1; j < splits.size(); ++j) REQUIRE(!(splits[i] == splits[j]));
+}
+
 TEST_CASE("2x1 clusters: a queue unit gives the cluster's two blocks vertically adjacent tiles of one part, and the "
           "launch covers every tile part once",
           "[chain][cluster]") {
