@@ -34,6 +34,8 @@
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
+#include "cusync/cutlass/tile_post.hpp"
+#include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
 
 // Stress testing: a compile-time hook that delays each unit by a pseudo-random time, in the load warp before its
@@ -280,10 +282,6 @@ class FusedChainGemmKernel {
         /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 
-  // A unit's k-range: the balanced split of the other hooked kernels.
-  CUTLASS_DEVICE static int kBegin(std::uint32_t part, std::uint32_t parts, int kTiles) {
-    return int(part * std::uint32_t(kTiles) / parts);
-  }
 
   CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -381,8 +379,9 @@ class FusedChainGemmKernel {
         if (params.trace != nullptr && clusterRank == 0 && cute::elect_one_sync()) params.trace[unit.queueIndex].drawn = ::cusync::detail::globalTimerNs();
         const StageView& stage = params.stages[unit.stage];
         const int kTilesOfStage = kTiles[unit.stage];
-        const int k0 = kBegin(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
-        const int kCount = kBegin(unit.unit.part + 1, stage.blocksPerTile, kTilesOfStage) - k0;
+        const KBlockRange kRange = kBlocksOfPart(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
+        const int k0 = kRange.begin;
+        const int kCount = kRange.count;
         CUSYNC_CHAIN_DELAY(unit.unit.ticket.tile.x * 7919u + unit.unit.ticket.tile.y * 104729u + unit.stage);
         // GEMM 1's unit: the whole warp looks at the semaphores of every GEMM-0 tile the unit reads, in one round
         // trip; the load thread then waits only for what was not posted yet.
@@ -480,8 +479,7 @@ class FusedChainGemmKernel {
       const long long mathStartCycles = trace != nullptr ? clock64() : 0;
       const StageView& stage = params.stages[unit.stage];
       const std::uint32_t parts = stage.blocksPerTile;
-      const int k0 = kBegin(unit.unit.part, parts, kTiles[unit.stage]);
-      const int kCount = kBegin(unit.unit.part + 1, parts, kTiles[unit.stage]) - k0;
+      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[unit.stage]).count;
       const TileCoord tile = unit.unit.ticket.tile;
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       if (unit.stage == 0)
@@ -536,13 +534,9 @@ class FusedChainGemmKernel {
         epi_store_pipe_producer_state = store_next;
       }
       if (stage.semaphores != nullptr) {
-        // Post: the storing threads complete their global writes (not only the shared-memory reads), the math
-        // threads meet, one thread releases the tile. The next unit's operands keep streaming in meanwhile.
-        completeBulkStores();
-        asm volatile("fence.proxy.async.global;" ::: "memory");
+        // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
         CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        if (mma_thread_idx == 0) stage.template postThread<Policy>(tile);
+        postStoredTile<Policy, int(NumMmaThreads)>(stage, tile, mma_thread_idx);
       }
       if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
     }

@@ -38,6 +38,8 @@
 #include "cusync/conv_halo.h"
 #include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
+#include "cusync/cutlass/tile_post.hpp"
+#include "cusync/split_k_range.h"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/stage_view.cuh"
 
@@ -454,8 +456,9 @@ class TileSyncConvKernel {
     auto load_inputs = collective_mainloop.load_init(params.problem_shape, params.mainloop);
     const int k_tiles_total = int(size<3>(get<0>(load_inputs)));
     // This part's k-range: a balanced split, every part at least one k-block (whyNotImplementable: parts <= K).
-    const int k_begin = int(unit.part * std::uint32_t(k_tiles_total) / parts);
-    const int k_tile_count = int((unit.part + 1) * std::uint32_t(k_tiles_total) / parts) - k_begin;
+    const KBlockRange kRange = kBlocksOfPart(unit.part, parts, k_tiles_total);
+    const int k_begin = kRange.begin;
+    const int k_tile_count = kRange.count;
     const int m_coord = int(ticket.tile.y);
     const int n_coord = int(ticket.tile.x);
 
@@ -490,14 +493,7 @@ class TileSyncConvKernel {
           shared_storage.tensors.epilogue);
       collective_epilogue.store_tail(epi_load_pipeline, epi_load_next, epi_store_pipeline, epi_store_next);
 
-      if (sync.stage.semaphores != nullptr) {
-        // Post: the threads that issued TMA stores wait for their global writes (not only for the shared-memory
-        // reads), all math threads meet, and one thread releases the tile (tile_sync_gemm_kernel.hpp).
-        completeBulkStores();
-        asm volatile("fence.proxy.async.global;" ::: "memory");
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(ticket.tile);
-      }
+      postStoredTile<OutputPolicy, int(NumMmaThreads)>(sync.stage, ticket.tile, mma_thread_idx);
     }
 #else
     printf("cusync TileSyncConvKernel requires sm_90a\n");

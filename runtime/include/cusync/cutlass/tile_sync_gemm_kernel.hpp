@@ -28,6 +28,8 @@
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
+#include "cusync/cutlass/tile_post.hpp"
+#include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
 
 namespace cusync::cutlass_sm90 {
@@ -224,8 +226,9 @@ class TileSyncGemmKernel {
     Tensor gA_mkl = get<0>(load_inputs);
     // This part's k-range: a balanced split, so every part has at least one k-block when parts <= k-blocks.
     const int k_tiles_total = size<3>(gA_mkl);
-    const int k_tile_begin = int(part * k_tiles_total / parts);
-    const int k_tile_count = int((part + 1) * k_tiles_total / parts) - k_tile_begin;
+    const KBlockRange kRange = kBlocksOfPart(part, parts, k_tiles_total);
+    const int k_tile_begin = kRange.begin;
+    const int k_tile_count = kRange.count;
     auto blk_coord = make_coord(int(ticket.tile.y), int(ticket.tile.x), _, int(ticket.tile.z));
 
     if (warp_group_role == WarpGroupRole::Producer) {
@@ -264,14 +267,7 @@ class TileSyncGemmKernel {
           shared_storage.tensors.epilogue);
       collective_epilogue.store_tail(epi_load_pipeline, epi_load_next, epi_store_pipeline, epi_store_next);
 
-      if (sync.stage.semaphores != nullptr) {
-        // Post: the threads that issued TMA stores wait for their global writes (not only for the shared-memory
-        // reads), all math threads meet, and one thread releases the tile.
-        completeBulkStores();
-        asm volatile("fence.proxy.async.global;" ::: "memory");
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(ticket.tile);
-      }
+      postStoredTile<OutputPolicy, int(NumMmaThreads)>(sync.stage, ticket.tile, mma_thread_idx);
     }
 #else
     printf("cusync TileSyncGemmKernel requires sm_90a\n");

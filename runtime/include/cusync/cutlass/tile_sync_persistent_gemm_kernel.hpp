@@ -22,6 +22,8 @@
 #include <cutlass/pipeline/pipeline.hpp>
 
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
+#include "cusync/cutlass/tile_post.hpp"
+#include "cusync/split_k_range.h"
 
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
@@ -129,9 +131,9 @@ class TileSyncPersistentGemmKernel
     auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
     const int k_tiles_total = size<3>(get<0>(load_inputs));
     const std::uint32_t parts = sync.stage.blocksPerTile;
-    // A part's k-range: the same balanced split as the non-persistent kernel.
-    auto kBegin = [&](std::uint32_t part) { return int(part * k_tiles_total / parts); };
-    auto kCount = [&](std::uint32_t part) { return kBegin(part + 1) - kBegin(part); };
+    // A part's k-range: the same balanced split as every hooked kernel (split_k_range.h).
+    auto kBegin = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total).begin; };
+    auto kCount = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total).count; };
     auto blockCoord = [](TileTicket const& t) {
       return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z));
     };
@@ -195,14 +197,8 @@ class TileSyncPersistentGemmKernel
       epi_load_pipe_consumer_state = epi_load_next;
       epi_store_pipe_producer_state = epi_store_next;
       storedAnyTile = true;
-      if (sync.stage.semaphores != nullptr) {
-        // As in the non-persistent kernel: the storing threads complete their global writes, the math threads
-        // meet, one thread releases the tile. The next tile's operands keep streaming in meanwhile.
-        completeBulkStores();
-        asm volatile("fence.proxy.async.global;" ::: "memory");
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-        if (mma_thread_idx == 0) sync.stage.template postThread<OutputPolicy>(unit.ticket.tile);
-      }
+      // The next tile's operands keep streaming in meanwhile.
+      postStoredTile<OutputPolicy, int(NumMmaThreads)>(sync.stage, unit.ticket.tile, mma_thread_idx);
     }
     if (storedAnyTile)
       collective_epilogue.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
