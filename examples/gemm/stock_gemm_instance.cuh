@@ -21,7 +21,9 @@
 namespace cusync::examples {
 
 // Pingpong: two math warp groups on two tiles, one's epilogue under the other's MMA; cooperative: both on one tile.
-template <int TileM, int TileN, int TileK, int ClusterM, bool Pingpong, template <class> class ActivationFn>
+// Scheduler: CUTLASS's persistent tile scheduler, or its Stream-K one (streamk_gemm.cu).
+template <int TileM, int TileN, int TileK, int ClusterM, bool Pingpong, template <class> class ActivationFn,
+          class Scheduler = cutlass::gemm::PersistentScheduler>
 struct StockGemmKernel {
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
   using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>;
@@ -39,8 +41,7 @@ struct StockGemmKernel {
       cutlass::half_t, cutlass::layout::ColumnMajor, 8, float, TileShape, ClusterShape,
       cutlass::gemm::collective::StageCountAutoCarveout<static_cast<int>(sizeof(typename Epilogue::SharedStorage))>,
       KernelSchedule>::CollectiveOp;
-  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue,
-                                                      cutlass::gemm::PersistentScheduler>;
+  using Kernel = cutlass::gemm::kernel::GemmUniversal<cute::Shape<int, int, int, int>, Mainloop, Epilogue, Scheduler>;
   using Gemm = cutlass::gemm::device::GemmUniversalAdapter<Kernel>;
 };
 
@@ -59,6 +60,8 @@ class StockGemmOf final : public StockGemm {
   }
   ~StockGemmOf() override { cudaFree(workspace_); }
 
+  // Initializes the kernel's workspace on `stream`, then launches: capturable into a CUDA graph and right on every
+  // replay (Stream-K's reduction barriers must be re-initialized for each run: docs/GPU_NOTES.md).
   void run(const __half* a, const __half* b, __half* d, cudaStream_t stream) override {
     const auto args = arguments(a, b, d);
     check(gemm_.initialize(args, workspace_, stream), "initialize");
@@ -103,15 +106,15 @@ struct StockGemmInstance {
     return "cutlass_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) + "_c" +
            std::to_string(ClusterM) + "x1_" + (Pingpong ? "pingpong" : "coop");
   }
+  template <template <class> class ActivationFn>
+  using Kernel = StockGemmKernel<TileM, TileN, TileK, ClusterM, Pingpong, ActivationFn>;
   static StockGemmEntry entry() {
     return StockGemmEntry{name(), [](int m, int n, int k, Activation activation) -> std::unique_ptr<StockGemm> {
                             const std::string label = name();
                             if (activation == Activation::Gelu)
-                              return std::make_unique<StockGemmOf<
-                                  StockGemmKernel<TileM, TileN, TileK, ClusterM, Pingpong, cutlass::epilogue::thread::GELU>>>(
+                              return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::GELU>>>(
                                   m, n, k, label.c_str());
-                            return std::make_unique<StockGemmOf<StockGemmKernel<TileM, TileN, TileK, ClusterM, Pingpong,
-                                                                                cutlass::epilogue::thread::Identity>>>(
+                            return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::Identity>>>(
                                 m, n, k, label.c_str());
                           }};
   }
@@ -119,7 +122,7 @@ struct StockGemmInstance {
 
 }  // namespace cusync::examples
 
-#define CUSYNC_REGISTER_STOCK_GEMM(...)                  \
-  namespace {                                            \
+#define CUSYNC_REGISTER_STOCK_GEMM(...)                                                   \
+  namespace {                                                                             \
   const ::cusync::examples::StockGemmRegistration stockRegistration{__VA_ARGS__::entry()}; \
   }

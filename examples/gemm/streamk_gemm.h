@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "gemm_registry.h"
+#include "stock_gemm_registry.h"  // StockGemm
 
 namespace cusync::examples {
 
@@ -23,10 +24,8 @@ class StreamKGemm {
   // graph and right on every replay (a single initialization for many runs leaves stale barriers: docs/GPU_NOTES.md).
   void run(const __half* a, const __half* b, __half* d, cudaStream_t stream);
 
-  struct Implementation;
-
  private:
-  std::unique_ptr<Implementation> implementation_;
+  std::unique_ptr<StockGemm> implementation_;  // stock_gemm_instance.cuh's, under the Stream-K scheduler
 };
 
 }  // namespace cusync::examples
