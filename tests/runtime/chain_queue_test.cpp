@@ -177,6 +177,9 @@ TEST_CASE("fused split-K candidates: GEMM 1 also split so that its units end in 
   REQUIRE(partsFillingWaves(2, 8, 132, 1) == 0);
   // More tiles than the waves hold: none.
   REQUIRE(partsFillingWaves(300, 96, 132, 2) == 0);
+  // Both GEMMs ending in nearly full waves: LLaMA at M = 1 (43 and 64 tiles): 3 x 2 parts, 129 and 128 units.
+  const auto llama = cusync::examples::fusedSplitCandidates(43, 64, 64, 22, 132);
+  REQUIRE(std::find(llama.begin(), llama.end(), FusedSplit{3, 2}) != llama.end());
   const auto splits = cusync::examples::fusedSplitCandidates(48, 96, 96, 48, 132);
   REQUIRE(std::find(splits.begin(), splits.end(), FusedSplit{5, 3}) != splits.end());
   REQUIRE(std::find(splits.begin(), splits.end(), FusedSplit{6, 3}) != splits.end());
