@@ -62,12 +62,15 @@ struct StageView {
   }
 
   // The unit of a block whose stage neither posts nor waits (a stream-ordered launch): nothing depends on which
-  // block computes which tile, and no semaphore target needs the iteration, so the block takes the unit its own
-  // index names without the ticket's atomic (a round trip to L2 before the first load, behind every other block's
-  // atomic on the same counter). The counter is left alone; a stage that synchronizes in any launch takes tickets
-  // in every launch.
-  __device__ static WorkUnit unsynchronizedWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) {
-    return WorkUnit{TileTicket{hardwareTile, 0u}, hardwarePart};
+  // block computes which tile, and no semaphore target needs the iteration, so the block takes a unit without the
+  // ticket's atomic (a round trip to L2 before the first load, behind every other block's atomic on the same
+  // counter): the tile of order index blockIndex / blocksPerTile. The hardware starts blocks in about index order,
+  // so the stage's order (grouped for L2 reuse, say) still holds approximately, as it would with tickets. The
+  // counter is left alone; a stage that synchronizes in any launch takes tickets in every launch.
+  __device__ WorkUnit unsynchronizedWorkUnit(std::uint32_t blockIndex) const {
+    const std::uint32_t orderIndex = blockIndex / blocksPerTile;
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), 0u}, blockIndex % blocksPerTile};
   }
 
   // Hardware order, a block that needs neither its tile nor the iteration from the counter (it posts, it does not

@@ -445,8 +445,10 @@ class TileSyncConvKernel {
 
     // Makes the pipeline initialization and the ticket visible to every thread.
     __syncthreads();
-    const WorkUnit unit =
-        ticketOrder ? shared_storage.unit : WorkUnit{TileTicket{hardwareTile, 0u}, blockIdx.x % parts};
+    // Without a ticket: hardware order, or a stage that neither posts nor waits (its own order from blockIdx).
+    const WorkUnit unit = ticketOrder                  ? shared_storage.unit
+                          : sync.stage.hardwareOrder ? WorkUnit{TileTicket{hardwareTile, 0u}, blockIdx.x % parts}
+                                                     : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     const TileTicket ticket = unit.ticket;
     // Hardware order with waits: the load thread draws the ticket (above); the iteration is its.
     const bool loadThreadDrawsTicket = counted && !ticketOrder && waits;

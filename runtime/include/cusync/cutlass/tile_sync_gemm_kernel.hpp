@@ -191,7 +191,7 @@ class TileSyncGemmKernel {
       const TileCoord hardwareTile = tileAtLinear(blockIdx.x / parts, sync.stage.grid);
       const bool needsTicket = sync.stage.semaphores != nullptr || sync.a.input.synchronized() || parts > 1;
       shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardwareTile, blockIdx.x % parts)
-                                        : StageView::unsynchronizedWorkUnit(hardwareTile, 0);
+                                        : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     }
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
