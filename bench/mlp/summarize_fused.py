@@ -41,8 +41,8 @@ def main():
         anchors = {a: t(a) for a in ANCHORS if a in v}
         best_anchor = min(anchors.items(), key=lambda kv: kv[1]) if anchors else ("-", float("nan"))
         floor, f, ss = t("floor"), t("Fused"), t("Fused-StreamSync")
-        cells = [m, floor, *[t(a) for a in ANCHORS], best_anchor[1], f, ss, t("CUTLASS"), best_anchor[1] / f, f / floor, ss / f,
-                 best_anchor[1] / floor]
+        cells = [m, floor, *[t(a) for a in ANCHORS], best_anchor[1], f, ss, t("CUTLASS"), best_anchor[1] / f,
+                 f / floor, ss / f, best_anchor[1] / floor]
         print(" ".join(f"{c:12d}" if isinstance(c, int) else f"{c:12.3f}" if abs(c) < 10 else f"{c:12.1f}"
                        for c in cells) + f" {v['Fused'][1] if 'Fused' in v else '-'} (best anchor: {best_anchor[0]}"
               + (f"; CUTLASS: {v['CUTLASS'][1]})" if "CUTLASS" in v else ")"))

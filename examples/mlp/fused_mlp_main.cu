@@ -60,9 +60,7 @@ template <class Policy>
 std::vector<const FusedChainEntryFor<Policy>*> selectedKernels(const MlpOptions& options) {
   std::vector<const FusedChainEntryFor<Policy>*> kernels;
   for (const auto& entry : fusedChainRegistry<Policy>())
-    if (options.configs.empty() ||
-        std::find(options.configs.begin(), options.configs.end(), entry.name) != options.configs.end())
-      kernels.push_back(&entry);
+    if (configSelected(options, entry.name)) kernels.push_back(&entry);
   return kernels;
 }
 
@@ -260,9 +258,7 @@ int main(int argc, char** argv) {
       // Reference rates: CUTLASS's stock persistent GEMMs back to back (GELU in GEMM 1's epilogue), unmodified, so
       // the summary can tell CUTLASS's own rate at a tile from what the hooks and the queue cost.
       for (const StockGemmEntry& stock : stockGemmRegistry()) {
-        if (!options.configs.empty() &&
-            std::find(options.configs.begin(), options.configs.end(), stock.name) == options.configs.end())
-          continue;  // --configs names the stock GEMMs to run too
+        if (!configSelected(options, stock.name)) continue;  // --configs names the stock GEMMs to run too
         try {
           auto gemm1 = stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
           auto gemm2 = stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);

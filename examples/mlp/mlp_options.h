@@ -10,6 +10,7 @@
 // line is reported (exit 2) on a machine without a GPU too.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdint>
@@ -58,6 +59,12 @@ struct MlpOptions {
                 : static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   }
 };
+
+// Whether --configs selects the configuration `name` (every one when it names none).
+inline bool configSelected(const MlpOptions& options, const std::string& name) {
+  return options.configs.empty() ||
+         std::find(options.configs.begin(), options.configs.end(), name) != options.configs.end();
+}
 
 inline std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;

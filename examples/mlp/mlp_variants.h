@@ -94,9 +94,7 @@ inline std::vector<TileConfig> collectConfigs(const MlpOptions& options, bool ne
   }
   std::vector<TileConfig> configs;
   for (auto& [name, config] : byName) {
-    const bool wanted = options.configs.empty() ||
-                        std::find(options.configs.begin(), options.configs.end(), name) != options.configs.end();
-    if (wanted && (!needsProducer || config.producer.size() == 2) && config.consumer.size() == 2)
+    if (configSelected(options, name) && (!needsProducer || config.producer.size() == 2) && config.consumer.size() == 2)
       configs.push_back(config);
   }
   return configs;

@@ -282,7 +282,6 @@ class FusedChainGemmKernel {
         /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 
-
   CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using namespace cute;

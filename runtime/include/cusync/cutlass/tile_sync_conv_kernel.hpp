@@ -451,7 +451,7 @@ class TileSyncConvKernel {
                                                      : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     const TileTicket ticket = unit.ticket;
     // Hardware order with waits: the load thread draws the ticket (above); the iteration is its.
-    const bool loadThreadDrawsTicket = counted && !ticketOrder && waits;
+    const bool loadThreadDrawsTicket = waits && !ticketOrder;
 
     TiledMma tiled_mma;
     CollectiveMainloop collective_mainloop;

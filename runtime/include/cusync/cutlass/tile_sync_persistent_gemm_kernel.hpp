@@ -132,8 +132,7 @@ class TileSyncPersistentGemmKernel
     const int k_tiles_total = size<3>(get<0>(load_inputs));
     const std::uint32_t parts = sync.stage.blocksPerTile;
     // A part's k-range: the same balanced split as every hooked kernel (split_k_range.h).
-    auto kBegin = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total).begin; };
-    auto kCount = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total).count; };
+    auto kRangeOf = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total); };
     auto blockCoord = [](TileTicket const& t) {
       return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z));
     };
@@ -154,13 +153,13 @@ class TileSyncPersistentGemmKernel
         ++unit_write;
         if (!unit.hasWork()) break;
         Tensor gA_mkl = get<0>(load_inputs);
-        auto k_tile_iter =
-            cute::make_coord_iterator(idx2crd(kBegin(unit.part), shape<3>(gA_mkl)), shape<3>(gA_mkl));
+        const KBlockRange kRange = kRangeOf(unit.part);
+        auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
-                                             load_inputs, blockCoord(unit.ticket), k_tile_iter, kCount(unit.part),
+                                             load_inputs, blockCoord(unit.ticket), k_tile_iter, kRange.count,
                                              shared_storage.tensors.mainloop, sync.a, sync.loadOrder, unit.ticket,
                                              sync.stage);
-        mainloop_pipe_producer_state.advance(kCount(unit.part));
+        mainloop_pipe_producer_state.advance(kRange.count);
       }
       collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       return;
@@ -179,7 +178,7 @@ class TileSyncPersistentGemmKernel
       unit_pipeline.consumer_release(unit_read);
       ++unit_read;
       if (!unit.hasWork()) break;
-      const int k_tile_count = kCount(unit.part);
+      const int k_tile_count = kRangeOf(unit.part).count;
       auto blk_coord = blockCoord(unit.ticket);
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
