@@ -103,7 +103,15 @@ struct FusedRunContext {
   const MlpOptions* options;
   std::FILE* traceFile;
   std::vector<bool> unitWaits;  // GEMM 2's units: false = k-block by k-block, true = whole k-range first
+  std::vector<std::string> splits;  // the split candidates to run, as AxB (none: unsplit); empty: all
 };
+
+// Whether a split candidate is among those asked for (--splits): "none" or "AxB" (GEMM 1 x GEMM 2 parts).
+bool splitSelected(const FusedSplit& split, const std::vector<std::string>& selected) {
+  if (selected.empty()) return true;
+  const std::string name = split.label().empty() ? "none" : split.label().substr(3);  // "_skAxB" -> "AxB"
+  return std::find(selected.begin(), selected.end(), name) != selected.end();
+}
 
 // Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
 // `prepareWeights(kernel)` runs before a kernel's variants (the paired SwiGLU layout depends on its tile).
@@ -123,7 +131,8 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
     const auto splits =
         fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(c.shape.intermediate), slots);
     for (const TileOrders& orders : *c.tileOrders)
-      for (const FusedSplit& split : splits)
+      for (const FusedSplit& split : splits) {
+        if (!splitSelected(split, c.splits)) continue;
         for (int run = 0; run <= int(c.unitWaits.size()); ++run) {
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
@@ -155,6 +164,7 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
                         config.c_str(), variant.c_str(), measured.microseconds, measured.check.relativeError,
                         measured.check.nonFinite);
         }
+      }
   }
 }
 
@@ -165,6 +175,7 @@ int main(int argc, char** argv) {
   std::string tracePath;
   std::string model = "gpt3";
   std::vector<bool> unitWaits{false, true};
+  std::vector<std::string> splits;
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
@@ -172,7 +183,9 @@ int main(int argc, char** argv) {
       "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
       "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
       "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
-      "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"};
+      "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
+      "  --splits LIST       only these split-K candidates, each none or AxB (GEMM 1 x GEMM 2 parts, the\n"
+      "                      configuration suffix _skAxB); default all candidates\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -188,6 +201,20 @@ int main(int argc, char** argv) {
                                                                   "--unit-wait takes kblock or whole, not '" + wait +
                                                                       "'");
                                              unitWaits.push_back(wait == "whole");
+                                           }
+                                           return true;
+                                         }
+                                         if (argument == "--splits") {
+                                           splits = wordListArgument(description.name, argument, value());
+                                           for (const std::string& split : splits) {
+                                             const auto x = split.find('x');
+                                             const bool parts =
+                                                 x != std::string::npos && x > 0 && x + 1 < split.size() &&
+                                                 split.find_first_not_of("0123456789x") == std::string::npos &&
+                                                 split.find('x', x + 1) == std::string::npos;
+                                             if (split != "none" && !parts)
+                                               exitWithUsageError(description.name,
+                                                                  "--splits takes none or AxB, not '" + split + "'");
                                            }
                                            return true;
                                          }
@@ -242,7 +269,7 @@ int main(int argc, char** argv) {
 
   MlpResults results(options);
   for (int m : options.ms) {
-    FusedRunContext context{m, shape, {}, {}, &device, &tileOrders, &options, traceFile, unitWaits};
+    FusedRunContext context{m, shape, {}, {}, &device, &tileOrders, &options, traceFile, unitWaits, splits};
     const Result cublasRow{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0};
     if (!llama) {
       GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
