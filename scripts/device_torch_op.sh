@@ -12,9 +12,10 @@
 # machine, so the steps may run in separate calls of at most 10 minutes each). Outputs under $OUT (7 files):
 # device.txt, build.log, pytest.log, pytest.xml, bench_ACT.log, mlp_op_bench_ACT.csv (ACT in BENCH_ACTIVATIONS,
 # default "gelu swiglu"), status.txt. The last lines printed are the test summary and the benchmark tables.
-#   CUSYNC_SWIGLU_FUSED_CONFIGS  the same for the SwiGLU chain (default: examples/gemm's three)
-#   CUSYNC_FUSED_CONFIGS   kernel configurations to build (default: examples/gemm's four, which the shipped tuning
-#                          table names; fewer build faster, and the op then uses the nearest entry it has)
+#   CUSYNC_FUSED_CONFIGS   kernel configurations to build (default: examples/gemm's, which include those the shipped
+#                          tuning table names; fewer build faster, and the op then uses the nearest entry it has)
+#   CUSYNC_SWIGLU_FUSED_CONFIGS  the same for the SwiGLU chain (default: examples/gemm's; the op uses only the
+#                          128-column ones, which read its paired weight layout)
 #   BENCH_M                M values for the benchmark (default 1,8,64,128,256,512,1024,2048,4096)
 #   BENCH_ARGS             more arguments for bench_mlp_op.py (e.g. --autotune-m 1,1024)
 set -uo pipefail

@@ -19,6 +19,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -113,23 +115,35 @@ bool splitSelected(const FusedSplit& split, const std::vector<std::string>& sele
   return std::find(selected.begin(), selected.end(), name) != selected.end();
 }
 
+// What a kernel's variants run on: the intermediate size (padded for the paired SwiGLU layout where the tile needs
+// it: swiglu_weight_pairing.h), the operands in that size, and the intermediate buffer checkThenTime poisons.
+struct KernelOperands {
+  int intermediate;
+  MlpOperands operands;
+  DeviceBuffer<__half>* intermediateBuffer;
+};
+
 // Every selected kernel x split candidate x tile order of the chain of `Policy`, synchronized and stream-ordered;
-// `prepareWeights(kernel)` runs before a kernel's variants (the paired SwiGLU layout depends on its tile).
+// `prepareWeights(kernel)` runs before a kernel's variants and returns its KernelOperands (the paired SwiGLU layout
+// depends on its tile).
 template <class Policy, class PrepareWeights>
 void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kernels, const FusedRunContext& c,
                       PrepareWeights&& prepareWeights, MlpResults& results) {
   const int m = c.m;
-  const int gemm1Columns = c.shape.gemm1ColumnsPerIntermediate * c.shape.intermediate;
   for (const FusedChainEntryFor<Policy>* kernel : kernels) {
     const int occupancy = kernel->maxActiveBlocksPerSm();
     if (occupancy == 0) continue;  // does not fit on this device (shared memory)
-    prepareWeights(*kernel);
+    const KernelOperands prepared = prepareWeights(*kernel);
+    const int gemm1Columns = c.shape.gemm1ColumnsPerIntermediate * prepared.intermediate;
+    // A padded intermediate size is named in the configuration.
+    const std::string padding =
+        prepared.intermediate == c.shape.intermediate ? "" : "_pad" + std::to_string(prepared.intermediate);
     const std::uint32_t slots = std::uint32_t(c.device->smCount()) * std::uint32_t(occupancy);
     const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
     const std::uint32_t tiles2 = kernel->tileGrid(m, c.shape.hidden).tileCount();
     const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
     const auto splits =
-        fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(c.shape.intermediate), slots);
+        fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(prepared.intermediate), slots);
     for (const TileOrders& orders : *c.tileOrders)
       for (const FusedSplit& split : splits) {
         if (!splitSelected(split, c.splits)) continue;
@@ -137,20 +151,21 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
           const bool wholeUnit = !streamOrdered && c.unitWaits[run];
-          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, c.shape.intermediate, split, orders, slots,
+          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, prepared.intermediate, split, orders, slots,
                                     streamOrdered);
           mlp.setWaitForWholeUnit(wholeUnit);
-          const std::string config = kernel->name + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
+          const std::string config =
+              kernel->name + padding + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
           const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
           const Measurement measured =
-              checkThenTime([&](cudaStream_t s) { mlp.enqueue(c.operands, s); }, c.checked.intermediates,
+              checkThenTime([&](cudaStream_t s) { mlp.enqueue(prepared.operands, s); }, {prepared.intermediateBuffer},
                             *c.checked.output, *c.checked.reference, c.device->stream(), *c.options);
           const bool correct = results.record(Result{m, config, variant, 0, 0, false,
                                                      double(mlp.first().workUnitsPerLaunch()) / slots,
                                                      double(mlp.second().workUnitsPerLaunch()) / slots, 0},
                                               measured, "");
           if (c.traceFile != nullptr && !c.options->checkOnly) {
-            const auto traces = mlp.traceOnce(c.operands, c.device->stream());
+            const auto traces = mlp.traceOnce(prepared.operands, c.device->stream());
             for (std::size_t launch = 0; launch < traces.size(); ++launch)
               for (const ChainUnitTrace& t : traces[launch])
                 std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n", m,
@@ -299,7 +314,10 @@ int main(int argc, char** argv) {
           std::printf("M=%d %s: not run: %s\n", m, stock.name.c_str(), e.what());
         }
       }
-      runFusedVariants(geluKernels, context, [](const FusedChainEntry&) {}, results);
+      runFusedVariants(
+          geluKernels, context,
+          [&](const FusedChainEntry&) { return KernelOperands{shape.intermediate, context.operands, &buffers.xw1}; },
+          results);
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
       prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
@@ -312,10 +330,35 @@ int main(int argc, char** argv) {
       context.operands = {buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
                           buffers.y.get()};
       context.checked = {{&buffers.s}, &buffers.y, &buffers.yReference};
+      // Tiles whose half does not divide the intermediate size run on zero-padded copies (swiglu_weight_pairing.h),
+      // made once per padded size; the output is checked against the same unpadded reference.
+      struct PaddedOperands {
+        PaddedOperands(int m, int hidden, int intermediate)
+            : gateUpPaired(std::size_t(2) * intermediate * hidden),
+              w2(std::size_t(hidden) * intermediate),
+              s(std::size_t(m) * intermediate) {}
+        DeviceBuffer<__half> gateUpPaired, w2, s;
+      };
+      std::map<int, std::unique_ptr<PaddedOperands>> padded;
       const auto pairWeights = [&](const SwiGluChainEntry& kernel) {
-        pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden,
-                       kernel.tile.n, stream);
+        const int intermediate = pairedIntermediate(shape.intermediate, kernel.tile.n);
+        if (intermediate == shape.intermediate) {
+          pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden,
+                         kernel.tile.n, stream);
+          CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+          return KernelOperands{intermediate, context.operands, &buffers.s};
+        }
+        std::unique_ptr<PaddedOperands>& p = padded[intermediate];
+        if (!p) {
+          p = std::make_unique<PaddedOperands>(m, shape.hidden, intermediate);
+          padWeightColumns(buffers.w2.get(), p->w2.get(), shape.hidden, shape.intermediate, intermediate, stream);
+        }
+        pairGateUpRowsPadded(buffers.gateUp.get(), p->gateUpPaired.get(), shape.intermediate, intermediate,
+                             shape.hidden, kernel.tile.n, stream);
         CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        return KernelOperands{intermediate,
+                              {buffers.x.get(), p->gateUpPaired.get(), p->s.get(), p->w2.get(), buffers.y.get()},
+                              &p->s};
       };
       runFusedVariants(swiGluKernels, context, pairWeights, results);
     }

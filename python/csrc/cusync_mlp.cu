@@ -144,6 +144,11 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
               uint32_t second_parts, uint32_t producer_group_rows, uint32_t consumer_group_rows, void* stream,
               cusync_mlp_plan** plan) {
   const auto& entry = findConfig<Policy>(config);
+  // The op's paired layout has groups of 64 rows (cusync_mlp.h): only 128-column SwiGLU tiles read it.
+  require(!std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> || entry.tile.n == 128,
+          CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: SwiGLU configuration " + entry.name + " has " + std::to_string(entry.tile.n) +
+              "-column tiles; the op's paired weight layout (groups of 64 rows) needs 128");
   // Refused before anything is allocated: the partial buffers grow with the parts.
   const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
   require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,

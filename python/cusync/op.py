@@ -121,8 +121,12 @@ class _Registry:
     def available_on(self, device: int, activation: str) -> dict:
         key = (device, activation)
         if key not in self.available:
-            self.available[key] = {name: _library.config_info(name, device, activation)
-                                   for name in _library.configs(activation)}
+            infos = {name: _library.config_info(name, device, activation) for name in _library.configs(activation)}
+            # The op's paired SwiGLU layout has groups of PAIRED_ROWS rows: only tiles of twice that many columns
+            # read it (the examples also build wider tiles, on weights padded per tile: swiglu_weight_pairing.h).
+            if activation == "swiglu":
+                infos = {name: info for name, info in infos.items() if info.tile_n == 2 * PAIRED_ROWS}
+            self.available[key] = infos
         return self.available[key]
 
     def table(self):
