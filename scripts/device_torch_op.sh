@@ -23,7 +23,8 @@ out=${OUT:-/tmp/cusync-out}
 mkdir -p "$out"
 root=$(cd "$(dirname "$0")/.." && pwd)
 source "$root/scripts/device_configure.sh"
-build=${CUSYNC_BUILD_DIR:-$root/build-torch-op}
+# Absolute: pip builds the package from another directory, where a relative CUSYNC_BUILD_DIR names nothing.
+build=$(realpath -m "${CUSYNC_BUILD_DIR:-$root/build-torch-op}")
 package=$build/package  # the installed package (pip --target or setup.py build)
 steps=${STEPS:-build test bench}
 status=$out/status.txt

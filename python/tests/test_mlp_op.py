@@ -277,6 +277,19 @@ def test_the_c_interface_refuses_an_unknown_unit_wait_and_a_null_plan():
         plan.destroy()
 
 
+def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wider_one_by_name():
+    from cusync import _library
+    offered = op._registry.available_on(0, "swiglu")
+    assert offered and all(info.tile_n == 2 * op.PAIRED_ROWS for info in offered.values())
+    wider = [name for name in _library.configs("swiglu")
+             if _library.config_info(name, 0, "swiglu").tile_n != 2 * op.PAIRED_ROWS]
+    if not wider:
+        pytest.skip("this build has no SwiGLU tile wider than the op's paired layout")
+    with pytest.raises(ValueError, match="paired weight layout"):
+        _library.Plan(0, 64, 8192, 2752, "swiglu", tuning.Choice(wider[0], 1, 1, 8, 8, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+
+
 def test_a_configuration_the_kernel_refuses_is_a_value_error_not_a_crash(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
     name = sorted(op._registry.available_on(0, "gelu"))[0]

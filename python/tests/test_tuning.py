@@ -31,7 +31,8 @@ ALL_CONFIGS = {
     "fused_128x256x64_s4_coop": ConfigInfo(128, 256, 64, 1),
     "fused_256x128x64_s4_coop": ConfigInfo(256, 128, 64, 1),
 }
-# And CUSYNC_SWIGLU_FUSED_CONFIGS (the paired SwiGLU needs TileN = 128).
+# And CUSYNC_SWIGLU_FUSED_CONFIGS' 128-column ones, the only SwiGLU tiles the op uses (its paired layout groups
+# 64 rows).
 SWIGLU_CONFIGS = {
     "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
     "fused_128x128x64_s4_coop": ConfigInfo(128, 128, 64, 1),
