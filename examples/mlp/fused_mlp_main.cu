@@ -105,15 +105,8 @@ struct FusedRunContext {
   const MlpOptions* options;
   std::FILE* traceFile;
   std::vector<bool> unitWaits;  // GEMM 2's units: false = k-block by k-block, true = whole k-range first
-  std::vector<std::string> splits;  // the split candidates to run, as AxB (none: unsplit); empty: all
+  std::vector<FusedSplit> splits;  // the splits to run instead of fusedSplitCandidates' (--splits); empty: those
 };
-
-// Whether a split candidate is among those asked for (--splits): "none" or "AxB" (GEMM 1 x GEMM 2 parts).
-bool splitSelected(const FusedSplit& split, const std::vector<std::string>& selected) {
-  if (selected.empty()) return true;
-  const std::string name = split.label().empty() ? "none" : split.label().substr(3);  // "_skAxB" -> "AxB"
-  return std::find(selected.begin(), selected.end(), name) != selected.end();
-}
 
 // What a kernel's variants run on: the intermediate size (padded for the paired SwiGLU layout where the tile needs
 // it: swiglu_weight_pairing.h), the operands in that size, and the intermediate buffer checkThenTime poisons.
@@ -142,11 +135,18 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
     const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
     const std::uint32_t tiles2 = kernel->tileGrid(m, c.shape.hidden).tileCount();
     const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
-    const auto splits =
-        fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(prepared.intermediate), slots);
+    std::vector<FusedSplit> splits;
+    for (const FusedSplit& split : c.splits) {  // asked for by name: each that has at least a k-block per part
+      if (split.firstParts <= kBlocks(c.shape.hidden) && split.secondParts <= kBlocks(prepared.intermediate))
+        splits.push_back(split);
+      else
+        std::printf("M=%d %s: split %ux%u not run: more parts than k-blocks\n", m, kernel->name.c_str(),
+                    split.firstParts, split.secondParts);
+    }
+    if (c.splits.empty())
+      splits = fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(prepared.intermediate), slots);
     for (const TileOrders& orders : *c.tileOrders)
       for (const FusedSplit& split : splits) {
-        if (!splitSelected(split, c.splits)) continue;
         for (int run = 0; run <= int(c.unitWaits.size()); ++run) {
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
@@ -190,7 +190,7 @@ int main(int argc, char** argv) {
   std::string tracePath;
   std::string model = "gpt3";
   std::vector<bool> unitWaits{false, true};
-  std::vector<std::string> splits;
+  std::vector<FusedSplit> splits;
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
@@ -199,8 +199,8 @@ int main(int argc, char** argv) {
       "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
       "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
-      "  --splits LIST       only these split-K candidates, each none or AxB (GEMM 1 x GEMM 2 parts, the\n"
-      "                      configuration suffix _skAxB); default all candidates\n"};
+      "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
+      "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -220,16 +220,26 @@ int main(int argc, char** argv) {
                                            return true;
                                          }
                                          if (argument == "--splits") {
-                                           splits = wordListArgument(description.name, argument, value());
-                                           for (const std::string& split : splits) {
+                                           splits.clear();
+                                           for (const std::string& split :
+                                                wordListArgument(description.name, argument, value())) {
+                                             if (split == "none") {
+                                               splits.push_back(FusedSplit{});
+                                               continue;
+                                             }
                                              const auto x = split.find('x');
                                              const bool parts =
-                                                 x != std::string::npos && x > 0 && x + 1 < split.size() &&
+                                                 x != std::string::npos && x > 0 && x <= 3 && x + 1 < split.size() &&
+                                                 split.size() - x - 1 <= 3 &&
                                                  split.find_first_not_of("0123456789x") == std::string::npos &&
                                                  split.find('x', x + 1) == std::string::npos;
-                                             if (split != "none" && !parts)
+                                             const std::uint32_t first = parts ? std::stoul(split.substr(0, x)) : 0;
+                                             const std::uint32_t second = parts ? std::stoul(split.substr(x + 1)) : 0;
+                                             if (first == 0 || second == 0)
                                                exitWithUsageError(description.name,
-                                                                  "--splits takes none or AxB, not '" + split + "'");
+                                                                  "--splits takes none or AxB with parts from 1 to "
+                                                                  "999, not '" + split + "'");
+                                             splits.push_back(FusedSplit{first, second});
                                            }
                                            return true;
                                          }
