@@ -221,25 +221,14 @@ int main(int argc, char** argv) {
                                          }
                                          if (argument == "--splits") {
                                            splits.clear();
-                                           for (const std::string& split :
+                                           for (const std::string& word :
                                                 wordListArgument(description.name, argument, value())) {
-                                             if (split == "none") {
-                                               splits.push_back(FusedSplit{});
-                                               continue;
-                                             }
-                                             const auto x = split.find('x');
-                                             const bool parts =
-                                                 x != std::string::npos && x > 0 && x <= 3 && x + 1 < split.size() &&
-                                                 split.size() - x - 1 <= 3 &&
-                                                 split.find_first_not_of("0123456789x") == std::string::npos &&
-                                                 split.find('x', x + 1) == std::string::npos;
-                                             const std::uint32_t first = parts ? std::stoul(split.substr(0, x)) : 0;
-                                             const std::uint32_t second = parts ? std::stoul(split.substr(x + 1)) : 0;
-                                             if (first == 0 || second == 0)
+                                             const std::optional<FusedSplit> split = parseFusedSplit(word);
+                                             if (!split)
                                                exitWithUsageError(description.name,
                                                                   "--splits takes none or AxB with parts from 1 to "
-                                                                  "999, not '" + split + "'");
-                                             splits.push_back(FusedSplit{first, second});
+                                                                  "999, not '" + word + "'");
+                                             splits.push_back(*split);
                                            }
                                            return true;
                                          }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,20 @@ struct FusedSplit {
     return a.firstParts == b.firstParts && a.secondParts == b.secondParts;
   }
 };
+
+// A split as the command line and the configuration names write it: "none" (unsplit) or "AxB" (GEMM 1 x GEMM 2
+// parts, each 1 to 999); nullopt for anything else.
+inline std::optional<FusedSplit> parseFusedSplit(const std::string& text) {
+  if (text == "none") return FusedSplit{};
+  const std::size_t x = text.find('x');
+  if (x == std::string::npos || x == 0 || x > 3 || x + 1 == text.size() || text.size() - x - 1 > 3 ||
+      text.find_first_not_of("0123456789x") != std::string::npos || text.find('x', x + 1) != std::string::npos)
+    return std::nullopt;
+  const auto first = std::uint32_t(std::stoul(text.substr(0, x)));
+  const auto second = std::uint32_t(std::stoul(text.substr(x + 1)));
+  if (first == 0 || second == 0) return std::nullopt;
+  return FusedSplit{first, second};
+}
 
 // Parts for `tiles` tiles of `kBlocks` k-blocks so that the GEMM alone fills `waves` waves of `slots` slots,
 // keeping at least `minBlocksPerPart` k-blocks per part (the pipeline's depth; fewer starve the MMA).

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -159,6 +160,17 @@ TEST_CASE("fused split-K candidates: no split first, parts within the k-blocks, 
   REQUIRE(cusync::examples::partsForWaves(1, 8, 132, 4) == 2);
   // Enough tiles: no split.
   REQUIRE(cusync::examples::partsForWaves(1536, 96, 132, 4) == 1);
+}
+
+TEST_CASE("fused splits by name: none or AxB with parts 1-999, the label's own spelling", "[fused][split]") {
+  using cusync::examples::FusedSplit;
+  using cusync::examples::parseFusedSplit;
+  REQUIRE(parseFusedSplit("none") == FusedSplit{});
+  REQUIRE(parseFusedSplit("5x3") == FusedSplit{5, 3});
+  REQUIRE(parseFusedSplit("999x1") == FusedSplit{999, 1});
+  REQUIRE(("_sk" + std::string("12x8")) == parseFusedSplit("12x8")->label());  // round trip through the suffix
+  for (const char* bad : {"", "x", "2x", "x3", "0x3", "3x0", "1000x1", "2x3x4", "2X3", "-1x2", "2x 3", "1x1x"})
+    REQUIRE_FALSE(parseFusedSplit(bad).has_value());
 }
 
 TEST_CASE("fused split-K candidates: GEMM 1 also split so that its units end in a nearly full wave",
