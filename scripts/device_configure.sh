@@ -11,8 +11,9 @@
 #
 # Every tile-configuration list set in the environment is passed on, so each script takes the same variables:
 # CUSYNC_GEMM_CONFIGS (examples/gemm's hooked GEMMs), CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS (the fused
-# chains), CUSYNC_CONV_CONFIGS (examples/conv2d), CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS
-# (examples/attention). Unset: the CMake cache's value, else the CMakeLists' default.
+# chains), CUSYNC_STOCK_GEMM_CONFIGS (CUTLASS's stock GEMMs), CUSYNC_CONV_CONFIGS (examples/conv2d),
+# CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS (examples/attention). Unset: the CMake cache's value, else
+# the CMakeLists' default.
 
 device_configure_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -20,7 +21,8 @@ device_configure() {
   local build=$1
   shift
   local lists=() name
-  for name in CUSYNC_GEMM_CONFIGS CUSYNC_FUSED_CONFIGS CUSYNC_SWIGLU_FUSED_CONFIGS CUSYNC_CONV_CONFIGS \
+  for name in CUSYNC_GEMM_CONFIGS CUSYNC_FUSED_CONFIGS CUSYNC_SWIGLU_FUSED_CONFIGS CUSYNC_STOCK_GEMM_CONFIGS \
+      CUSYNC_CONV_CONFIGS \
       CUSYNC_ATTENTION_PROMPT_QKV_CONFIGS CUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS \
       CUSYNC_ATTENTION_DECODE_QKV_CONFIGS CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS; do
     if [ -n "${!name:-}" ]; then lists+=("-D$name=${!name}"); fi

@@ -12,6 +12,7 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); t
   extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1;64,128,64,4,false,2,true")
   extra+=("-DCUSYNC_GEMM_SM80_CONFIGS=128,128,32,4")  # the sm_80 portable path: one configuration
   extra+=("-DCUSYNC_FUSED_CONFIGS=64,128,128,4,false")  # the fused chain: one configuration
+  extra+=("-DCUSYNC_SWIGLU_FUSED_CONFIGS=64,128,128,4,false")  # the SwiGLU fused chain: one configuration
   extra+=("-DCUSYNC_STOCK_GEMM_CONFIGS=128,256,64,1,coop")  # CUTLASS's stock GEMM reference: one configuration
   extra+=("-DCUSYNC_CONV_CONFIGS=64,64,64,4,1")  # the convolutions: one configuration
   # The attention chain: each role's baseline only.

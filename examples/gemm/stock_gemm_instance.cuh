@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
@@ -21,9 +22,10 @@
 namespace cusync::examples {
 
 // Pingpong: two math warp groups on two tiles, one's epilogue under the other's MMA; cooperative: both on one tile.
-// Scheduler: CUTLASS's persistent tile scheduler, or its Stream-K one (streamk_gemm.cu).
+// Scheduler: CUTLASS's persistent tile scheduler, or its Stream-K one (streamk_gemm.cu). LayoutD: D's layout
+// (column-major for the swapped GEMMs of StockGemmInstance, whose D^T is the caller's row-major D).
 template <int TileM, int TileN, int TileK, int ClusterM, bool Pingpong, template <class> class ActivationFn,
-          class Scheduler = cutlass::gemm::PersistentScheduler>
+          class Scheduler = cutlass::gemm::PersistentScheduler, class LayoutD = cutlass::layout::RowMajor>
 struct StockGemmKernel {
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
   using ClusterShape = cute::Shape<cute::Int<ClusterM>, cute::_1, cute::_1>;
@@ -34,8 +36,8 @@ struct StockGemmKernel {
   using Fusion = cutlass::epilogue::fusion::LinCombEltAct<ActivationFn, cutlass::half_t, float, void, float>;
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
-      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, cutlass::layout::RowMajor, 8,
-      cutlass::half_t, cutlass::layout::RowMajor, 8, EpilogueSchedule, Fusion>::CollectiveOp;
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, 8, cutlass::half_t, LayoutD, 8,
+      EpilogueSchedule, Fusion>::CollectiveOp;
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, cutlass::half_t, cutlass::layout::RowMajor, 8,
       cutlass::half_t, cutlass::layout::ColumnMajor, 8, float, TileShape, ClusterShape,
@@ -100,23 +102,30 @@ class StockGemmOf final : public StockGemm {
   typename K::Gemm gemm_;
 };
 
-template <int TileM, int TileN, int TileK, int ClusterM, bool Pingpong>
+// Swapped: the GEMM the caller runs transposed (StockGemmEntry::swapped), D column-major, on CUTLASS's Stream-K
+// scheduler (at small M the weights' rows give few tiles: 48 of 128 rows for GPT-3's GEMM 1, against 132 SMs).
+template <int TileM, int TileN, int TileK, int ClusterM, bool Pingpong, bool Swapped = false>
 struct StockGemmInstance {
   static std::string name() {
     return "cutlass_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) + "_c" +
-           std::to_string(ClusterM) + "x1_" + (Pingpong ? "pingpong" : "coop");
+           std::to_string(ClusterM) + "x1_" + (Pingpong ? "pingpong" : "coop") + (Swapped ? "_swapped" : "");
   }
   template <template <class> class ActivationFn>
-  using Kernel = StockGemmKernel<TileM, TileN, TileK, ClusterM, Pingpong, ActivationFn>;
+  using Kernel = StockGemmKernel<TileM, TileN, TileK, ClusterM, Pingpong, ActivationFn,
+                                 std::conditional_t<Swapped, cutlass::gemm::StreamKScheduler,
+                                                    cutlass::gemm::PersistentScheduler>,
+                                 std::conditional_t<Swapped, cutlass::layout::ColumnMajor, cutlass::layout::RowMajor>>;
   static StockGemmEntry entry() {
-    return StockGemmEntry{name(), [](int m, int n, int k, Activation activation) -> std::unique_ptr<StockGemm> {
+    return StockGemmEntry{name(),
+                          [](int m, int n, int k, Activation activation) -> std::unique_ptr<StockGemm> {
                             const std::string label = name();
                             if (activation == Activation::Gelu)
                               return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::GELU>>>(
                                   m, n, k, label.c_str());
                             return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::Identity>>>(
                                 m, n, k, label.c_str());
-                          }};
+                          },
+                          Swapped};
   }
 };
 

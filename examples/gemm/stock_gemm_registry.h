@@ -29,6 +29,10 @@ struct StockGemmEntry {
   std::string name;  // e.g. cutlass_128x256x64_c2x1_coop
   // Throws cusync::Error (naming the configuration and CUTLASS's status) when CUTLASS cannot implement the problem.
   std::function<std::unique_ptr<StockGemm>(int m, int n, int k, Activation activation)> make;
+  // Swapped: D is column-major, so the caller computes a layer's y = act(x w^T) transposed, y^T = act(w x^T):
+  // make(features, tokens, k) and run(w, x, y) leave y row-major [tokens, features]. The weights' rows are then the
+  // tile's long side and the tokens its short one, as cuBLAS's GEMMs at M = 1 have them (docs/BENCHMARKS.md).
+  bool swapped = false;
 };
 
 std::vector<StockGemmEntry>& stockGemmRegistry();

@@ -301,12 +301,21 @@ int main(int argc, char** argv) {
       for (const StockGemmEntry& stock : stockGemmRegistry()) {
         if (!configSelected(options, stock.name)) continue;  // --configs names the stock GEMMs to run too
         try {
-          auto gemm1 = stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
-          auto gemm2 = stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);
+          // A swapped configuration computes each layer transposed (StockGemmEntry::swapped).
+          const bool swapped = stock.swapped;
+          auto gemm1 = swapped ? stock.make(shape.intermediate, m, shape.hidden, Activation::Gelu)
+                               : stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
+          auto gemm2 = swapped ? stock.make(shape.hidden, m, shape.intermediate, Activation::Identity)
+                               : stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);
           results.runBaseline(
               [&](cudaStream_t s) {
-                gemm1->run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
-                gemm2->run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+                if (swapped) {
+                  gemm1->run(buffers.w1.get(), buffers.x.get(), buffers.xw1.get(), s);
+                  gemm2->run(buffers.w2.get(), buffers.xw1.get(), buffers.y.get(), s);
+                } else {
+                  gemm1->run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+                  gemm2->run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+                }
               },
               context.checked, m, stock.name, "CUTLASS", stock.name + " stream-ordered", stream);
         } catch (const cusync::Error& e) {
