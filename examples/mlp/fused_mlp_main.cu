@@ -350,23 +350,22 @@ int main(int argc, char** argv) {
       std::map<int, std::unique_ptr<PaddedOperands>> padded;
       const auto pairWeights = [&](const SwiGluChainEntry& kernel) {
         const int intermediate = pairedIntermediate(shape.intermediate, kernel.tile.n);
-        if (intermediate == shape.intermediate) {
-          pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden,
-                         kernel.tile.n, stream);
-          CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-          return KernelOperands{intermediate, context.operands, &buffers.s};
+        KernelOperands prepared{intermediate, context.operands, &buffers.s};
+        __half* paired = buffers.gateUpPaired.get();
+        if (intermediate != shape.intermediate) {
+          std::unique_ptr<PaddedOperands>& p = padded[intermediate];
+          if (!p) {
+            p = std::make_unique<PaddedOperands>(m, shape.hidden, intermediate);
+            padWeightColumns(buffers.w2.get(), p->w2.get(), shape.hidden, shape.intermediate, intermediate, stream);
+          }
+          paired = p->gateUpPaired.get();
+          prepared.operands = {buffers.x.get(), paired, p->s.get(), p->w2.get(), buffers.y.get()};
+          prepared.intermediateBuffer = &p->s;
         }
-        std::unique_ptr<PaddedOperands>& p = padded[intermediate];
-        if (!p) {
-          p = std::make_unique<PaddedOperands>(m, shape.hidden, intermediate);
-          padWeightColumns(buffers.w2.get(), p->w2.get(), shape.hidden, shape.intermediate, intermediate, stream);
-        }
-        pairGateUpRowsPadded(buffers.gateUp.get(), p->gateUpPaired.get(), shape.intermediate, intermediate,
-                             shape.hidden, kernel.tile.n, stream);
+        pairGateUpRowsPadded(buffers.gateUp.get(), paired, shape.intermediate, intermediate, shape.hidden,
+                             kernel.tile.n, stream);
         CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        return KernelOperands{intermediate,
-                              {buffers.x.get(), p->gateUpPaired.get(), p->s.get(), p->w2.get(), buffers.y.get()},
-                              &p->s};
+        return prepared;
       };
       runFusedVariants(swiGluKernels, context, pairWeights, results);
     }
