@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """One table from attention_example's CSVs (one per shape) and torch_attention_baselines.py's CSV: per model, phase
 and shape, StreamSync (the same kernels stream-ordered), the fastest cusync variant and its speedup over StreamSync
-(the paper's Figure 6b measure), cuBLAS GEMMs around the same attention kernel, and torch eager / torch.compile,
+(the paper's Figure 6b measure), PDL grid sync (the same kernels launched early, each waiting for the whole previous
+one) and cusync's speedup over it, cuBLAS GEMMs around the same attention kernel, and torch eager / torch.compile,
 with cusync's speedup over the faster torch. attention_example's CSV has one row per GEMM configuration it ran; a
 variant's time is that of its fastest, named in the last columns (StreamSync's and the best cusync variant's).
 With --plot FILE, also the Figure 6b-style bar chart (needs
@@ -46,7 +47,7 @@ def main():
                 failures.append(f"{key} {row['variant']}")
     cache_label = "S'"
     header = (f"{'model':6} {'phase':6} {'B':>2} {'S':>5} {cache_label:>5} {'StreamSync':>10} {'cusync':>9} {'speedup':>7} "
-              f"{'cuBLAS+attn':>11} {'torch':>9} {'compile':>9} {'vs torch':>8}  best cusync variant [its GEMMs]; "
+              f"{'PDL-Grid':>9} {'vs PDL':>6} {'cuBLAS+attn':>11} {'torch':>9} {'compile':>9} {'vs torch':>8}  best cusync variant [its GEMMs]; "
               f"StreamSync's GEMMs")
     lines = [header]
     plot_rows = []
@@ -57,10 +58,12 @@ def main():
         best_name, best = min(synced.items(), key=lambda item: item[1]) if synced else ("-", 0.0)
         torch_best = min([us for name, us in v.items() if name.startswith("torch") and us > 0], default=0.0)
         speedup = stream / best if best and stream else 0.0
+        grid = v.get("PDL-GridSync", 0.0)
+        versus_grid = grid / best if best and grid else 0.0
         versus_torch = torch_best / best if best and torch_best else 0.0
         fmt = lambda us: f"{us:9.1f}" if us else f"{'-':>9}"  # noqa: E731
         lines.append(f"{key[0]:6} {key[1]:6} {key[2]:2d} {key[3]:5d} {key[4]:5d} {fmt(stream):>10} {fmt(best)} "
-                     f"{speedup:7.3f} {fmt(v.get('cuBLAS+attn', 0.0)):>11} {fmt(v.get('torch-eager', 0.0))} "
+                     f"{speedup:7.3f} {fmt(grid)} {versus_grid:6.3f} {fmt(v.get('cuBLAS+attn', 0.0)):>11} {fmt(v.get('torch-eager', 0.0))} "
                      f"{fmt(v.get('torch-compile', 0.0))} {versus_torch:8.3f}  {best_name} "
                      f"[{configurations.get(key, {}).get(best_name, '-')}]; "
                      f"{configurations.get(key, {}).get('StreamSync', '-')}")

@@ -119,12 +119,15 @@ inline void prepareAttentionReference(AttentionBuffers& b, const AttentionProble
 
 // ---- Variants ----------------------------------------------------------------------------------------------------
 
-// How the three stages are ordered. StreamSync, WaitKernel and Pdl run the same three kernels (the hooked GEMMs and
-// the attention kernel); CublasAttention runs cuBLASLt GEMMs around the same attention kernel, stream-ordered.
-enum class Ordering { StreamSync, WaitKernel, Pdl, CublasAttention };
+// How the three stages are ordered. StreamSync, PdlGridSync, WaitKernel and Pdl run the same three kernels (the
+// hooked GEMMs and the attention kernel); CublasAttention runs cuBLASLt GEMMs around the same attention kernel,
+// stream-ordered. PdlGridSync is the baseline that programmatic dependent launch gives without cusync: each
+// kernel launched early and waiting for the whole previous one (griddepcontrol.wait) before reading its output.
+enum class Ordering { StreamSync, PdlGridSync, WaitKernel, Pdl, CublasAttention };
 inline const char* orderingName(Ordering o) {
   switch (o) {
     case Ordering::StreamSync: return "StreamSync";
+    case Ordering::PdlGridSync: return "PDL-GridSync";
     case Ordering::WaitKernel: return "WaitKernel";
     case Ordering::Pdl: return "PDL";
     case Ordering::CublasAttention: return "cuBLAS+attn";
@@ -144,8 +147,9 @@ struct Variant {
 
 inline std::vector<Variant> allVariants() {
   return {{Ordering::CublasAttention, TPolicyKind::TileSync}, {Ordering::StreamSync, TPolicyKind::TileSync},
-          {Ordering::WaitKernel, TPolicyKind::TileSync},      {Ordering::WaitKernel, TPolicyKind::RowSync},
-          {Ordering::Pdl, TPolicyKind::TileSync},             {Ordering::Pdl, TPolicyKind::RowSync}};
+          {Ordering::PdlGridSync, TPolicyKind::TileSync},     {Ordering::WaitKernel, TPolicyKind::TileSync},
+          {Ordering::WaitKernel, TPolicyKind::RowSync},       {Ordering::Pdl, TPolicyKind::TileSync},
+          {Ordering::Pdl, TPolicyKind::RowSync}};
 }
 
 // The GEMMs one run of the chain uses: a configuration of each role and its split-K parts (1: no split).
@@ -155,13 +159,15 @@ struct GemmChoice {
   std::uint32_t qkvParts = 1, outParts = 1;
 };
 
-// The split-K parts worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: none in prompt
-// processing (enough tiles), in token generation as many as fill one wave and two (gemmSplitCandidates).
+// The split-K parts worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: in prompt
+// processing those that shorten the last wave (waveBalancingSplits), in token generation (one row tile, few tiles,
+// long K) as many as fill one wave and two (gemmSplitCandidates).
 inline std::vector<std::uint32_t> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
                                                   int multiprocessors) {
-  if (phase == Phase::Prompt) return {1};
   const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
-  return gemmSplitCandidates(gemm.tileGrid(m, n).tileCount(), k / gemm.tile.k, slots);
+  const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount();
+  if (phase == Phase::Prompt) return waveBalancingSplits(tiles, k / gemm.tile.k, slots);
+  return gemmSplitCandidates(tiles, k / gemm.tile.k, slots);
 }
 
 // The split-K state of a GEMM stage: fp32 partials and one zeroed arrival counter per tile.
@@ -185,7 +191,8 @@ struct GemmSplit {
 inline StageOrdering stageOrderingOf(Ordering ordering) {
   switch (ordering) {
     case Ordering::WaitKernel: return StageOrdering::WaitKernel;
-    case Ordering::Pdl: return StageOrdering::ProgrammaticLaunch;
+    case Ordering::Pdl:
+    case Ordering::PdlGridSync: return StageOrdering::ProgrammaticLaunch;
     default: return StageOrdering::StreamOrder;
   }
 }
@@ -203,8 +210,10 @@ class AttentionChain {
   // uses only their QKV tile rows, which the attention kernel reads QKV's semaphores by.
   // Its side streams (WaitKernel) are blocking, like the caller's: the helpers that fill and compare buffers run
   // on the legacy default stream.
+  // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
-                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes)
+                 int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                 AttentionOrder attentionOrder = AttentionOrder::Rows)
       : problem_(problem), variant_(variant), buffers_(buffers),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -219,10 +228,13 @@ class AttentionChain {
     attn_ = std::make_unique<Stage>("attn", attentionGrid);
     qkv_->setOutputPolicy<QkvPolicy>();
     qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    if (P == Phase::Prompt)
+      attn_->setTileOrder(promptAttentionOrder(attentionOrder, attentionGrid.x, attentionGrid.y,
+                                               std::uint32_t(problem.sequence / 128)));
     if (tKind == TPolicyKind::TileSync) attn_->setOutputPolicy<typename ChainPolicies::TTileSync>();
     else attn_->setOutputPolicy<typename ChainPolicies::TRowSync>();
 
-    // Split-K (token generation: one row tile, few tiles, long K), as the configuration says.
+    // Split-K, as the configuration says.
     qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvParts);
     outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outParts);
     setPersistent(*qkv_, *qkvGemm_, multiprocessors);
@@ -306,7 +318,7 @@ class AttentionChain {
     first.d = buffers_.qkv.get();
     first.stage = qkv_->view();
     if (!synchronized) first.stage.semaphores = nullptr;
-    first.triggerDependentsAtStart = pdl;
+    first.triggerDependentsAtStart = pdl || variant_.ordering == Ordering::PdlGridSync;
     qkvSplit_->applyTo(first);
     return first;
   }
@@ -331,6 +343,7 @@ class AttentionChain {
       last.producerTileRows = P == Phase::Prompt ? 128 : 1;
       last.producerTileColumns = kHeadDim;
     }
+    last.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
     outSplit_->applyTo(last);
     return last;
   }
@@ -353,7 +366,8 @@ class AttentionChain {
     InputView<QkvPolicy> input{};
     if (synchronized) input = qkv_->inputFor<QkvPolicy>(*attn_);
     else view.untyped.semaphores = nullptr;
-    const bool triggerDependents = variant_.ordering == Ordering::Pdl;
+    const bool gridSync = variant_.ordering == Ordering::PdlGridSync;
+    const bool triggerDependents = variant_.ordering == Ordering::Pdl || gridSync;
     const std::uint32_t blocks = attn_->workUnitsPerLaunch();
     if constexpr (P == Phase::Decode) {
       DecodeAttentionArgs args;
@@ -370,6 +384,7 @@ class AttentionChain {
       args.partialMaxSum = partialMaxSum_ ? partialMaxSum_->get() : nullptr;
       args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
       args.triggerDependents = triggerDependents;
+      args.waitForPriorGrid = gridSync;
       launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
                    ordering, view, input, args);
     } else {
@@ -383,6 +398,7 @@ class AttentionChain {
       args.cacheCapacity = problem_.cacheCapacity();
       args.qkvTileRows = qkvGemm_->tile.m;
       args.triggerDependents = triggerDependents;
+      args.waitForPriorGrid = gridSync;
       launchKernel(promptAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kPromptThreads),
                    std::size_t(kPromptSharedBytes), stream, ordering, view, input, args);
     }

@@ -145,6 +145,7 @@ struct DecodeAttentionArgs {
   float* partialMaxSum = nullptr;   // tiles * parts * 2
   std::uint32_t* arrivals = nullptr;  // one per tile, zeroed once; counts up across launches
   bool triggerDependents = false;   // a PDL producer: let the output GEMM launch once every block is resident
+  bool waitForPriorGrid = false;    // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
 };
 
 template <class InputPolicy, class OutputPolicy>
@@ -152,6 +153,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
     decodeAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           DecodeAttentionArgs args) {
   if (args.triggerDependents) triggerDependentLaunch();
+  if (args.waitForPriorGrid) waitForPriorGrids();
   __shared__ float q[kHeadDim];
   __shared__ float scores[kDecodeMaxChunk];
   __shared__ float scratch[kDecodeThreads / 32];
@@ -349,6 +351,7 @@ struct PromptAttentionArgs {
   std::uint32_t cacheCapacity = 0;   // >= S
   std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
   bool triggerDependents = false;
+  bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
 };
 
 namespace detail {
@@ -382,6 +385,7 @@ __global__ void __launch_bounds__(kPromptThreads)
     promptAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           PromptAttentionArgs args) {
   if (args.triggerDependents) triggerDependentLaunch();
+  if (args.waitForPriorGrid) waitForPriorGrids();
   extern __shared__ __align__(16) unsigned char sharedBytes[];
   // Q, then two buffers each of K and V (by arithmetic, not an array of pointers a runtime index would put in
   // local memory).

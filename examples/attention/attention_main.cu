@@ -46,12 +46,13 @@ struct Options {
   int repetitions = 10;  // chains per graph replay
   std::vector<std::string> variants;  // names to run; empty: all
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
+  AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
     "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
-    "                         [--check-only] [--csv FILE]\n"
+    "                         [--attention-order rows|longest-first] [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
     "tile-synchronized with cusync, against the same kernels stream-ordered and cuBLASLt GEMMs; every variant\n"
@@ -64,10 +65,13 @@ const char* const kUsage =
     "  --cache   cached tokens S' (default 1024 for decode, 0 for prompt)\n"
     "  --seed    seed of the random inputs (default 1)\n"
     "  --samples graph replays timed, the median reported (default 20); --reps chains per replay (default 10)\n"
-    "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync,\n"
+    "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync, PDL-GridSync,\n"
     "            Strided+{TileSync,RowSync}+{WaitKernel,PDL})\n"
     "  --gemm-configs    the GEMM tile configurations to search, by name, e.g. 128x192x64_s4_coop_b1 (default\n"
     "            every one this build has for the phase; each role keeps those of its own that are named)\n"
+    "  --attention-order    prompt processing: the order the attention kernel takes its head tiles in: rows\n"
+    "            (query-row tiles in sequence order) or longest-first (causal: the tiles with the most keys first;\n"
+    "            default)\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -116,6 +120,11 @@ Options parseOptions(int argc, char** argv) {
         if (!known) exitWithUsageError(program, "--variants: unknown variant '" + name + "'");
         options.variants.push_back(name);
       }
+    } else if (arg == "--attention-order") {
+      const std::string v = value();
+      if (v == "rows") options.attentionOrder = AttentionOrder::Rows;
+      else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
+      else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
     } else if (arg == "--gemm-configs") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         if (!isAttentionGemmConfiguration(name))
@@ -213,7 +222,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                             workspaceBytes);
+                             workspaceBytes, options.attentionOrder);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);

@@ -8,6 +8,7 @@
 #include <iterator>
 #include <optional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "attention_policies.h"
@@ -86,6 +87,56 @@ inline std::vector<std::uint32_t> gemmSplitCandidates(std::uint32_t tiles, int k
   const std::uint32_t oneWave = gemmSplitParts(tiles, kBlocks, slots);
   const std::uint32_t twoWaves = gemmSplitParts(tiles, kBlocks, 2 * slots);
   return twoWaves == oneWave ? std::vector<std::uint32_t>{oneWave} : std::vector<std::uint32_t>{oneWave, twoWaves};
+}
+
+// Prompt processing: a GEMM of several waves' worth of tiles loses the idle slots of its last wave, e.g. GPT-3's
+// QKV GEMM at 512 tokens has 144 tiles of 128 x 128 on 132 SMs, so two rounds for 1.09 waves of work. Cutting each
+// tile into P split-K parts makes the rounds P times shorter: ceil(tiles * P / slots) / P tile-times (2, 1.5,
+// 1.33, 1.25 for P = 1..4 there). The candidates are the parts that shorten that estimate by at least 5% over
+// every fewer number of parts, up to kMaxBalancingParts and keeping kMinKBlocksPerBalancingPart k-blocks a part;
+// which one wins depends on what the estimate leaves out (the last arrival reads P - 1 partials), so each is timed.
+inline constexpr std::uint32_t kMaxBalancingParts = 8;
+inline constexpr int kMinKBlocksPerBalancingPart = 8;
+inline double splitWaveTime(std::uint32_t tiles, std::uint32_t parts, std::uint32_t slots) {
+  const std::uint32_t units = tiles * parts;
+  return double((units + slots - 1) / slots) / double(parts);
+}
+inline std::vector<std::uint32_t> waveBalancingSplits(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
+  if (slots == 0) return {};  // the kernel does not fit on this device
+  std::vector<std::uint32_t> parts{1};
+  double best = splitWaveTime(tiles, 1, slots);
+  for (std::uint32_t p = 2; p <= kMaxBalancingParts && kBlocks / int(p) >= kMinKBlocksPerBalancingPart; ++p) {
+    const double time = splitWaveTime(tiles, p, slots);
+    if (time <= 0.95 * best) {
+      parts.push_back(p);
+      best = time;
+    }
+  }
+  return parts;
+}
+
+// Prompt processing: the order in which the attention stage takes its head tiles (grid: heads x query-row tiles of
+// `queriesPerTile` rows, B sequences of S tokens one after another). Causal attention makes a tile's work grow
+// with its position in the sequence (the tile at position p reads p + queriesPerTile keys), so in row order the
+// longest tiles start last, in the last wave, and set the stage's end; longest first (largest position first,
+// then sequence, then head) starts them in the first wave, as longest-processing-time scheduling does. Returns
+// the order index of each tile by row-major linear index (Stage::setTileOrder).
+enum class AttentionOrder { Rows, LongestFirst };
+inline std::vector<std::uint32_t> promptAttentionOrder(AttentionOrder order, std::uint32_t heads, std::uint32_t rows,
+                                                       std::uint32_t rowsPerSequence) {
+  std::vector<std::uint32_t> linearOfIndex(std::size_t(heads) * rows);
+  for (std::uint32_t i = 0; i < linearOfIndex.size(); ++i) linearOfIndex[i] = i;
+  if (order == AttentionOrder::LongestFirst) {
+    auto key = [&](std::uint32_t linear) {  // (position descending, sequence, head)
+      const std::uint32_t row = linear / heads, head = linear % heads;
+      return std::make_tuple(rowsPerSequence - 1 - row % rowsPerSequence, row / rowsPerSequence, head);
+    };
+    std::sort(linearOfIndex.begin(), linearOfIndex.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return key(a) < key(b); });
+  }
+  std::vector<std::uint32_t> indexOfLinear(linearOfIndex.size());
+  for (std::uint32_t i = 0; i < linearOfIndex.size(); ++i) indexOfLinear[linearOfIndex[i]] = i;
+  return indexOfLinear;
 }
 
 }  // namespace cusync::examples::attention

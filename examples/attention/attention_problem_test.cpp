@@ -4,6 +4,7 @@
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <set>
 #include <string>
@@ -98,6 +99,37 @@ TEST_CASE("split-K candidates fill one wave and two, distinct, and none where th
   CHECK(gemmSplitCandidates(96, 12, 132) == std::vector<std::uint32_t>{1, 2});  // GPT-3 output
   CHECK(gemmSplitCandidates(64, 8, 132) == std::vector<std::uint32_t>{2});      // LLaMA output: 4 k-blocks a part
   CHECK(gemmSplitCandidates(36, 96, 0).empty());
+}
+
+TEST_CASE("prompt split-K candidates are the parts that shorten the last wave by 5% or more", "[attention]") {
+  CHECK(splitWaveTime(144, 1, 132) == 2.0);
+  CHECK(splitWaveTime(144, 4, 132) == 1.25);
+  // GPT-3 QKV at 512 tokens, 144 tiles of 128 x 128, K = 12288: 2, 1.5, 1.33, 1.25, (1.2: 4%), 1.17, (1.14), (1.125)
+  CHECK(waveBalancingSplits(144, 192, 132) == std::vector<std::uint32_t>{1, 2, 3, 4, 6});
+  // LLaMA QKV at 512 tokens, 96 tiles (0.73 waves): only four parts (0.75) beat one; eight (0.75) ties it.
+  CHECK(waveBalancingSplits(96, 128, 132) == std::vector<std::uint32_t>{1, 4});
+  // A whole number of waves gains nothing from splitting.
+  CHECK(waveBalancingSplits(264, 192, 132) == std::vector<std::uint32_t>{1});
+  // GPT-3 output at 512 tokens, 192 tiles of 256 x 128 and 24 k-blocks: at most three parts of eight k-blocks.
+  CHECK(waveBalancingSplits(192, 24, 132) == std::vector<std::uint32_t>{1, 2});
+  CHECK(waveBalancingSplits(144, 192, 0).empty());
+}
+
+TEST_CASE("longest first orders prompt attention tiles by position in the sequence, last position first",
+          "[attention]") {
+  // 2 heads, 2 sequences of 3 row tiles: linear index = row * heads + head.
+  const std::vector<std::uint32_t> longest = promptAttentionOrder(AttentionOrder::LongestFirst, 2, 6, 3);
+  auto indexOf = [&](std::uint32_t row, std::uint32_t head) { return longest[row * 2 + head]; };
+  CHECK(indexOf(2, 0) == 0);  // sequence 0's last row tile, head 0, first
+  CHECK(indexOf(2, 1) == 1);
+  CHECK(indexOf(5, 0) == 2);  // then sequence 1's last row tile
+  CHECK(indexOf(1, 0) == 4);
+  CHECK(indexOf(3, 1) == 11);  // sequence 1's first row tile, head 1, last
+  std::vector<std::uint32_t> sorted = longest;
+  std::sort(sorted.begin(), sorted.end());
+  for (std::uint32_t i = 0; i < sorted.size(); ++i) CHECK(sorted[i] == i);  // a bijection
+  const std::vector<std::uint32_t> rows = promptAttentionOrder(AttentionOrder::Rows, 2, 6, 3);
+  for (std::uint32_t i = 0; i < rows.size(); ++i) CHECK(rows[i] == i);
 }
 
 TEST_CASE("the generated StridedSync policies group the Q, K and V tiles of each head", "[attention]") {

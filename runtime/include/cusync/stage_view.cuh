@@ -167,6 +167,15 @@ __device__ __forceinline__ void triggerDependentLaunch() {
 #endif
 }
 
+// The PDL grid-sync baseline's wait: the whole previous grid on the stream has completed and its writes are
+// visible, when this grid was launched with programmatic stream serialization (sm_90 only; there is no
+// programmatic launch below sm_90, so nothing to wait for).
+__device__ __forceinline__ void waitForPriorGrids() {
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  asm volatile("griddepcontrol.wait;" ::: "memory");
+#endif
+}
+
 // After an acquire, makes producer data written through the generic proxy visible to TMA loads (async proxy).
 __device__ __forceinline__ void fenceProxyAsyncGlobal() {
 #if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)

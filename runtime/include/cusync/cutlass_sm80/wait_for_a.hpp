@@ -28,14 +28,6 @@ struct ProducedOperandA {
   bool waitForPriorGrid = false;
 };
 
-// Waits for the previous grid on the stream when launched with programmatic stream serialization (sm_90 only;
-// there is no programmatic launch below sm_90, so nothing to wait for).
-__device__ __forceinline__ void waitForPriorGrids() {
-#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
-  asm volatile("griddepcontrol.wait;" ::: "memory");
-#endif
-}
-
 // The block-collective wait of one consumer tile, over its k-tiles.
 template <class InputPolicy, int CacheCapacity = 4>
 class BlockWaitForA {
