@@ -174,8 +174,9 @@ inline std::vector<std::uint32_t> splitCandidates(const AttentionGemm& gemm, Pha
 struct GemmSplit {
   std::unique_ptr<DeviceBuffer<float>> partials;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  GemmSplit(Stage& stage, const GemmTileShape& tile, std::uint32_t parts) {
+  GemmSplit(Stage& stage, const GemmTileShape& tile, std::uint32_t parts, PartOrder partOrder) {
     stage.setBlocksPerTile(parts);
+    stage.setPartOrder(partOrder);
     if (parts <= 1) return;
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
@@ -210,10 +211,12 @@ class AttentionChain {
   // uses only their QKV tile rows, which the attention kernel reads QKV's semaphores by.
   // Its side streams (WaitKernel) are blocking, like the caller's: the helpers that fill and compare buffers run
   // on the legacy default stream.
-  // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder).
+  // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder);
+  // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
-                 AttentionOrder attentionOrder = AttentionOrder::Rows)
+                 AttentionOrder attentionOrder = AttentionOrder::Rows,
+                 PartOrder partOrder = PartOrder::PartsOfATileTogether)
       : problem_(problem), variant_(variant), buffers_(buffers),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -235,8 +238,8 @@ class AttentionChain {
     else attn_->setOutputPolicy<typename ChainPolicies::TRowSync>();
 
     // Split-K, as the configuration says.
-    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvParts);
-    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outParts);
+    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvParts, partOrder);
+    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outParts, partOrder);
     setPersistent(*qkv_, *qkvGemm_, multiprocessors);
     setPersistent(*out_, *outGemm_, multiprocessors);
 

@@ -47,12 +47,14 @@ struct Options {
   std::vector<std::string> variants;  // names to run; empty: all
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
+  PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
     "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
-    "                         [--attention-order rows|longest-first] [--check-only] [--csv FILE]\n"
+    "                         [--attention-order rows|longest-first] [--split-order together|k-ranges]\n"
+    "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
     "tile-synchronized with cusync, against the same kernels stream-ordered and cuBLASLt GEMMs; every variant\n"
@@ -72,6 +74,9 @@ const char* const kUsage =
     "  --attention-order    prompt processing: the order the attention kernel takes its head tiles in: rows\n"
     "            (query-row tiles in sequence order) or longest-first (causal: the tiles with the most keys first;\n"
     "            default)\n"
+    "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
+    "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
+    "            read the same k-range at once; default)\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -125,6 +130,11 @@ Options parseOptions(int argc, char** argv) {
       if (v == "rows") options.attentionOrder = AttentionOrder::Rows;
       else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
       else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
+    } else if (arg == "--split-order") {
+      const std::string v = value();
+      if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
+      else if (v == "k-ranges") options.splitOrder = PartOrder::KRangesInTurn;
+      else exitWithUsageError(program, "--split-order: '" + v + "' is neither together nor k-ranges");
     } else if (arg == "--gemm-configs") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         if (!isAttentionGemmConfiguration(name))
@@ -222,7 +232,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                             workspaceBytes, options.attentionOrder);
+                             workspaceBytes, options.attentionOrder, options.splitOrder);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);

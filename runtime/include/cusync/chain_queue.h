@@ -4,10 +4,10 @@
 //
 // The queue hands out tickets from one counter, stage by stage in the chain's (topological) order: every work unit
 // of stage 0 in its tile order, then every unit of stage 1, and so on; past the last unit, each persistent block
-// draws one stop ticket. Within a stage the units of a tile are its split-K parts, either consecutive (a tile is
-// finished as early as possible: what a producer wants) or k-range by k-range (every tile's first k-range before
-// any tile's second: what a consumer whose k-ranges read different producer columns wants, so that its first
-// units need only the producer columns that finish first).
+// draws one stop ticket. Within a stage the units of a tile are its split-K parts, in the stage's PartOrder
+// (part_order.h): consecutive (a tile is finished as early as possible: what a producer wants) or k-range by
+// k-range (every tile's first k-range before any tile's second: what a consumer whose k-ranges read different
+// producer columns wants, so that its first units need only the producer columns that finish first).
 //
 // Progress (why no block can wait forever, without assuming anything about block dispatch or residency):
 //  * A unit of stage s waits only for tiles of stages before s (the host refuses any other chain), and every unit
@@ -25,17 +25,12 @@
 
 #include <cstdint>
 
+#include "cusync/part_order.h"
 #include "cusync/tile.h"
 
 namespace cusync {
 
 inline constexpr int kMaxChainStages = 4;
-
-// How the split-K parts of a stage's tiles follow each other in the queue.
-enum class PartOrder : std::uint32_t {
-  PartsOfATileTogether,  // (tile 0, part 0), (tile 0, part 1), ..., (tile 1, part 0), ...
-  KRangesInTurn,         // (tile 0, part 0), (tile 1, part 0), ..., (tile 0, part 1), ...
-};
 
 // What the queue needs of a stage: its grid, its tile order and its parts per tile.
 struct ChainStageUnits {
@@ -92,12 +87,11 @@ struct ChainQueueView {
     const ChainStageUnits& stage = stages[s];
     const std::uint32_t local = index - firstTicket[s];
     const std::uint32_t tiles = stage.grid.tileCount();
-    const bool together = partOrder[s] == PartOrder::PartsOfATileTogether;
-    const std::uint32_t orderIndex = together ? local / stage.blocksPerTile : local % tiles;
-    const std::uint32_t linear = stage.tileOfOrderIndex ? stage.tileOfOrderIndex[orderIndex] : orderIndex;
+    const UnitSlot slot = unitSlot(local, tiles, stage.blocksPerTile, partOrder[s]);
+    const std::uint32_t linear = stage.tileOfOrderIndex ? stage.tileOfOrderIndex[slot.orderIndex] : slot.orderIndex;
     u.stage = s;
     u.tile = tileAtLinear(linear, stage.grid);
-    u.part = together ? local % stage.blocksPerTile : local / tiles;
+    u.part = slot.part;
     u.stop = false;
     return u;
   }

@@ -46,6 +46,7 @@ class Stage {
     std::swap(outputPolicy_, other.outputPolicy_);
     std::swap(hardwareOrder_, other.hardwareOrder_);
     std::swap(blocksPerTile_, other.blocksPerTile_);
+    std::swap(partOrder_, other.partOrder_);
     std::swap(persistentBlocks_, other.persistentBlocks_);
     return *this;
   }
@@ -98,6 +99,9 @@ class Stage {
     blocksPerTile_ = blocks;
   }
   std::uint32_t blocksPerTile() const { return blocksPerTile_; }
+  // How the split-K parts of the tiles follow each other among the work units (part_order.h).
+  void setPartOrder(PartOrder order) { partOrder_ = order; }
+  PartOrder partOrder() const { return partOrder_; }
 
   // A persistent kernel runs `blocks` blocks per launch, each taking work units until none is left (0: one block
   // per work unit). Must match the launch's grid: the tickets of a launch are counted with it.
@@ -150,6 +154,7 @@ class Stage {
     v.semaphores = semaphores_;
     v.hardwareOrder = hardwareOrder_;
     v.blocksPerTile = blocksPerTile_;
+    v.partOrder = partOrder_;
     v.persistentBlocks = persistentBlocks_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
@@ -180,6 +185,7 @@ class Stage {
   OutputPolicyTag outputPolicy_;
   bool hardwareOrder_ = false;
   std::uint32_t blocksPerTile_ = 1;
+  PartOrder partOrder_ = PartOrder::PartsOfATileTogether;
   std::uint32_t persistentBlocks_ = 0;
 };
 

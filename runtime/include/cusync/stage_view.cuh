@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "cusync/part_order.h"
 #include "cusync/semaphore.cuh"
 #include "cusync/tile.h"
 
@@ -37,6 +38,7 @@ struct StageView {
 
   bool hardwareOrder = false;                      // "avoid custom order": a block computes its own blockIdx
   std::uint32_t blocksPerTile = 1;                 // blocks sharing one tile (split-K); the counter counts blocks
+  PartOrder partOrder = PartOrder::PartsOfATileTogether;  // how the parts of the tiles follow each other
   // Persistent kernels: the number of blocks launched, each taking work units until the launch has none left.
   // 0: one block per work unit. Every persistent block draws exactly one ticket past the launch's last unit (the
   // one that tells it to stop), so a launch spans workUnits() + persistentBlocks tickets; counting those keeps
@@ -46,9 +48,23 @@ struct StageView {
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const { return grid.tileCount() * blocksPerTile; }
   CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }
 
-  // Takes the next work unit. Consecutive tickets are the parts of one tile, tiles follow the stage's order, and
-  // ticket / ticketsPerLaunch() is the launch's iteration. A persistent block calls it until !hasWork(). With `hardwareOrder` the unit is the one the
-  // block's own index names (`hardwareTile`, `hardwarePart`).
+  // The unit at `index` of a launch in the stage's order: tiles in its tile order, their parts in its part order.
+  CUSYNC_HOST_DEVICE WorkUnit unitAt(std::uint32_t index, std::uint32_t iteration) const {
+    const UnitSlot slot = unitSlot(index, grid.tileCount(), blocksPerTile, partOrder);
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[slot.orderIndex] : slot.orderIndex;
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, slot.part};
+  }
+
+  // The unit a block of a one-unit-per-block launch computes in hardware order ("avoid custom order"): the one its
+  // index names, tiles row-major (not the stage's tile order), parts in the stage's part order.
+  CUSYNC_HOST_DEVICE WorkUnit hardwareUnit(std::uint32_t blockIndex) const {
+    const UnitSlot slot = unitSlot(blockIndex, grid.tileCount(), blocksPerTile, partOrder);
+    return WorkUnit{TileTicket{tileAtLinear(slot.orderIndex, grid), 0u}, slot.part};
+  }
+
+  // Takes the next work unit (unitAt the ticket's index); ticket / ticketsPerLaunch() is the launch's iteration. A
+  // persistent block calls it until !hasWork(). With `hardwareOrder` the unit is the one the block's own index
+  // names (`hardwareTile`, `hardwarePart`: hardwareUnit).
   __device__ WorkUnit acquireWorkUnit(TileCoord hardwareTile, std::uint32_t hardwarePart) const {
     const unsigned long long ticket = atomicAdd(tileCounter, 1ull);
     // The semaphores count in 32 bits, wrap-safe (semaphore.cuh): the iteration is taken modulo 2^32 too.
@@ -56,22 +72,16 @@ struct StageView {
     if (hardwareOrder) return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart};
     const std::uint32_t index = std::uint32_t(ticket % ticketsPerLaunch());
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
-    const std::uint32_t orderIndex = index / blocksPerTile;
-    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
-    return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, index % blocksPerTile};
+    return unitAt(index, iteration);
   }
 
   // The unit of a block whose stage neither posts nor waits (a stream-ordered launch): nothing depends on which
   // block computes which tile, and no semaphore target needs the iteration, so the block takes a unit without the
   // ticket's atomic (a round trip to L2 before the first load, behind every other block's atomic on the same
-  // counter): the tile of order index blockIndex / blocksPerTile. The hardware starts blocks in about index order,
-  // so the stage's order (grouped for L2 reuse, say) still holds approximately, as it would with tickets. The
-  // counter is left alone; a stage that synchronizes in any launch takes tickets in every launch.
-  __device__ WorkUnit unsynchronizedWorkUnit(std::uint32_t blockIndex) const {
-    const std::uint32_t orderIndex = blockIndex / blocksPerTile;
-    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
-    return WorkUnit{TileTicket{tileAtLinear(linear, grid), 0u}, blockIndex % blocksPerTile};
-  }
+  // counter): the unit at index blockIndex. The hardware starts blocks in about index order, so the stage's order
+  // (grouped for L2 reuse, say) still holds approximately, as it would with tickets. The counter is left alone; a
+  // stage that synchronizes in any launch takes tickets in every launch.
+  __device__ WorkUnit unsynchronizedWorkUnit(std::uint32_t blockIndex) const { return unitAt(blockIndex, 0u); }
 
   // Hardware order, a block that needs neither its tile nor the iteration from the counter (it posts, it does not
   // wait): counts itself as started, for its consumers' wait-kernels, without waiting for the atomic's result.

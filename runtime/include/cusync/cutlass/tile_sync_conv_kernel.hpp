@@ -406,7 +406,7 @@ class TileSyncConvKernel {
     // other block's atomic on the same counter; measured on the H100 (session 5), drawing it before the block
     // barrier cost the stream-ordered chains 5-10% (56x56x64 at B = 32: 66.9 -> 61.7 us without it).
     //  * A stage in its own tile order (not hardware order) that synchronizes: thread 0 draws the ticket before the
-    //    barrier, since the tile depends on it (the parts of a tile are consecutive tickets).
+    //    barrier, since the tile depends on it (the ticket names tile and part).
     //  * Hardware order ("avoid custom order", T): the unit is the one blockIdx names. The counter still counts the
     //    block, since a consumer's wait-kernel counts this stage's started blocks: when this stage waits, its load
     //    thread draws the ticket itself, after its first weight loads (it alone needs the iteration, for its
@@ -414,13 +414,13 @@ class TileSyncConvKernel {
     //    without waiting for the result.
     //  * A stage that neither posts nor waits, unsplit, counts nothing: nobody waits for it.
     const std::uint32_t parts = sync.stage.blocksPerTile;
-    const TileCoord hardwareTile = tileAtLinear(blockIdx.x / parts, sync.stage.grid);
+    const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
     const bool waits = sync.activation.input.synchronized();
     const bool counted = sync.stage.semaphores != nullptr || waits || parts > 1;
     const bool ticketOrder = counted && !sync.stage.hardwareOrder;
     if (thread_idx == 0) {
       if (ticketOrder)
-        shared_storage.unit = sync.stage.acquireWorkUnit(hardwareTile, blockIdx.x % parts);
+        shared_storage.unit = sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part);
       else if (counted && !waits)
         sync.stage.countBlock();
     }
@@ -447,7 +447,7 @@ class TileSyncConvKernel {
     __syncthreads();
     // Without a ticket: hardware order, or a stage that neither posts nor waits (its own order from blockIdx).
     const WorkUnit unit = ticketOrder                  ? shared_storage.unit
-                          : sync.stage.hardwareOrder ? WorkUnit{TileTicket{hardwareTile, 0u}, blockIdx.x % parts}
+                          : sync.stage.hardwareOrder ? hardware
                                                      : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     const TileTicket ticket = unit.ticket;
     // Hardware order with waits: the load thread draws the ticket (above); the iteration is its.

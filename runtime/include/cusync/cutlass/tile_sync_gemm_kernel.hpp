@@ -187,10 +187,10 @@ class TileSyncGemmKernel {
     if (thread_idx == 0) {
       // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names. A
       // stage that neither posts nor waits, unsplit (split-K arrivals count by iteration), takes no ticket at all.
-      const std::uint32_t parts = sync.stage.blocksPerTile;
-      const TileCoord hardwareTile = tileAtLinear(blockIdx.x / parts, sync.stage.grid);
-      const bool needsTicket = sync.stage.semaphores != nullptr || sync.a.input.synchronized() || parts > 1;
-      shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardwareTile, blockIdx.x % parts)
+      const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
+      const bool needsTicket =
+          sync.stage.semaphores != nullptr || sync.a.input.synchronized() || sync.stage.blocksPerTile > 1;
+      shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part)
                                         : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     }
     if (warp_idx == 0 && cute::elect_one_sync()) {
