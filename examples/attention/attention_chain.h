@@ -156,27 +156,36 @@ inline std::vector<Variant> allVariants() {
 struct GemmChoice {
   const AttentionGemm* qkv = nullptr;
   const AttentionGemm* out = nullptr;
-  std::uint32_t qkvParts = 1, outParts = 1;
+  SplitChoice qkvSplit, outSplit;
 };
 
-// The split-K parts worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: in prompt
-// processing those that shorten the last wave (waveBalancingSplits), in token generation (one row tile, few tiles,
-// long K) as many as fill one wave and two (gemmSplitCandidates).
-inline std::vector<std::uint32_t> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
-                                                  int multiprocessors) {
+// The split-K choices worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: in prompt
+// processing those that shorten the last wave (every tile split: waveBalancingSplits; the last wave's tiles only:
+// lastWaveSplits), in token generation (one row tile, few tiles, long K) as many parts as fill one wave and two
+// (gemmSplitCandidates).
+inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
+                                                int multiprocessors) {
   const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
   const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount();
-  if (phase == Phase::Prompt) return waveBalancingSplits(tiles, k / gemm.tile.k, slots);
-  return gemmSplitCandidates(tiles, k / gemm.tile.k, slots);
+  const int kBlocks = k / gemm.tile.k;
+  std::vector<SplitChoice> choices;
+  for (std::uint32_t parts : phase == Phase::Prompt ? waveBalancingSplits(tiles, kBlocks, slots)
+                                                    : gemmSplitCandidates(tiles, kBlocks, slots))
+    choices.push_back({parts, 0});
+  if (phase == Phase::Prompt)
+    for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots)) choices.push_back(choice);
+  return choices;
 }
 
 // The split-K state of a GEMM stage: fp32 partials and one zeroed arrival counter per tile.
 struct GemmSplit {
   std::unique_ptr<DeviceBuffer<float>> partials;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  GemmSplit(Stage& stage, const GemmTileShape& tile, std::uint32_t parts, PartOrder partOrder) {
+  GemmSplit(Stage& stage, const GemmTileShape& tile, SplitChoice split, PartOrder partOrder) {
+    const std::uint32_t parts = split.parts;
     stage.setBlocksPerTile(parts);
     stage.setPartOrder(partOrder);
+    stage.setWholeTiles(split.wholeTiles);
     if (parts <= 1) return;
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
@@ -238,8 +247,8 @@ class AttentionChain {
     else attn_->setOutputPolicy<typename ChainPolicies::TRowSync>();
 
     // Split-K, as the configuration says.
-    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvParts, partOrder);
-    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outParts, partOrder);
+    qkvSplit_ = std::make_unique<GemmSplit>(*qkv_, qkvGemm_->tile, gemms.qkvSplit, partOrder);
+    outSplit_ = std::make_unique<GemmSplit>(*out_, outGemm_->tile, gemms.outSplit, partOrder);
     setPersistent(*qkv_, *qkvGemm_, multiprocessors);
     setPersistent(*out_, *outGemm_, multiprocessors);
 
@@ -289,8 +298,13 @@ class AttentionChain {
     return variant_.ordering == Ordering::CublasAttention
                ? std::string("cuBLASLt GEMMs")
                : "qkv " + qkvGemm_->configuration + " | out " + outGemm_->configuration + " | splits " +
-                     std::to_string(qkv_->blocksPerTile()) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
-                     std::to_string(out_->blocksPerTile());
+                     splitName(*qkv_) + "/" + std::to_string(attn_->blocksPerTile()) + "/" + splitName(*out_);
+  }
+  // "P", or "P(W whole)" when only the tiles after the first W are split.
+  static std::string splitName(const Stage& stage) {
+    std::string name = std::to_string(stage.blocksPerTile());
+    if (stage.wholeTiles() != 0) name += "(" + std::to_string(stage.wholeTiles()) + " whole)";
+    return name;
   }
   std::uint32_t blocksPerLaunch() const {
     return qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() + out_->blocksPerLaunch();

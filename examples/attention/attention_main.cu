@@ -7,8 +7,8 @@
 //                                          caches in place, posts T's head tile under TileSync or RowSync
 //   Y   = T Wo^T                           hooked CUTLASS GEMM; waits for the T tiles of each k-block (or row)
 //
-// Each variant searches the GEMMs' tile configurations (examples/attention/CMakeLists.txt lists them per role; in
-// token generation also the split-K parts): first the QKV GEMM's with the output GEMM at its baseline, then the
+// Each variant searches the GEMMs' tile configurations (examples/attention/CMakeLists.txt lists them per role) and
+// split-K choices (splitCandidates): first the QKV GEMM's with the output GEMM at its baseline, then the
 // output GEMM's with the best QKV GEMM. Every configuration of every variant is checked against a reference
 // (cuBLASLt GEMMs around an fp32 attention kernel) on fresh inputs, with QKV, T, Y and the caches' new positions
 // poisoned with NaN, then timed with CUDA graphs (median of replays); the CSV has one row per configuration, the
@@ -202,10 +202,10 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
   return result;
 }
 
-// One GEMM role's candidates: each selected configuration that fits on the device, with each of its split-K parts.
+// One GEMM role's candidates: each selected configuration that fits on the device, with each of its split-K choices.
 struct RoleCandidate {
   const AttentionGemm* gemm;
-  std::uint32_t parts;
+  SplitChoice split;
 };
 std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role, TPolicyKind tPolicy,
                                           int multiprocessors) {
@@ -217,9 +217,9 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
       std::printf("%s: does not fit on this device (shared memory), not searched\n", gemm->name.c_str());
       continue;
     }
-    for (std::uint32_t parts : splitCandidates(*gemm, p.phase, p.tokens(), qkv ? p.qkvColumns() : p.shape.hidden,
-                                               qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
-      candidates.push_back({gemm, parts});
+    for (const SplitChoice& split : splitCandidates(*gemm, p.phase, p.tokens(), qkv ? p.qkvColumns() : p.shape.hidden,
+                                                    qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
+      candidates.push_back({gemm, split});
   }
   return candidates;
 }
@@ -270,7 +270,7 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
       continue;
     }
     auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
-      return runConfiguration<M, P>(options, variant, GemmChoice{q.gemm, o.gemm, q.parts, o.parts}, buffers,
+      return runConfiguration<M, P>(options, variant, GemmChoice{q.gemm, o.gemm, q.split, o.split}, buffers,
                                     multiprocessors, lt, workspace, workspaceBytes, stream, results);
     };
     if (variant.ordering == Ordering::CublasAttention) {  // cuBLASLt GEMMs: nothing to search

@@ -115,6 +115,23 @@ TEST_CASE("prompt split-K candidates are the parts that shorten the last wave by
   CHECK(waveBalancingSplits(144, 192, 0).empty());
 }
 
+TEST_CASE("last-wave splits keep the full waves whole and split the rest to fill the slots", "[attention]") {
+  // GPT-3 QKV at 512 tokens: 144 tiles of 128 x 128 on 132 slots, 192 k-blocks: 12 tiles left, 11 parts each.
+  CHECK(lastWaveSplits(144, 192, 132) == std::vector<SplitChoice>{{11, 132}, {5, 132}});
+  // 1024 tokens: 288 tiles, 24 left after two waves: 5 parts (120 units), and 2.
+  CHECK(lastWaveSplits(288, 192, 132) == std::vector<SplitChoice>{{5, 264}, {2, 264}});
+  // 2048 tokens: 48 left: two parts; half of that is no split.
+  CHECK(lastWaveSplits(576, 192, 132) == std::vector<SplitChoice>{{2, 528}});
+  // Few k-blocks cap the parts: 24 k-blocks keep at most 3 parts of 8.
+  CHECK(lastWaveSplits(144, 24, 132) == std::vector<SplitChoice>{{3, 132}});
+  // Nothing to gain: one wave or less, whole waves, no slots.
+  CHECK(lastWaveSplits(96, 128, 132).empty());
+  CHECK(lastWaveSplits(264, 192, 132).empty());
+  CHECK(lastWaveSplits(144, 192, 0).empty());
+  // A last wave of more than half the slots cannot be split in two: nothing.
+  CHECK(lastWaveSplits(132 + 100, 192, 132).empty());
+}
+
 TEST_CASE("longest first orders prompt attention tiles by position in the sequence, last position first",
           "[attention]") {
   // 2 heads, 2 sequences of 3 row tiles: linear index = row * heads + head.

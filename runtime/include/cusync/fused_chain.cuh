@@ -77,6 +77,8 @@ class FusedChain {
       q.partOrder[s] = stages[s].partOrder;
       q.clusterTileOfOrderIndex[s] = stages[s].clusterTileOfOrderIndex;
       const StageView v = stages[s].stage->view();
+      if (v.wholeTiles != 0)  // the queue's layout (chain_queue.h) splits every tile of a stage alike
+        throw Error("cusync: stage '" + stages[s].stage->name() + "' of a fused chain has whole tiles");
       if (stages[s].queued) next += std::uint64_t(clusterGrid(v.grid, clusterRows).tileCount()) * v.blocksPerTile;
     }
     if (next + persistentBlocks > UINT32_MAX / 2)

@@ -47,6 +47,7 @@ class Stage {
     std::swap(hardwareOrder_, other.hardwareOrder_);
     std::swap(blocksPerTile_, other.blocksPerTile_);
     std::swap(partOrder_, other.partOrder_);
+    std::swap(wholeTiles_, other.wholeTiles_);
     std::swap(persistentBlocks_, other.persistentBlocks_);
     return *this;
   }
@@ -99,6 +100,14 @@ class Stage {
     blocksPerTile_ = blocks;
   }
   std::uint32_t blocksPerTile() const { return blocksPerTile_; }
+  // Split only the tiles after the first `tiles` of the stage's order (StageView::wholeTiles; 0: split all).
+  void setWholeTiles(std::uint32_t tiles) {
+    if (tiles >= grid_.tileCount() && tiles != 0)
+      throw Error("cusync: stage '" + name_ + "' has " + std::to_string(grid_.tileCount()) + " tiles, so " +
+                  std::to_string(tiles) + " whole ones would leave none to split");
+    wholeTiles_ = tiles;
+  }
+  std::uint32_t wholeTiles() const { return wholeTiles_; }
   // How the split-K parts of the tiles follow each other among the work units (part_order.h).
   void setPartOrder(PartOrder order) { partOrder_ = order; }
   PartOrder partOrder() const { return partOrder_; }
@@ -155,6 +164,7 @@ class Stage {
     v.hardwareOrder = hardwareOrder_;
     v.blocksPerTile = blocksPerTile_;
     v.partOrder = partOrder_;
+    v.wholeTiles = wholeTiles_;
     v.persistentBlocks = persistentBlocks_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
@@ -186,6 +196,7 @@ class Stage {
   bool hardwareOrder_ = false;
   std::uint32_t blocksPerTile_ = 1;
   PartOrder partOrder_ = PartOrder::PartsOfATileTogether;
+  std::uint32_t wholeTiles_ = 0;
   std::uint32_t persistentBlocks_ = 0;
 };
 

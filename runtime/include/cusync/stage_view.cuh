@@ -24,7 +24,8 @@ struct TileTicket {
 inline constexpr std::uint32_t kNoWorkLeft = 0xffffffffu;  // `part` of the unit that stops a persistent block
 struct WorkUnit {
   TileTicket ticket;
-  std::uint32_t part;  // in [0, blocksPerTile), or kNoWorkLeft (persistent kernels only)
+  std::uint32_t part;        // in [0, parts), or kNoWorkLeft (persistent kernels only)
+  std::uint32_t parts = 1;   // parts of this unit's tile: the stage's blocksPerTile, or 1 for its whole tiles
   __host__ __device__ bool hasWork() const { return part != kNoWorkLeft; }
 };
 
@@ -39,27 +40,46 @@ struct StageView {
   bool hardwareOrder = false;                      // "avoid custom order": a block computes its own blockIdx
   std::uint32_t blocksPerTile = 1;                 // blocks sharing one tile (split-K); the counter counts blocks
   PartOrder partOrder = PartOrder::PartsOfATileTogether;  // how the parts of the tiles follow each other
+  // Split-K of the last partial wave only: the first `wholeTiles` tiles of the stage's order run unsplit, one
+  // unit each, before the split units of the others (0: every tile split). A GEMM of 144 tiles on 132 SMs then
+  // runs 132 whole tiles and 12 tiles in 11 parts: 1.09 tile-times instead of two (what Stream-K's data-parallel
+  // + stream-K hybrid does, with split-K's last-arrival reduction).
+  std::uint32_t wholeTiles = 0;
   // Persistent kernels: the number of blocks launched, each taking work units until the launch has none left.
   // 0: one block per work unit. Every persistent block draws exactly one ticket past the launch's last unit (the
   // one that tells it to stop), so a launch spans workUnits() + persistentBlocks tickets; counting those keeps
   // the next launch's tickets its own.
   std::uint32_t persistentBlocks = 0;
 
-  CUSYNC_HOST_DEVICE std::uint32_t workUnits() const { return grid.tileCount() * blocksPerTile; }
+  CUSYNC_HOST_DEVICE std::uint32_t workUnits() const {
+    return wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile;
+  }
+  // Parts of the tile at `orderIndex` in the stage's order.
+  CUSYNC_HOST_DEVICE std::uint32_t partsOfTile(std::uint32_t orderIndex) const {
+    return orderIndex < wholeTiles ? 1u : blocksPerTile;
+  }
   CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }
+
+  // The place of the unit at `index` of a launch: the whole tiles first, then the split ones' parts in the part
+  // order.
+  CUSYNC_HOST_DEVICE UnitSlot slotAt(std::uint32_t index) const {
+    if (index < wholeTiles) return UnitSlot{index, 0u};
+    const UnitSlot split = unitSlot(index - wholeTiles, grid.tileCount() - wholeTiles, blocksPerTile, partOrder);
+    return UnitSlot{wholeTiles + split.orderIndex, split.part};
+  }
 
   // The unit at `index` of a launch in the stage's order: tiles in its tile order, their parts in its part order.
   CUSYNC_HOST_DEVICE WorkUnit unitAt(std::uint32_t index, std::uint32_t iteration) const {
-    const UnitSlot slot = unitSlot(index, grid.tileCount(), blocksPerTile, partOrder);
+    const UnitSlot slot = slotAt(index);
     const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[slot.orderIndex] : slot.orderIndex;
-    return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, slot.part};
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, slot.part, partsOfTile(slot.orderIndex)};
   }
 
   // The unit a block of a one-unit-per-block launch computes in hardware order ("avoid custom order"): the one its
   // index names, tiles row-major (not the stage's tile order), parts in the stage's part order.
   CUSYNC_HOST_DEVICE WorkUnit hardwareUnit(std::uint32_t blockIndex) const {
-    const UnitSlot slot = unitSlot(blockIndex, grid.tileCount(), blocksPerTile, partOrder);
-    return WorkUnit{TileTicket{tileAtLinear(slot.orderIndex, grid), 0u}, slot.part};
+    const UnitSlot slot = slotAt(blockIndex);
+    return WorkUnit{TileTicket{tileAtLinear(slot.orderIndex, grid), 0u}, slot.part, partsOfTile(slot.orderIndex)};
   }
 
   // Takes the next work unit (unitAt the ticket's index); ticket / ticketsPerLaunch() is the launch's iteration. A
@@ -69,7 +89,8 @@ struct StageView {
     const unsigned long long ticket = atomicAdd(tileCounter, 1ull);
     // The semaphores count in 32 bits, wrap-safe (semaphore.cuh): the iteration is taken modulo 2^32 too.
     const std::uint32_t iteration = std::uint32_t(ticket / ticketsPerLaunch());
-    if (hardwareOrder) return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart};
+    if (hardwareOrder)  // hardware order is row-major: the tile's order index is its linear index
+      return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart, partsOfTile(linearIndex(hardwareTile, grid))};
     const std::uint32_t index = std::uint32_t(ticket % ticketsPerLaunch());
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
     return unitAt(index, iteration);

@@ -266,6 +266,7 @@ class FusedChainGemmKernel {
       if (args.stages[s].blocksPerTile > 1 && (splits[s].partials == nullptr || splits[s].arrivals == nullptr))
         return "split-K needs partial and arrival buffers";
       if (int(args.stages[s].blocksPerTile) > kBlocks[s]) return "more split-K parts than k-blocks";
+      if (args.stages[s].wholeTiles != 0) return "a fused chain splits every tile of a stage or none (whole tiles)";
     }
     return nullptr;
   }

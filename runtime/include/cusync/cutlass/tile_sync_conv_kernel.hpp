@@ -346,6 +346,7 @@ class TileSyncConvKernel {
     if (stage.persistentBlocks != 0) return "the cusync convolution is not persistent";
     const std::uint32_t parts = stage.blocksPerTile;
     if (parts == 0) return "a stage needs at least one block per tile";
+    if (stage.wholeTiles != 0) return "the hooked convolution splits every tile or none (the stage has whole tiles)";
     if (parts > 1 && (args.sync.split.partials == nullptr || args.sync.split.arrivals == nullptr))
       return "split-K needs partial and arrival buffers";
     const ConvReduction reduction = reductionOf(problem);

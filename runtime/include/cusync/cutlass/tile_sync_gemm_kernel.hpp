@@ -216,7 +216,7 @@ class TileSyncGemmKernel {
     __syncthreads();
     const TileTicket ticket = shared_storage.unit.ticket;
     const std::uint32_t part = shared_storage.unit.part;
-    const std::uint32_t parts = sync.stage.blocksPerTile;
+    const std::uint32_t parts = shared_storage.unit.parts;
 
     auto problem_shape_MNKL = params.problem_shape;
     auto blk_shape = TileShape{};

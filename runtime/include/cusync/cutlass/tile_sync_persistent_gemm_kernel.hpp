@@ -130,9 +130,8 @@ class TileSyncPersistentGemmKernel
     CollectiveMainloop collective_mainloop;
     auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
     const int k_tiles_total = size<3>(get<0>(load_inputs));
-    const std::uint32_t parts = sync.stage.blocksPerTile;
-    // A part's k-range: the same balanced split as every hooked kernel (split_k_range.h).
-    auto kRangeOf = [&](std::uint32_t part) { return kBlocksOfPart(part, parts, k_tiles_total); };
+    // A unit's k-range: the same balanced split as every hooked kernel (split_k_range.h), over its tile's parts.
+    auto kRangeOf = [&](WorkUnit const& unit) { return kBlocksOfPart(unit.part, unit.parts, k_tiles_total); };
     auto blockCoord = [](TileTicket const& t) {
       return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z));
     };
@@ -153,7 +152,7 @@ class TileSyncPersistentGemmKernel
         ++unit_write;
         if (!unit.hasWork()) break;
         Tensor gA_mkl = get<0>(load_inputs);
-        const KBlockRange kRange = kRangeOf(unit.part);
+        const KBlockRange kRange = kRangeOf(unit);
         auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, blockCoord(unit.ticket), k_tile_iter, kRange.count,
@@ -178,16 +177,16 @@ class TileSyncPersistentGemmKernel
       unit_pipeline.consumer_release(unit_read);
       ++unit_read;
       if (!unit.hasWork()) break;
-      const int k_tile_count = kRangeOf(unit.part).count;
+      const int k_tile_count = kRangeOf(unit).count;
       auto blk_coord = blockCoord(unit.ticket);
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
       mainloop_pipe_consumer_state.advance(k_tile_count);
-      if (parts > 1 && !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, parts, accumulators,
-                                                  mma_thread_idx, shared_storage.lastArrival,
-                                                  get<0>(problem_shape_MNKL)))
+      if (unit.parts > 1 &&
+          !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, unit.parts, accumulators, mma_thread_idx,
+                                     shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
         continue;  // another part of this tile arrives later and finishes it
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
