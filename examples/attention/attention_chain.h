@@ -321,6 +321,24 @@ class AttentionChain {
     executor_.enqueueIteration(stream);
   }
 
+  // The stages one at a time, for a breakdown of the chain's time: enqueues stage `index` (0: QKV GEMM, 1:
+  // attention, 2: output GEMM) alone, stream-ordered, reading what the previous stages left. Only for the
+  // variants whose stages wait for nothing (StreamSync, cuBLAS+attn).
+  static constexpr int kStageCount = 3;
+  static const char* stageName(int index) { return index == 0 ? "qkv" : index == 1 ? "attn" : "out"; }
+  void enqueueStage(int index, cudaStream_t stream) const {
+    if (variant_.ordering != Ordering::StreamSync && variant_.ordering != Ordering::CublasAttention)
+      throw Error("attention_example: only stream-ordered stages run alone");
+    const bool cublas = variant_.ordering == Ordering::CublasAttention;
+    if (index == 1) return launchAttention(stream, LaunchOrdering::StreamOrder);
+    if (index == 0) {
+      if (cublas) return cublasQkv_->run(buffers_.x.get(), buffers_.wqkv.get(), buffers_.qkv.get(), stream);
+      return qkvGemm_->launch(qkvArgs(), stream);
+    }
+    if (cublas) return cublasOut_->run(buffers_.t.get(), buffers_.wo.get(), buffers_.y.get(), stream);
+    outGemm_->launch(outArgs(), stream);
+  }
+
  private:
   // The GEMMs' launch arguments but their ordering (the executor's, per launch).
   GemmLaunchArgs qkvArgs() const {

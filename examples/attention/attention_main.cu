@@ -20,6 +20,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -166,6 +167,7 @@ Options parseOptions(int argc, char** argv) {
 
 struct Result {
   std::string variant, configuration;
+  GemmChoice gemms;  // the configuration's GEMMs and splits
   double microseconds = 0;
   Comparison output{}, attention{}, cache{};  // Y; T (which tells the attention stage from the GEMMs); the caches
   bool correct() const {
@@ -243,6 +245,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
   }
   result.variant = variant.name();
   result.configuration = chain.description();
+  result.gemms = gemms;
   std::printf("%-28s %10.1f us  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
               result.microseconds, result.output.relativeError, result.attention.relativeError,
               result.cache.relativeError, result.correct() ? "" : "  FAILED", result.configuration.c_str());
@@ -302,6 +305,33 @@ std::vector<Result> bestPerVariant(const std::vector<Result>& results) {
   return best;
 }
 
+// Where the stream-ordered chain's time goes: each stage of StreamSync's fastest configuration and of cuBLAS+attn
+// timed alone (CUDA graphs, as the chains), printed beside the chains. The stages read what the chain left in the
+// buffers, so the inputs are the checked ones.
+template <Model M, Phase P>
+void printStageTimes(const Options& options, const std::vector<Result>& best, AttentionBuffers& buffers,
+                     int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                     cudaStream_t stream) {
+  for (const Result& r : best) {
+    if ((r.variant != "StreamSync" && r.variant != "cuBLAS+attn") || !r.correct() || r.microseconds <= 0) continue;
+    const Variant variant = r.variant == "StreamSync" ? Variant{Ordering::StreamSync, TPolicyKind::TileSync}
+                                                      : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
+    AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
+                               workspaceBytes, options.attentionOrder, options.splitOrder);
+    chain.enqueue(stream);
+    std::printf("stages alone, %-12s", r.variant.c_str());
+    double sum = 0;
+    for (int i = 0; i < AttentionChain<M, P>::kStageCount; ++i) {
+      const double us = timeWithGraph([&](cudaStream_t s) { chain.enqueueStage(i, s); }, stream,
+                                      options.repetitions, 3, options.samples)
+                            .medianMicroseconds;
+      sum += us;
+      std::printf(" %s %7.1f us", AttentionChain<M, P>::stageName(i), us);
+    }
+    std::printf("  sum %7.1f us, chain %7.1f us  [%s]\n", sum, r.microseconds, r.configuration.c_str());
+  }
+}
+
 void writeCsv(const std::string& path, const Options& options, const std::vector<Result>& results,
               double streamSyncMicroseconds) {
   std::FILE* file = std::fopen(path.c_str(), "w");
@@ -353,21 +383,25 @@ int main(int argc, char** argv) {
   prepareAttentionReference(buffers, p, options.seed, lt, workspace.get(), workspaceBytes, stream);
 
   const int sms = properties.multiProcessorCount;
-  std::vector<Result> results;
-  if (p.shape.model == Model::Gpt3 && p.phase == Phase::Decode)
-    results = runVariants<Model::Gpt3, Phase::Decode>(options, buffers, sms, lt, workspace.get(),
-                                                      workspaceBytes, stream);
-  else if (p.shape.model == Model::Gpt3)
-    results = runVariants<Model::Gpt3, Phase::Prompt>(options, buffers, sms, lt, workspace.get(),
-                                                      workspaceBytes, stream);
-  else if (p.phase == Phase::Decode)
-    results = runVariants<Model::Llama, Phase::Decode>(options, buffers, sms, lt, workspace.get(),
-                                                       workspaceBytes, stream);
-  else
-    results = runVariants<Model::Llama, Phase::Prompt>(options, buffers, sms, lt, workspace.get(),
-                                                       workspaceBytes, stream);
-
+  // The chain's types follow the model and phase: `run` is called with them as integral constants.
+  auto withChainTypes = [&](auto&& run) {
+    using Gpt3 = std::integral_constant<Model, Model::Gpt3>;
+    using Llama = std::integral_constant<Model, Model::Llama>;
+    using Decode = std::integral_constant<Phase, Phase::Decode>;
+    using Prompt = std::integral_constant<Phase, Phase::Prompt>;
+    if (p.shape.model == Model::Gpt3) return p.phase == Phase::Decode ? run(Gpt3{}, Decode{}) : run(Gpt3{}, Prompt{});
+    return p.phase == Phase::Decode ? run(Llama{}, Decode{}) : run(Llama{}, Prompt{});
+  };
+  const std::vector<Result> results = withChainTypes([&](auto model, auto phase) {
+    return runVariants<decltype(model)::value, decltype(phase)::value>(options, buffers, sms, lt, workspace.get(),
+                                                                       workspaceBytes, stream);
+  });
   const std::vector<Result> best = bestPerVariant(results);
+  if (!options.checkOnly)
+    withChainTypes([&](auto model, auto phase) {
+      printStageTimes<decltype(model)::value, decltype(phase)::value>(options, best, buffers, sms, lt,
+                                                                      workspace.get(), workspaceBytes, stream);
+    });
   double streamSync = 0;
   for (const Result& r : best)
     if (r.variant == "StreamSync") streamSync = r.microseconds;
