@@ -221,11 +221,12 @@ class AttentionChain {
   // Its side streams (WaitKernel) are blocking, like the caller's: the helpers that fill and compare buffers run
   // on the legacy default stream.
   // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder);
-  // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h).
+  // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h); `promptQueryParts`: blocks per
+  // prompt attention tile (1: 128 queries each, 2: 64).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
-                 PartOrder partOrder = PartOrder::PartsOfATileTogether)
+                 PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1)
       : problem_(problem), variant_(variant), buffers_(buffers),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -263,10 +264,18 @@ class AttentionChain {
         CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
       }
     } else {
-      KernelOccupancy<&promptAttentionKernel<QkvPolicy, typename ChainPolicies::TTileSync>>::allowSharedMemory(
-          kPromptSharedBytes);
-      KernelOccupancy<&promptAttentionKernel<QkvPolicy, typename ChainPolicies::TRowSync>>::allowSharedMemory(
-          kPromptSharedBytes);
+      // Each tile one block of 128 queries or two of 64 (promptAttentionKernel).
+      attentionParts_ = promptQueryParts;
+      if (attentionParts_ != 1 && attentionParts_ != 2)
+        throw Error("attention_example: a prompt attention tile is one block or two, not " +
+                    std::to_string(attentionParts_));
+      attn_->setBlocksPerTile(attentionParts_);
+      if (attentionParts_ > 1) {
+        arrivals_ = std::make_unique<DeviceBuffer<std::uint32_t>>(attentionGrid.tileCount());
+        CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
+      }
+      allowPromptSharedMemory<typename ChainPolicies::TTileSync>();
+      allowPromptSharedMemory<typename ChainPolicies::TRowSync>();
     }
     if (cublas) {
       cublasQkv_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.qkvColumns(), problem.shape.hidden,
@@ -432,11 +441,26 @@ class AttentionChain {
       args.sequenceLength = problem_.sequence;
       args.cacheCapacity = problem_.cacheCapacity();
       args.qkvTileRows = qkvGemm_->tile.m;
+      args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
       args.triggerDependents = triggerDependents;
       args.waitForPriorGrid = gridSync;
-      launchKernel(promptAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kPromptThreads),
-                   std::size_t(kPromptSharedBytes), stream, ordering, view, input, args);
+      if (attentionParts_ == 1)
+        launchKernel(promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries>, dim3(blocks),
+                     dim3(promptThreads(kPromptQueries)), std::size_t(promptSharedBytes(kPromptQueries)), stream,
+                     ordering, view, input, args);
+      else
+        launchKernel(promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries / 2>, dim3(blocks),
+                     dim3(promptThreads(kPromptQueries / 2)), std::size_t(promptSharedBytes(kPromptQueries / 2)),
+                     stream, ordering, view, input, args);
     }
+  }
+
+  template <class TPolicy>
+  static void allowPromptSharedMemory() {
+    KernelOccupancy<&promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries>>::allowSharedMemory(
+        promptSharedBytes(kPromptQueries));
+    KernelOccupancy<&promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries / 2>>::allowSharedMemory(
+        promptSharedBytes(kPromptQueries / 2));
   }
 
   AttentionProblem problem_;

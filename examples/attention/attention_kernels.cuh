@@ -326,20 +326,27 @@ __global__ void __launch_bounds__(kDecodeThreads)
 // ==== Prompt processing =========================================================================================
 //
 // Tile (x = head, y = row tile of 128 queries) of the stage: causal flash attention (online softmax, FlashAttention-2
-// work split: each of the 8 warps owns 16 query rows) over the keys of its sequence up to its own last query, in
-// blocks of 64 keys, K and V double-buffered with cp.async. The block first waits (one thread, then a barrier) for
-// its Q tile, and before it issues the loads of each key block for the K and V tiles of that block's QKV row tile:
-// it waits for exactly the tiles it reads, under any policy. Under StridedSync the Q tile shares its semaphore with
-// the K and V tiles of the tile's own row, the last row it reads, so in practice the first wait is the one that
-// spins (the QKV GEMM's grouped order produces rows in order) and the later ones find their semaphores posted. The
-// diagonal key blocks (the tile's own rows) are appended to the caches (S' = 0: positions [0, S)).
+// work split: each warp owns 16 query rows) over the keys of its sequence up to its own last query, in blocks of 64
+// keys, K and V double-buffered with cp.async. A tile is one block of 8 warps, or two blocks of 4 warps
+// (QueryRows = 64, the stage's blocksPerTile = 2), each the tile's first or second 64 queries: twice the blocks where
+// a prompt has fewer tiles than the GPU has SMs (GPT-3 at 512 tokens: 48), and a finer grain for the causal
+// imbalance elsewhere. The second of the two to finish posts the tile.
+//
+// A block first waits (one thread, then a barrier) for its Q tile, and before it issues the loads of each key block
+// for the K and V tiles of that block's QKV row tile: it waits for exactly the tiles it reads, under any policy.
+// Under StridedSync the Q tile shares its semaphore with the K and V tiles of the tile's own row, the last row it
+// reads, so in practice the first wait is the one that spins (the QKV GEMM's grouped order produces rows in order)
+// and the later ones find their semaphores posted. The diagonal key blocks (the block's own rows) are appended to
+// the caches (S' = 0: positions [0, S)).
 
-inline constexpr int kPromptQueries = 128;
+inline constexpr int kPromptQueries = 128;  // rows of a tile (the spec's)
 inline constexpr int kPromptKeys = 64;
-inline constexpr int kPromptThreads = 256;
 inline constexpr int kPromptRowStride = kHeadDim + 8;  // halves; the padding makes every fragment load conflict-free
-inline constexpr int kPromptSharedBytes =
-    (kPromptQueries + 2 * 2 * kPromptKeys) * kPromptRowStride * int(sizeof(__half));
+// A block of `QueryRows` queries: one warp per 16.
+constexpr int promptThreads(int queryRows) { return queryRows / 16 * 32; }
+constexpr int promptSharedBytes(int queryRows) {
+  return (queryRows + 2 * 2 * kPromptKeys) * kPromptRowStride * int(sizeof(__half));
+}
 
 struct PromptAttentionArgs {
   const __half* qkv = nullptr;
@@ -350,6 +357,7 @@ struct PromptAttentionArgs {
   std::uint32_t sequenceLength = 0;  // S, a multiple of 128
   std::uint32_t cacheCapacity = 0;   // >= S
   std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
+  std::uint32_t* arrivals = nullptr;  // two blocks per tile: one per tile, zeroed once; counts up across launches
   bool triggerDependents = false;
   bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
 };
@@ -357,21 +365,21 @@ struct PromptAttentionArgs {
 namespace detail {
 
 // Issues the 16-byte copies of `rows` rows of 128 halves (global row stride `globalStride`) into shared rows of
-// kPromptRowStride, spread over the block's threads.
-template <int Rows>
+// kPromptRowStride, spread over the block's `Threads` threads.
+template <int Rows, int Threads>
 __device__ void copyRowsAsync(__half* shared, const __half* global, std::size_t globalStride) {
   constexpr int kChunksPerRow = kHeadDim / 8;
-  for (int i = threadIdx.x; i < Rows * kChunksPerRow; i += kPromptThreads) {
+  for (int i = threadIdx.x; i < Rows * kChunksPerRow; i += Threads) {
     const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
     copyAsync16(shared + row * kPromptRowStride + chunk * 8, global + row * globalStride + chunk * 8);
   }
 }
 
-// Copies `Rows` shared rows to a cache (rows of 128 halves, contiguous).
-template <int Rows>
+// Copies `Rows` shared rows to a cache (rows of 128 halves, contiguous), spread over the block's `Threads` threads.
+template <int Rows, int Threads>
 __device__ void storeRows(__half* cache, const __half* shared) {
   constexpr int kChunksPerRow = kHeadDim / 8;
-  for (int i = threadIdx.x; i < Rows * kChunksPerRow; i += kPromptThreads) {
+  for (int i = threadIdx.x; i < Rows * kChunksPerRow; i += Threads) {
     const int row = i / kChunksPerRow, chunk = i % kChunksPerRow;
     *reinterpret_cast<uint4*>(cache + row * kHeadDim + chunk * 8) =
         *reinterpret_cast<const uint4*>(shared + row * kPromptRowStride + chunk * 8);
@@ -380,10 +388,13 @@ __device__ void storeRows(__half* cache, const __half* shared) {
 
 }  // namespace detail
 
-template <class InputPolicy, class OutputPolicy>
-__global__ void __launch_bounds__(kPromptThreads)
+template <class InputPolicy, class OutputPolicy, int QueryRows = kPromptQueries>
+__global__ void __launch_bounds__(promptThreads(QueryRows))
     promptAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           PromptAttentionArgs args) {
+  static_assert(QueryRows == kPromptQueries || QueryRows == kPromptQueries / 2, "a tile is one block or two");
+  constexpr int kThreads = promptThreads(QueryRows);
+  constexpr std::uint32_t kParts = kPromptQueries / QueryRows;
   if (args.triggerDependents) triggerDependentLaunch();
   if (args.waitForPriorGrid) waitForPriorGrids();
   extern __shared__ __align__(16) unsigned char sharedBytes[];
@@ -391,17 +402,24 @@ __global__ void __launch_bounds__(kPromptThreads)
   // local memory).
   __half* qShared = reinterpret_cast<__half*>(sharedBytes);
   constexpr int kBlockHalves = kPromptKeys * kPromptRowStride;
-  auto kShared = [&](int buffer) { return qShared + kPromptQueries * kPromptRowStride + buffer * kBlockHalves; };
+  auto kShared = [&](int buffer) { return qShared + QueryRows * kPromptRowStride + buffer * kBlockHalves; };
   auto vShared = [&](int buffer) { return kShared(2) + buffer * kBlockHalves; };
 
   const StageView& view = stage.untyped;
-  const TileTicket self = blockAcquireTile(view);
+  // Raw storage: a __shared__ variable may not have a constructor (WorkUnit's members have initializers).
+  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];
+  __shared__ std::uint32_t lastShared;
+  WorkUnit* unitShared = reinterpret_cast<WorkUnit*>(unitStorage);
+  if (threadIdx.x == 0) *unitShared = view.acquireWorkUnit(TileCoord{blockIdx.x, 0, 0}, 0);
+  __syncthreads();
+  const WorkUnit unit = *unitShared;
+  const TileTicket self = unit.ticket;
   const std::uint32_t head = self.tile.x;
-  const std::uint32_t firstQuery = self.tile.y * kPromptQueries;                    // token row
+  const std::uint32_t firstQuery = self.tile.y * kPromptQueries + unit.part * QueryRows;  // token row
   const std::uint32_t sequence = firstQuery / args.sequenceLength;
   const std::uint32_t sequenceStart = sequence * args.sequenceLength;              // token row of position 0
   const std::uint32_t firstPosition = firstQuery - sequenceStart;                  // position of the first query
-  const std::uint32_t keyBlocks = (firstPosition + kPromptQueries) / kPromptKeys;  // causal: up to the diagonal
+  const std::uint32_t keyBlocks = (firstPosition + QueryRows) / kPromptKeys;       // causal: up to the diagonal
   const std::size_t qkvColumns = std::size_t(3) * args.heads * kHeadDim;
   const QkvTiles tiles{args.heads, args.qkvTileRows};
   SatisfiedSemaphoreCache<4> seen;  // thread 0's
@@ -418,13 +436,14 @@ __global__ void __launch_bounds__(kPromptThreads)
   };
   auto loadKeyBlock = [&](std::uint32_t block, int buffer) {
     const __half* rows = args.qkv + std::size_t(keyRowOf(block)) * qkvColumns;
-    detail::copyRowsAsync<kPromptKeys>(kShared(buffer), rows + (args.heads + head) * kHeadDim, qkvColumns);
-    detail::copyRowsAsync<kPromptKeys>(vShared(buffer), rows + (2 * args.heads + head) * kHeadDim, qkvColumns);
+    detail::copyRowsAsync<kPromptKeys, kThreads>(kShared(buffer), rows + (args.heads + head) * kHeadDim, qkvColumns);
+    detail::copyRowsAsync<kPromptKeys, kThreads>(vShared(buffer), rows + (2 * args.heads + head) * kHeadDim,
+                                                 qkvColumns);
   };
 
   waitForKeyBlock(0, true);
-  detail::copyRowsAsync<kPromptQueries>(qShared, args.qkv + std::size_t(firstQuery) * qkvColumns + head * kHeadDim,
-                                        qkvColumns);
+  detail::copyRowsAsync<QueryRows, kThreads>(qShared, args.qkv + std::size_t(firstQuery) * qkvColumns + head * kHeadDim,
+                                             qkvColumns);
   loadKeyBlock(0, 0);
   detail::commitCopies();
 
@@ -451,8 +470,8 @@ __global__ void __launch_bounds__(kPromptThreads)
     const std::uint32_t keyPosition = keyRowOf(block) - sequenceStart;
     if (keyPosition >= firstPosition) {
       const std::size_t cacheRow = ((std::size_t(sequence) * args.heads + head) * args.cacheCapacity + keyPosition);
-      detail::storeRows<kPromptKeys>(args.kCache + cacheRow * kHeadDim, kTile);
-      detail::storeRows<kPromptKeys>(args.vCache + cacheRow * kHeadDim, vTile);
+      detail::storeRows<kPromptKeys, kThreads>(args.kCache + cacheRow * kHeadDim, kTile);
+      detail::storeRows<kPromptKeys, kThreads>(args.vCache + cacheRow * kHeadDim, vTile);
     }
 
     // S = Q K^T for the warp's 16 rows and the block's 64 keys: 8 n-tiles of 8 keys.
@@ -548,6 +567,22 @@ __global__ void __launch_bounds__(kPromptThreads)
     for (int n = 0; n < kHeadDim / 8; ++n)
       *reinterpret_cast<__half2*>(tRow + n * 8 + 2 * t) =
           __floats2half2_rn(o[n][2 * half] * inverse, o[n][2 * half + 1] * inverse);
+  }
+  if constexpr (kParts > 1) {
+    // Count this half (release: every thread's stores of T, a barrier, then one thread's acq_rel add); the second
+    // to arrive (acquire) posts the tile for both. Neither half waits for the other.
+    __syncthreads();
+    if (threadIdx.x == 0) {
+      std::uint32_t previous;
+      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
+                   : "=r"(previous)
+                   : "l"(args.arrivals + linearIndex(self.tile, view.grid))
+                   : "memory");
+      // Every launch adds kParts: the last half of launch i sees kParts * (i + 1) (exact modulo 2^32).
+      lastShared = previous + 1 == kParts * (self.iteration + 1);
+    }
+    __syncthreads();
+    if (!lastShared) return;
   }
   blockPost<OutputPolicy>(view, self.tile);
 }

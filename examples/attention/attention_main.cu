@@ -49,12 +49,14 @@ struct Options {
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
+  std::uint32_t attentionBlocks = 2;  // prompt processing: blocks per attention tile of 128 queries
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
     "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
-    "                         [--attention-order rows|longest-first] [--split-order together|k-ranges]\n"
+    "                         [--attention-order rows|longest-first] [--attention-blocks 1|2]\n"
+    "                         [--split-order together|k-ranges]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -75,6 +77,8 @@ const char* const kUsage =
     "  --attention-order    prompt processing: the order the attention kernel takes its head tiles in: rows\n"
     "            (query-row tiles in sequence order) or longest-first (causal: the tiles with the most keys first;\n"
     "            default)\n"
+    "  --attention-blocks    prompt processing: blocks per attention tile of 128 queries, 1 (8 warps) or 2 (4\n"
+    "            warps and 64 queries each; default)\n"
     "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
     "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
     "            read the same k-range at once; default)\n"
@@ -131,6 +135,8 @@ Options parseOptions(int argc, char** argv) {
       if (v == "rows") options.attentionOrder = AttentionOrder::Rows;
       else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
       else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
+    } else if (arg == "--attention-blocks") {
+      options.attentionBlocks = std::uint32_t(integerArgument(program, arg, value(), 1, 2));
     } else if (arg == "--split-order") {
       const std::string v = value();
       if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
@@ -234,7 +240,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                             workspaceBytes, options.attentionOrder, options.splitOrder);
+                             workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -317,7 +323,7 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
     const Variant variant = r.variant == "StreamSync" ? Variant{Ordering::StreamSync, TPolicyKind::TileSync}
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
-                               workspaceBytes, options.attentionOrder, options.splitOrder);
+                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
