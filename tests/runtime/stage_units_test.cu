@@ -1,0 +1,92 @@
+// A stage's work units (StageView::unitAt, hardwareUnit): with split-K of the last wave only (wholeTiles), every
+// tile is handed out once per part of its own, the whole ones first and unsplit, the others in the stage's part
+// order; the tile order applies to tickets, not to hardware order. The map is host-device, so this runs on the host
+// (compiled by nvcc, no GPU needed).
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cusync/stage_view.cuh"
+
+using namespace cusync;
+
+namespace {
+
+StageView stageOf(GridShape grid, std::uint32_t parts, std::uint32_t wholeTiles, PartOrder order,
+                  const std::uint32_t* tileOfOrderIndex) {
+  StageView v;
+  v.grid = grid;
+  v.blocksPerTile = parts;
+  v.wholeTiles = wholeTiles;
+  v.partOrder = order;
+  v.tileOfOrderIndex = tileOfOrderIndex;
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("whole tiles come first, unsplit; the rest once per part, in the part order", "[stage-units]") {
+  const GridShape grid{6, 2, 1};  // 12 tiles
+  // A tile order that is not row-major: order index i is linear tile (i * 5) % 12.
+  std::vector<std::uint32_t> order(12);
+  for (std::uint32_t i = 0; i < 12; ++i) order[i] = (i * 5) % 12;
+  for (PartOrder partOrder : {PartOrder::PartsOfATileTogether, PartOrder::KRangesInTurn})
+    for (std::uint32_t wholeTiles : {0u, 9u}) {
+      const StageView v = stageOf(grid, 3, wholeTiles, partOrder, order.data());
+      REQUIRE(v.workUnits() == wholeTiles + (12 - wholeTiles) * 3);
+      std::map<std::uint32_t, std::vector<std::uint32_t>> partsSeen;  // linear tile -> parts handed out
+      for (std::uint32_t i = 0; i < v.workUnits(); ++i) {
+        const WorkUnit u = v.unitAt(i, 7);
+        REQUIRE(u.ticket.iteration == 7);
+        const std::uint32_t linear = linearIndex(u.ticket.tile, grid);
+        if (i < wholeTiles) {
+          REQUIRE(linear == order[i]);  // the first tiles of the stage's order, whole
+          REQUIRE(u.parts == 1);
+          REQUIRE(u.part == 0);
+        } else {
+          REQUIRE(u.parts == 3);
+        }
+        partsSeen[linear].push_back(u.part);
+      }
+      REQUIRE(partsSeen.size() == 12);
+      for (std::uint32_t orderIndex = 0; orderIndex < 12; ++orderIndex) {
+        std::vector<std::uint32_t> parts = partsSeen[order[orderIndex]];
+        std::sort(parts.begin(), parts.end());
+        if (orderIndex < wholeTiles) REQUIRE(parts == std::vector<std::uint32_t>{0});
+        else REQUIRE(parts == std::vector<std::uint32_t>{0, 1, 2});
+      }
+      // k-ranges in turn: right after the whole tiles, every split tile's first part.
+      if (partOrder == PartOrder::KRangesInTurn)
+        for (std::uint32_t i = wholeTiles; i < 12; ++i) REQUIRE(v.unitAt(i, 0).part == 0);
+    }
+}
+
+TEST_CASE("hardware order names units by block index over row-major tiles, whole tiles included",
+          "[stage-units]") {
+  const GridShape grid{4, 1, 1};
+  std::vector<std::uint32_t> reversed{3, 2, 1, 0};
+  const StageView v = stageOf(grid, 2, 2, PartOrder::PartsOfATileTogether, reversed.data());
+  REQUIRE(v.workUnits() == 2 + 2 * 2);
+  const std::vector<std::pair<std::uint32_t, std::uint32_t>> expected{{0, 0}, {1, 0}, {2, 0}, {2, 1}, {3, 0}, {3, 1}};
+  for (std::uint32_t block = 0; block < v.workUnits(); ++block) {
+    const WorkUnit u = v.hardwareUnit(block);
+    REQUIRE(linearIndex(u.ticket.tile, grid) == expected[block].first);  // row-major, not the reversed order
+    REQUIRE(u.part == expected[block].second);
+    REQUIRE(u.parts == (block < 2 ? 1u : 2u));
+  }
+}
+
+TEST_CASE("without whole tiles the map is the plain split: P parts of every tile", "[stage-units]") {
+  const StageView v = stageOf(GridShape{3, 1, 1}, 2, 0, PartOrder::PartsOfATileTogether, nullptr);
+  REQUIRE(v.workUnits() == 6);
+  for (std::uint32_t i = 0; i < 6; ++i) {
+    const WorkUnit u = v.unitAt(i, 0);
+    REQUIRE(u.ticket.tile.x == i / 2);
+    REQUIRE(u.part == i % 2);
+    REQUIRE(u.parts == 2);
+  }
+}
