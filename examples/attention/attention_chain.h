@@ -222,7 +222,7 @@ class AttentionChain {
   // on the legacy default stream.
   // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder);
   // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h); `promptQueryParts`: blocks per
-  // prompt attention tile (1: 128 queries each, 2: 64).
+  // prompt attention tile (1: 128 queries each, 2: 64, 0: promptAttentionBlocks chooses).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
@@ -264,8 +264,9 @@ class AttentionChain {
         CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
       }
     } else {
-      // Each tile one block of 128 queries or two of 64 (promptAttentionKernel).
-      attentionParts_ = promptQueryParts;
+      // Each tile one block of 128 queries or two of 64 (promptAttentionKernel); 0: promptAttentionBlocks decides.
+      attentionParts_ =
+          promptQueryParts != 0 ? promptQueryParts : promptAttentionBlocks(attentionGrid.tileCount(), multiprocessors);
       if (attentionParts_ != 1 && attentionParts_ != 2)
         throw Error("attention_example: a prompt attention tile is one block or two, not " +
                     std::to_string(attentionParts_));

@@ -86,6 +86,15 @@ __device__ __forceinline__ void waitCopies() {
   asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
 }
 
+// Four 8x8 fp16 matrices: thread t supplies the address of row t % 8 of matrix t / 8, and receives element pair
+// (lane/4, 2*(lane%4) + {0,1}) of each: the A operand of mma.m16n8k16 from a row-major [m][k] tile, or two B operands
+// from a [n][k] tile (K's rows for Q K^T).
+__device__ __forceinline__ void loadMatrixX4(std::uint32_t (&r)[4], const void* rowAddress) {
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+               : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3])
+               : "r"(sharedAddress(rowAddress)));
+}
+
 // Four 8x8 fp16 matrices, transposed: thread t supplies the address of row t % 8 of matrix t / 8, and receives
 // element pair (2*(lane%4) + {0,1}, lane/4) of each, i.e. the B operand of mma.m16n8k16 from a row-major [k][n] tile.
 __device__ __forceinline__ void loadMatrixX4Transposed(std::uint32_t (&r)[4], const void* rowAddress) {
@@ -450,6 +459,11 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int warpRow = warp * 16;  // this warp's first query row in the tile
   float o[kHeadDim / 8][4] = {};  // O accumulators: 16 n-tiles of 8 head dimensions
+  // How Q K^T reads its operands. Measured on the H100 (docs/BENCHMARKS.md, session 7 call 9): keeping the warp's Q
+  // fragments in registers and loading K with ldmatrix made the 8-warp block 5-15% faster at 1024-4096 tokens and
+  // the 4-warp one 5-30% slower, so only the 8-warp block does it.
+  constexpr bool kKeepQueriesInRegisters = QueryRows == kPromptQueries;
+  std::uint32_t qFragments[kHeadDim / 16][4];  // the warp's Q rows as A operands, loaded at the first key block
   float rowMax[2] = {-INFINITY, -INFINITY}, rowSum[2] = {0.0f, 0.0f};  // rows g and g + 8
 
   for (std::uint32_t block = 0; block < keyBlocks; ++block) {
@@ -476,15 +490,40 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
 
     // S = Q K^T for the warp's 16 rows and the block's 64 keys: 8 n-tiles of 8 keys.
     float s[kPromptKeys / 8][4] = {};
+    if constexpr (kKeepQueriesInRegisters) {
+      // The warp's Q fragments, once (Q arrived with the first key block): A operands of its 16 rows for the 8
+      // k-steps of 16 head dimensions. ldmatrix: lanes 0-15 address rows 0-15 at dimension 0, lanes 16-31 at 8.
+      if (block == 0)
 #pragma unroll
-    for (int kStep = 0; kStep < kHeadDim / 16; ++kStep) {
-      const __half* qRow = qShared + (warpRow + g) * kPromptRowStride + kStep * 16 + 2 * t;
-      const std::uint32_t a[4] = {detail::loadShared32(qRow), detail::loadShared32(qRow + 8 * kPromptRowStride),
-                                  detail::loadShared32(qRow + 8), detail::loadShared32(qRow + 8 * kPromptRowStride + 8)};
+        for (int kStep = 0; kStep < kHeadDim / 16; ++kStep)
+          detail::loadMatrixX4(qFragments[kStep],
+                               qShared + (warpRow + lane % 16) * kPromptRowStride + kStep * 16 + (lane / 16) * 8);
+      // One ldmatrix gives the B operands of two n-tiles: lanes 0-7 address keys n*8.. at dimension 0, 8-15 the
+      // same keys at 8, 16-31 the next n-tile's keys.
 #pragma unroll
-      for (int n = 0; n < kPromptKeys / 8; ++n) {
-        const __half* kRow = kTile + (n * 8 + g) * kPromptRowStride + kStep * 16 + 2 * t;
-        detail::mma16816(s[n], a, detail::loadShared32(kRow), detail::loadShared32(kRow + 8));
+      for (int kStep = 0; kStep < kHeadDim / 16; ++kStep) {
+#pragma unroll
+        for (int n = 0; n < kPromptKeys / 8; n += 2) {
+          std::uint32_t b[4];
+          detail::loadMatrixX4(b, kTile + (n * 8 + lane % 8 + (lane / 16) * 8) * kPromptRowStride + kStep * 16 +
+                                      ((lane / 8) % 2) * 8);
+          detail::mma16816(s[n], qFragments[kStep], b[0], b[1]);
+          detail::mma16816(s[n + 1], qFragments[kStep], b[2], b[3]);
+        }
+      }
+    } else {
+      // Fragments straight from shared memory, two 32-bit loads per operand pair.
+#pragma unroll
+      for (int kStep = 0; kStep < kHeadDim / 16; ++kStep) {
+        const __half* qRow = qShared + (warpRow + g) * kPromptRowStride + kStep * 16 + 2 * t;
+        const std::uint32_t a[4] = {detail::loadShared32(qRow), detail::loadShared32(qRow + 8 * kPromptRowStride),
+                                    detail::loadShared32(qRow + 8),
+                                    detail::loadShared32(qRow + 8 * kPromptRowStride + 8)};
+#pragma unroll
+        for (int n = 0; n < kPromptKeys / 8; ++n) {
+          const __half* kRow = kTile + (n * 8 + g) * kPromptRowStride + kStep * 16 + 2 * t;
+          detail::mma16816(s[n], a, detail::loadShared32(kRow), detail::loadShared32(kRow + 8));
+        }
       }
     }
 

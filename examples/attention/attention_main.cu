@@ -49,13 +49,13 @@ struct Options {
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
-  std::uint32_t attentionBlocks = 2;  // prompt processing: blocks per attention tile of 128 queries
+  std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
 };
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
     "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
-    "                         [--attention-order rows|longest-first] [--attention-blocks 1|2]\n"
+    "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--split-order together|k-ranges]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -78,7 +78,7 @@ const char* const kUsage =
     "            (query-row tiles in sequence order) or longest-first (causal: the tiles with the most keys first;\n"
     "            default)\n"
     "  --attention-blocks    prompt processing: blocks per attention tile of 128 queries, 1 (8 warps) or 2 (4\n"
-    "            warps and 64 queries each; default)\n"
+    "            warps and 64 queries each); default auto: 2 where the tiles fill at most half the SMs\n"
     "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
     "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
     "            read the same k-range at once; default)\n"
@@ -136,7 +136,8 @@ Options parseOptions(int argc, char** argv) {
       else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
       else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
     } else if (arg == "--attention-blocks") {
-      options.attentionBlocks = std::uint32_t(integerArgument(program, arg, value(), 1, 2));
+      const std::string v = value();
+      options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
     } else if (arg == "--split-order") {
       const std::string v = value();
       if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;

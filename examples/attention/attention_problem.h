@@ -115,6 +115,14 @@ inline std::vector<std::uint32_t> waveBalancingSplits(std::uint32_t tiles, int k
   return parts;
 }
 
+// Prompt processing: blocks per attention tile of 128 queries when the command line leaves it to the example. Two
+// blocks of 64 queries where the tiles fill at most half the SMs (GPT-3 at 512 tokens: 48 tiles), else one of 128.
+// Measured on the H100 (docs/BENCHMARKS.md, session 7 calls 5 and 9): two blocks made the attention stage 27-44%
+// faster at 32-64 tiles, and the 8-warp block was the faster one from 96 tiles up.
+inline std::uint32_t promptAttentionBlocks(std::uint32_t tiles, int multiprocessors) {
+  return 2 * tiles <= std::uint32_t(multiprocessors) ? 2u : 1u;
+}
+
 // A GEMM's split-K choice: `parts` per split tile, and the tiles of the stage's order left whole before them (0:
 // every tile split; StageView::wholeTiles).
 struct SplitChoice {

@@ -132,6 +132,15 @@ TEST_CASE("last-wave splits keep the full waves whole and split the rest to fill
   CHECK(lastWaveSplits(132 + 100, 192, 132).empty());
 }
 
+TEST_CASE("prompt attention tiles split in two blocks only where they fill at most half the SMs", "[attention]") {
+  CHECK(promptAttentionBlocks(48, 132) == 2);   // GPT-3, 512 tokens
+  CHECK(promptAttentionBlocks(64, 132) == 2);   // LLaMA, 1024 tokens
+  CHECK(promptAttentionBlocks(66, 132) == 2);
+  CHECK(promptAttentionBlocks(67, 132) == 1);
+  CHECK(promptAttentionBlocks(96, 132) == 1);   // GPT-3, 1024 tokens
+  CHECK(promptAttentionBlocks(192, 132) == 1);  // GPT-3, 2048 tokens
+}
+
 TEST_CASE("longest first orders prompt attention tiles by position in the sequence, last position first",
           "[attention]") {
   // 2 heads, 2 sequences of 3 row tiles: linear index = row * heads + head.
