@@ -8,7 +8,7 @@
 # timed shape, one row per configuration), logs.tgz (build.log, torch.log, time.log), summary.txt, attention.png
 # (if matplotlib is there).
 # Expected to fit one 10-minute device call; estimated, not yet measured:
-#   build   40 CUTLASS instances (per model: prompt QKV 2 + output 5 x 2 T policies, decode QKV 2 + output 3 x 2;
+#   build   46 CUTLASS instances (per model: prompt QKV 3 + output 6 x 2 T policies, decode QKV 2 + output 3 x 2;
 #           examples/attention/CMakeLists.txt), 25-30 s of nvcc each (measured one at a time on the CPU machine),
 #           three rounds on 16 cores: 2-3 min, with torch (24 shapes, eager and torch.compile) running beside it
 #           (torch.compile stops recompiling after 8 shapes, torch's recompile_limit, and runs eager after that);
