@@ -152,7 +152,7 @@ inline std::vector<Variant> allVariants() {
           {Ordering::Pdl, TPolicyKind::RowSync}};
 }
 
-// The GEMMs one run of the chain uses: a configuration of each role and its split-K parts (1: no split).
+// The GEMMs one run of the chain uses: a configuration of each role and its split-K choice (1 part: no split).
 struct GemmChoice {
   const AttentionGemm* qkv = nullptr;
   const AttentionGemm* out = nullptr;
