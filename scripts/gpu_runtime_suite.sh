@@ -15,7 +15,12 @@
 #                           copy made there with `mkdir -p build-catch2 && cp -r /usr/include/catch2 build-catch2/`
 #                           travels to a GPU machine only when carried explicitly)
 #   CUSYNC_GENERATED_POLICY_DIR  folder holding cusyncgen's gpt3_mlp.h, for the GPU tests on generated policies
-#                           (default: build/generated, what scripts/run.sh writes, if present; carry it)
+#                           (default: build/generated, what scripts/run.sh writes, if present; carry it). The
+#                           gpu.generated.policy-kinds, diamond and attention tests also need policy_kinds.h,
+#                           diamond.h and attention.h there; the GPU machine has no isl, so make them here, e.g.
+#                             mkdir -p build-gen-suite && cp tests/golden/gpt3_mlp.h tests/golden/attention.h build-gen-suite/
+#                             for s in diamond policy_kinds; do build/tools/cusyncgen tests/gpu/specs/$s.dep -o build-gen-suite; done
+#                           and carry build-gen-suite (2026-11-26: all 16 GPU tests passed on the H100 that way)
 #   CUSYNC_GPU_SUITE_BUDGET seconds for the whole suite (default 450); each step gets what is left
 set -uo pipefail
 
