@@ -125,6 +125,23 @@ __device__ __forceinline__ std::uint32_t loadShared32(const __half* p) {
   return *reinterpret_cast<const std::uint32_t*>(p);
 }
 
+// Every thread of the block, after its stores of one part of a tile: counts the part in the tile's arrival
+// `counter` (release: a barrier, then one thread's acq_rel add) and returns true in the block whose part arrives
+// last (acquire), which finishes the tile. Every launch adds `parts`, so the last part of launch `iteration` sees
+// parts * (iteration + 1) (exact modulo 2^32) and the counter needs no reset. No part waits for another, so a split
+// adds no progress hazard in any order of the parts.
+__device__ inline bool blockArrivesLast(std::uint32_t* counter, std::uint32_t parts, std::uint32_t iteration) {
+  __shared__ std::uint32_t last;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    std::uint32_t previous;
+    asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;" : "=r"(previous) : "l"(counter) : "memory");
+    last = previous + 1 == parts * (iteration + 1);
+  }
+  __syncthreads();
+  return last;
+}
+
 }  // namespace detail
 
 // ==== Token generation ==========================================================================================
@@ -167,15 +184,9 @@ __global__ void __launch_bounds__(kDecodeThreads)
   __shared__ float scores[kDecodeMaxChunk];
   __shared__ float scratch[kDecodeThreads / 32];
   __shared__ float warpOutputs[kDecodeThreads / 32][kHeadDim];
-  // Raw storage: a __shared__ variable may not have a constructor (WorkUnit's members have initializers).
-  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];
-  __shared__ std::uint32_t lastShared;
 
   const StageView& view = stage.untyped;
-  WorkUnit* unitShared = reinterpret_cast<WorkUnit*>(unitStorage);
-  if (threadIdx.x == 0) *unitShared = view.acquireWorkUnit(TileCoord{blockIdx.x, 0, 0}, 0);
-  __syncthreads();
-  const WorkUnit unit = *unitShared;
+  const WorkUnit unit = blockAcquireWorkUnit(view);
   const std::uint32_t head = unit.ticket.tile.x, sequence = unit.ticket.tile.y;
   const std::uint32_t qkvColumns = 3 * args.heads * kHeadDim;
   const QkvTiles tiles{args.heads, args.qkvTileRows};
@@ -302,18 +313,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
       __stcg(args.partialMaxSum + 2 * slot, m);
       __stcg(args.partialMaxSum + 2 * slot + 1, l);
     }
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      std::uint32_t previous;
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                   : "=r"(previous)
-                   : "l"(args.arrivals + tileIndex)
-                   : "memory");
-      // Every launch adds `parts`: the last part of launch i sees parts * (i + 1) (exact modulo 2^32).
-      lastShared = previous + 1 == args.parts * (unit.ticket.iteration + 1);
-    }
-    __syncthreads();
-    if (!lastShared) return;
+    if (!detail::blockArrivesLast(args.arrivals + tileIndex, args.parts, unit.ticket.iteration)) return;
     float combinedMax = -INFINITY;
     for (std::uint32_t p = 0; p < args.parts; ++p)
       combinedMax = fmaxf(combinedMax, __ldcg(args.partialMaxSum + 2 * (std::size_t(tileIndex) * args.parts + p)));
@@ -415,13 +415,7 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
   auto vShared = [&](int buffer) { return kShared(2) + buffer * kBlockHalves; };
 
   const StageView& view = stage.untyped;
-  // Raw storage: a __shared__ variable may not have a constructor (WorkUnit's members have initializers).
-  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];
-  __shared__ std::uint32_t lastShared;
-  WorkUnit* unitShared = reinterpret_cast<WorkUnit*>(unitStorage);
-  if (threadIdx.x == 0) *unitShared = view.acquireWorkUnit(TileCoord{blockIdx.x, 0, 0}, 0);
-  __syncthreads();
-  const WorkUnit unit = *unitShared;
+  const WorkUnit unit = blockAcquireWorkUnit(view);
   const TileTicket self = unit.ticket;
   const std::uint32_t head = self.tile.x;
   const std::uint32_t firstQuery = self.tile.y * kPromptQueries + unit.part * QueryRows;  // token row
@@ -607,22 +601,9 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
       *reinterpret_cast<__half2*>(tRow + n * 8 + 2 * t) =
           __floats2half2_rn(o[n][2 * half] * inverse, o[n][2 * half + 1] * inverse);
   }
-  if constexpr (kParts > 1) {
-    // Count this half (release: every thread's stores of T, a barrier, then one thread's acq_rel add); the second
-    // to arrive (acquire) posts the tile for both. Neither half waits for the other.
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      std::uint32_t previous;
-      asm volatile("atom.acq_rel.gpu.global.add.u32 %0, [%1], 1;"
-                   : "=r"(previous)
-                   : "l"(args.arrivals + linearIndex(self.tile, view.grid))
-                   : "memory");
-      // Every launch adds kParts: the last half of launch i sees kParts * (i + 1) (exact modulo 2^32).
-      lastShared = previous + 1 == kParts * (self.iteration + 1);
-    }
-    __syncthreads();
-    if (!lastShared) return;
-  }
+  // Two blocks per tile: the second to finish its half posts the tile for both.
+  if constexpr (kParts > 1)
+    if (!detail::blockArrivesLast(args.arrivals + linearIndex(self.tile, view.grid), kParts, self.iteration)) return;
   blockPost<OutputPolicy>(view, self.tile);
 }
 

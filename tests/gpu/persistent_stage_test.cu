@@ -21,7 +21,7 @@ namespace {
 constexpr std::uint32_t kElementsPerTile = 256;
 
 // Takes the block's next work unit (thread 0 draws, the block shares it).
-__device__ WorkUnit blockAcquireWorkUnit(const StageView& stage) {
+__device__ WorkUnit blockNextWorkUnit(const StageView& stage) {
   __shared__ WorkUnit unit;
   __syncthreads();  // everyone has read the previous unit
   if (threadIdx.x == 0) unit = stage.acquireWorkUnit(TileCoord{}, 0);
@@ -33,7 +33,7 @@ __device__ WorkUnit blockAcquireWorkUnit(const StageView& stage) {
 __global__ void producePersistently(StageView self, std::uint32_t* output, std::uint32_t* timesProduced,
                                     std::uint32_t salt) {
   triggerDependentLaunch();
-  for (WorkUnit unit = blockAcquireWorkUnit(self); unit.hasWork(); unit = blockAcquireWorkUnit(self)) {
+  for (WorkUnit unit = blockNextWorkUnit(self); unit.hasWork(); unit = blockNextWorkUnit(self)) {
     const std::uint32_t tile = linearIndex(unit.ticket.tile, self.grid);
     for (std::uint32_t e = threadIdx.x; e < kElementsPerTile; e += blockDim.x)
       output[std::size_t(tile) * kElementsPerTile + e] = producedValue(salt, unit.ticket.iteration, tile, e);
@@ -45,7 +45,7 @@ __global__ void producePersistently(StageView self, std::uint32_t* output, std::
 // A persistent consumer of the same grid: tile t waits for producer tile t, checks it, counts mismatches.
 __global__ void consumePersistently(StageView self, InputView<TileSync> input, const std::uint32_t* produced,
                                     std::uint32_t* timesConsumed, unsigned int* mismatches, std::uint32_t salt) {
-  for (WorkUnit unit = blockAcquireWorkUnit(self); unit.hasWork(); unit = blockAcquireWorkUnit(self)) {
+  for (WorkUnit unit = blockNextWorkUnit(self); unit.hasWork(); unit = blockNextWorkUnit(self)) {
     const TileTicket ticket = unit.ticket;
     blockWait(input, ticket.tile, ticket, self);
     const std::uint32_t tile = linearIndex(ticket.tile, self.grid);

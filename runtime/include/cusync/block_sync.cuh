@@ -7,15 +7,20 @@
 
 namespace cusync {
 
-// Takes the block's tile: thread 0 draws the ticket, the block reads it after a barrier.
-__device__ inline TileTicket blockAcquireTile(const StageView& stage) {
-  // Raw storage: a __shared__ variable may not have a constructor (TileCoord has member initializers).
-  alignas(TileTicket) __shared__ unsigned char storage[sizeof(TileTicket)];
-  TileTicket* ticket = reinterpret_cast<TileTicket*>(storage);
-  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0) *ticket = stage.acquireTile();
+// Takes the block's work unit (its tile and, under split-K, its part): thread 0 draws the ticket, the block reads it
+// after a barrier. In hardware order the unit is the tile blockIdx names, part 0.
+__device__ inline WorkUnit blockAcquireWorkUnit(const StageView& stage) {
+  // Raw storage: a __shared__ variable may not have a constructor (WorkUnit's members have initializers).
+  alignas(WorkUnit) __shared__ unsigned char storage[sizeof(WorkUnit)];
+  WorkUnit* unit = reinterpret_cast<WorkUnit*>(storage);
+  if (threadIdx.x == 0 && threadIdx.y == 0 && threadIdx.z == 0)
+    *unit = stage.acquireWorkUnit(TileCoord{blockIdx.x, blockIdx.y, blockIdx.z}, 0);
   __syncthreads();
-  return *ticket;
+  return *unit;
 }
+
+// Takes the block's tile: the ticket of its work unit.
+__device__ inline TileTicket blockAcquireTile(const StageView& stage) { return blockAcquireWorkUnit(stage).ticket; }
 
 // Thread 0 waits (acquire), then the barrier extends the acquire to every thread of the block.
 template <class Policy>
