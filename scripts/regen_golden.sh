@@ -11,7 +11,8 @@ fi
 cmake --build "$build" --target cusyncgen -j 2 >/dev/null
 cd "$root"  # spec paths in the header comments are relative to the repository root
 for spec in examples/mlp/gpt3_mlp.dep examples/mlp/gpt3_mlp_fused.dep examples/mlp/llama_mlp.dep \
-            examples/mlp/llama_mlp_fused.dep examples/attention/attention.dep \
+            examples/mlp/llama_mlp_fused.dep examples/mlp/gpt3_mlp_skinny.dep examples/mlp/llama_mlp_skinny.dep \
+            examples/attention/attention.dep \
             examples/attention/attention_decode.dep examples/attention/attention_prompt.dep \
             examples/conv2d/conv2d.dep examples/conv2d/conv2d_3x3.dep examples/conv2d/conv2d_bottleneck.dep \
             examples/conv2d/conv2d_stride2.dep; do

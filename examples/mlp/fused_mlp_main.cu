@@ -38,10 +38,13 @@
 #include "mlp_harness.h"
 #include "mlp_options.h"
 #include "mlp_results.h"
+#include "skinny_mlp.cuh"
 #include "stock_gemm_registry.h"
 #include "swiglu_mlp_reference.cuh"
 #include "swiglu_weight_pairing.h"
 #include "tile_orders.h"
+#include "gpt3_mlp_skinny.h"   // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_skinny.dep
+#include "llama_mlp_skinny.h"  // ... and from examples/mlp/llama_mlp_skinny.dep
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -183,6 +186,47 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
   }
 }
 
+// The skinny chain (M <= 8; its one-token GEMV path at M = 1): every selected unroll x split, synchronized (one launch) and stream-ordered (one launch
+// per GEMM); `operands` hold LLaMA's gate/up rows paired per 16 when `paired`.
+template <class Policy, int kUnroll, bool kOneTokenGemv = false>
+void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
+                       bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
+  using Chain = SkinnyMlpChain<Policy, 32, kUnroll, kOneTokenGemv>;
+  if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
+  for (const FusedSplit& split : splits) {
+    const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
+    if (!why.empty()) {
+      std::printf("M=%d %s%s: not run: %s\n", c.m, Chain::configName().c_str(), split.label().c_str(), why.c_str());
+      continue;
+    }
+    for (const bool streamOrdered : {false, true}) {
+      Chain chain(c.m, c.shape.hidden, c.shape.intermediate, paired, split, c.device->smCount(), streamOrdered);
+      const std::string config = Chain::configName() + split.label();
+      const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
+      const Measurement measured =
+          checkThenTime([&](cudaStream_t s) { chain.enqueue(operands, s); }, {intermediate}, *c.checked.output,
+                        *c.checked.reference, c.device->stream(), *c.options);
+      const double slots = double(c.device->smCount()) * chain.occupancy();
+      const bool correct = results.record(Result{c.m, config, variant, 0, 0, false,
+                                                 chain.first().workUnitsPerLaunch() / slots,
+                                                 chain.second().workUnitsPerLaunch() / slots, 0},
+                                          measured, "");
+      if (c.options->verbose || !correct)
+        std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", c.m,
+                    config.c_str(), variant.c_str(), measured.microseconds, measured.check.relativeError,
+                    measured.check.nonFinite);
+    }
+  }
+}
+
+template <class Policy>
+void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
+                     bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
+  runSkinnyVariants<Policy, 2>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, 1>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, 2, true>(c, operands, intermediate, paired, splits, results);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -191,6 +235,7 @@ int main(int argc, char** argv) {
   std::string model = "gpt3";
   std::vector<bool> unitWaits{false, true};
   std::vector<FusedSplit> splits;
+  std::vector<FusedSplit> skinnySplits;
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
@@ -200,7 +245,9 @@ int main(int argc, char** argv) {
       "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
-      "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"};
+      "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
+      "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_*), each AxB;\n"
+      "                      default 2x2,4x2,4x4,8x4 (GPT-3) and 2x1,4x1,4x2,8x2 (LLaMA)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -216,6 +263,18 @@ int main(int argc, char** argv) {
                                                                   "--unit-wait takes kblock or whole, not '" + wait +
                                                                       "'");
                                              unitWaits.push_back(wait == "whole");
+                                           }
+                                           return true;
+                                         }
+                                         if (argument == "--skinny-splits") {
+                                           for (const std::string& word :
+                                                wordListArgument(description.name, argument, value())) {
+                                             const std::optional<FusedSplit> split = parseFusedSplit(word);
+                                             if (!split)
+                                               exitWithUsageError(description.name,
+                                                                  "--skinny-splits takes none or AxB with parts "
+                                                                  "from 1 to 999, not '" + word + "'");
+                                             skinnySplits.push_back(*split);
                                            }
                                            return true;
                                          }
@@ -245,6 +304,9 @@ int main(int argc, char** argv) {
                                          return false;
                                        });
   const bool llama = model == "llama";
+  if (skinnySplits.empty())
+    skinnySplits = llama ? std::vector<FusedSplit>{{2, 1}, {4, 1}, {4, 2}, {8, 2}}
+                         : std::vector<FusedSplit>{{2, 2}, {4, 2}, {4, 4}, {8, 4}};
   const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
   std::FILE* traceFile = nullptr;
   if (!tracePath.empty()) {
@@ -263,7 +325,10 @@ int main(int argc, char** argv) {
   if (!properties) return kNoCudaDevice;
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
-  if (llama ? swiGluKernels.empty() : geluKernels.empty()) {
+  const bool skinnySelected = configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 2>::configName()) ||
+                              configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 1>::configName()) ||
+                              configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 2, true>::configName());
+  if ((llama ? swiGluKernels.empty() : geluKernels.empty()) && !skinnySelected) {
     std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",
                  model.c_str());
     return 1;
@@ -326,6 +391,9 @@ int main(int argc, char** argv) {
           geluKernels, context,
           [&](const FusedChainEntry&) { return KernelOperands{shape.intermediate, context.operands, &buffers.xw1}; },
           results);
+      runSkinnyChains<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>(context, context.operands,
+                                                                               &buffers.xw1, false, skinnySplits,
+                                                                               results);
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
       prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
@@ -368,6 +436,13 @@ int main(int argc, char** argv) {
         return prepared;
       };
       runFusedVariants(swiGluKernels, context, pairWeights, results);
+      if (m <= skinny::kTokens) {  // the skinny chain's paired layout: gate and up rows paired per 16
+        pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden, 32, stream);
+        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(context, context.operands,
+                                                                                  &buffers.s, true, skinnySplits,
+                                                                                  results);
+      }
     }
     results.finishM(m);
   }

@@ -18,6 +18,8 @@
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
 #include "llama_mlp_fused.h"
+#include "gpt3_mlp_skinny.h"
+#include "llama_mlp_skinny.h"
 #include "llama_mlp.h"
 
 #include <fstream>
@@ -200,6 +202,8 @@ TEST_CASE("Golden headers are what cusyncgen emits for the bundled specs", "[bun
   checkGoldenIsCurrent("examples/mlp/gpt3_mlp_fused.dep", "gpt3_mlp_fused.h");
   checkGoldenIsCurrent("examples/mlp/llama_mlp.dep", "llama_mlp.h");
   checkGoldenIsCurrent("examples/mlp/llama_mlp_fused.dep", "llama_mlp_fused.h");
+  checkGoldenIsCurrent("examples/mlp/gpt3_mlp_skinny.dep", "gpt3_mlp_skinny.h");
+  checkGoldenIsCurrent("examples/mlp/llama_mlp_skinny.dep", "llama_mlp_skinny.h");
   checkGoldenIsCurrent("examples/attention/attention.dep", "attention.h");
   checkGoldenIsCurrent("examples/attention/attention_decode.dep", "attention_decode.h");
   checkGoldenIsCurrent("examples/attention/attention_prompt.dep", "attention_prompt.h");
@@ -245,6 +249,26 @@ TEST_CASE("Fused LLaMA MLP header (paired SwiGLU epilogue, GEMM 2 split in k-ran
     CHECK(c.policiesChecked == 2);
   }
   CHECK(std::string(cusync::generated::llama_mlp_fused::Dep_dep_g1_TileSync::name) == "Dep_dep_g1_TileSync");
+}
+
+TEST_CASE("Skinny MLP headers (M <= 8, 32-row tiles, GEMM 2 in k-ranges) match the isl model on every tile, for "
+          "M = 1, 8",
+          "[bundled]") {
+  for (std::int64_t m : {1, 8}) {
+    bool simulate = m == 8;
+    {
+      BundledCase c = bundledCase("examples/mlp/gpt3_mlp_skinny.dep", {{"M", m}});
+      CUSYNC_GPT3_MLP_SKINNY_POLICIES(CUSYNC_CHECK_POLICY)
+      CUSYNC_GPT3_MLP_SKINNY_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+      CHECK(c.policiesChecked == 2);  // TileSync (what the skinny kernel waits with) and RowSync
+    }
+    {
+      BundledCase c = bundledCase("examples/mlp/llama_mlp_skinny.dep", {{"M", m}});
+      CUSYNC_LLAMA_MLP_SKINNY_POLICIES(CUSYNC_CHECK_POLICY)
+      CUSYNC_LLAMA_MLP_SKINNY_TILE_ORDERS(CUSYNC_CHECK_ORDER)
+      CHECK(c.policiesChecked == 2);
+    }
+  }
 }
 
 TEST_CASE("LLaMA MLP header matches the isl model on every tile, for M = 1, 128, 2048", "[bundled]") {

@@ -17,6 +17,8 @@
 #include "gpt3_mlp.h"
 #include "gpt3_mlp_fused.h"
 #include "llama_mlp_fused.h"
+#include "gpt3_mlp_skinny.h"
+#include "llama_mlp_skinny.h"
 #include "llama_mlp.h"
 
 #include <catch2/catch.hpp>
@@ -159,6 +161,24 @@ TEST_CASE("Oracle: every policy and order of the golden headers, at every admiss
     CUSYNC_LLAMA_MLP_FUSED_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
     CHECK(c.policyChecks > 0);
     totals.push_back({"llama_mlp_fused", c.policyChecks, c.orderChecks});
+  }
+  {
+    // The skinny chains (M <= 8): 32-row tiles, k-ranges of 32-deep k-blocks.
+    GoldenCase c = load("examples/mlp/gpt3_mlp_skinny.dep", "gpt3_mlp_skinny.h");
+    CUSYNC_GPT3_MLP_SKINNY_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_GPT3_MLP_SKINNY_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_GPT3_MLP_SKINNY_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.policyChecks > 0);
+    totals.push_back({"gpt3_mlp_skinny", c.policyChecks, c.orderChecks});
+  }
+  {
+    // LLaMA's: a 32-deep k-block reads two 16-column S tiles.
+    GoldenCase c = load("examples/mlp/llama_mlp_skinny.dep", "llama_mlp_skinny.h");
+    CUSYNC_LLAMA_MLP_SKINNY_POLICIES(CUSYNC_ORACLE_POLICY)
+    CUSYNC_LLAMA_MLP_SKINNY_PRODUCER_POLICIES(CUSYNC_ORACLE_PRODUCER_POLICY)
+    CUSYNC_LLAMA_MLP_SKINNY_TILE_ORDERS(CUSYNC_ORACLE_ORDER)
+    CHECK(c.policyChecks > 0);
+    totals.push_back({"llama_mlp_skinny", c.policyChecks, c.orderChecks});
   }
   {
     GoldenCase c = load("examples/mlp/llama_mlp.dep", "llama_mlp.h");
