@@ -186,12 +186,12 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
   }
 }
 
-// The skinny chain (M <= 8; its one-token GEMV path at M = 1): every selected unroll x split, synchronized (one launch) and stream-ordered (one launch
+// The skinny chain (M <= 8; its one-token GEMV path at M = 1): every selected path x split, synchronized (one launch) and stream-ordered (one launch
 // per GEMM); `operands` hold LLaMA's gate/up rows paired per 16 when `paired`.
-template <class Policy, int kUnroll, bool kOneTokenGemv = false>
+template <class Policy, bool kOneTokenGemv, int kSlots>
 void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                        bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  using Chain = SkinnyMlpChain<Policy, 32, kUnroll, kOneTokenGemv>;
+  using Chain = SkinnyMlpChain<Policy, kOneTokenGemv, kSlots>;
   if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
   for (const FusedSplit& split : splits) {
     const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
@@ -222,9 +222,10 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
 template <class Policy>
 void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                      bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  runSkinnyVariants<Policy, 2>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, 1>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, 2, true>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, false, 4>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, false, 9>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, true, 4>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, true, 9>(c, operands, intermediate, paired, splits, results);
 }
 
 }  // namespace
@@ -246,7 +247,7 @@ int main(int argc, char** argv) {
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
-      "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_*), each AxB;\n"
+      "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_r*), AxB;\n"
       "                      default 2x2,4x2,4x4,8x4 (GPT-3) and 2x1,4x1,4x2,8x2 (LLaMA)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
@@ -325,9 +326,9 @@ int main(int argc, char** argv) {
   if (!properties) return kNoCudaDevice;
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
-  const bool skinnySelected = configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 2>::configName()) ||
-                              configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 1>::configName()) ||
-                              configSelected(options, SkinnyMlpChain<FusedMlpPolicy, 32, 2, true>::configName());
+  bool skinnySelected = false;
+  for (const char* name : {"skinny_32_r4", "skinny_32_r9", "gemv_32_r4", "gemv_32_r9"})
+    skinnySelected = skinnySelected || configSelected(options, name);
   if ((llama ? swiGluKernels.empty() : geluKernels.empty()) && !skinnySelected) {
     std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",
                  model.c_str());

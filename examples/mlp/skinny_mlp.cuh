@@ -18,6 +18,7 @@
 #include "cusync/fused_chain.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/stage.cuh"
+#include "cusync/tensor_map.h"
 #include "fused_mlp.h"   // MlpOperands
 #include "fused_split.h"
 
@@ -42,15 +43,18 @@ struct SkinnySplitState {
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu`:
 // LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per kTileN / 2 rows).
-// kOneTokenGemv: the kernel's M = 1 path (CUDA cores, whole-warp row loads; configurations gemv_*).
-template <class Policy, int kTileN = 32, int kUnroll = 2, bool kOneTokenGemv = false>
+// kOneTokenGemv: the kernel's M = 1 path (CUDA cores, warps owning whole rows; configurations gemv_*); kSlots: the
+// depth of each block's ring of 20 KB slots (configuration suffix _r<slots>).
+template <class Policy, bool kOneTokenGemv = false, int kSlots = 4>
 class SkinnyMlpChain {
  public:
   static constexpr int kMaxTokens = kOneTokenGemv ? 1 : skinny::kTokens;
-  static constexpr int kThreads = kSkinnyWarps * 32;
+  static constexpr int kTileN = 32;
+  static constexpr int kThreads = kSkinnyThreads;
+  static constexpr int kSharedBytes = skinnySharedBytes<kTileN, kSlots>();
 
   static std::string configName() {
-    return std::string(kOneTokenGemv ? "gemv_" : "skinny_") + std::to_string(kTileN) + "_u" + std::to_string(kUnroll);
+    return std::string(kOneTokenGemv ? "gemv_" : "skinny_") + std::to_string(kTileN) + "_r" + std::to_string(kSlots);
   }
 
   SkinnyMlpChain(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split, int smCount,
@@ -66,9 +70,10 @@ class SkinnyMlpChain {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);
     }
+    const auto kernel = skinnyChainKernel<Policy, kTileN, kOneTokenGemv, kSlots>;
+    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
     int perSm = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, skinnyChainKernel<Policy, kTileN, kUnroll, kOneTokenGemv>,
-                                                                    kThreads, 0));
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, kSharedBytes));
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
@@ -119,10 +124,16 @@ class SkinnyMlpChain {
     p.stages[1] = second_.view();
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
+    for (int s = 0; s < kSkinnyChainStages; ++s) {
+      const SkinnyGemm& g = p.gemms[s];
+      p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kTileN, kSkinnyChunk);
+      p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
+                                                  kSkinnyChunk);
+    }
     for (const auto& launch : launches_) {
       p.queue = launch->queue();
-      skinnyChainKernel<Policy, kTileN, kUnroll, kOneTokenGemv>
-          <<<launch->persistentBlocks(), kThreads, 0, stream>>>(p);
+      skinnyChainKernel<Policy, kTileN, kOneTokenGemv, kSlots>
+          <<<launch->persistentBlocks(), kThreads, kSharedBytes, stream>>>(p);
       CUSYNC_CUDA_CHECK(cudaGetLastError());
     }
   }

@@ -3,26 +3,35 @@
 // k-range reads (TileSync, as the spec proves). Device code; the host side is examples/mlp/skinny_mlp.cuh.
 //
 // Each stage computes D[m, :] = act(A[m, k] W[n, k]^T) with W a Linear layer's weights. A tile is kTileN weight rows
-// (output features) by all m tokens; a unit is one split-K part of a tile, k-blocks of skinny::kKStep. The block's
-// warps split the unit's k-range into contiguous slices and stream their weight rows, and the tokens' activations
-// (from L2), through registers into mma.sync (skinny_mma.cuh). No shared memory stages operands, so no barrier
-// stands between a unit's draw and its first loads. Partial sums of the warps
-// meet in shared memory; partial sums of split-K parts meet in a zeroed fp32 buffer by atomic addition, and the
-// part that arrives last applies the activation, writes D, zeroes the buffer for the next run and posts the tile.
+// (output features) by all m tokens; a unit is one split-K part of a tile, k-blocks of skinny::kKStep.
+//
+// Warp roles. One producer warp draws the units, waits for a consumer unit's producer tiles, and streams each unit
+// in chunks of kSkinnyChunk k (kTileN weight rows and the m token rows) into a ring of shared-memory slots by bulk
+// copies (bulk_copy_ring.cuh): the bytes in flight cost no registers, so a block keeps kSlots chunks loading.
+// kSkinnyConsumerWarps consumer warps multiply each chunk: with mma.sync, weight rows on its M side and tokens on its
+// N side (skinny_mma.cuh), or, for one token, on the CUDA cores with each warp owning whole rows. A consumer warp
+// releases a slot as soon as it has read it, so the producer streams the next unit's chunks while the consumers
+// finish a unit: partial sums of the warps meet in shared memory; partial sums of split-K parts meet in a zeroed fp32
+// buffer by atomic addition, and the part that arrives last applies the activation, writes D, zeroes the buffer for
+// the next run and posts the tile.
 //
 // Why not the CUTLASS fused chain at these M: its 64-row wgmma tiles carry mostly empty activation rows beside the
 // weights in every shared-memory stage, and each split-K part pays a CUTLASS epilogue and fix-up (3.9 us of tail per
 // unit at the median, session 6); at GPT-3 M = 1 it streamed the weights at 2.69 TB/s of 3.10 (docs/BENCHMARKS.md).
 //
 // Progress: chain_queue.h's argument, with one ticket drawn ahead (chain_queue.cuh, drawChainTicket). A unit waits
-// (in warp 0, before any load of its activations) only for tiles of an earlier stage, hence of smaller tickets, and
-// then finishes without waiting for anything drawn later: the split-K last arrival only counts, never waits.
+// (in the producer warp, before any copy of its activations) only for tiles of an earlier stage, hence of smaller
+// tickets. The producer may wait while the consumers still finish the previous unit; that unit's chunks are all
+// delivered, so its consumers finish without the producer, and nothing the block does waits for a later ticket: the
+// split-K last arrival only counts, never waits.
 #pragma once
 
 #include <cstdint>
 
+#include <cuda.h>
 #include <cuda_fp16.h>
 
+#include "cusync/bulk_copy_ring.cuh"
 #include "cusync/chain_queue.cuh"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/producer_tile_range.hpp"
@@ -50,7 +59,27 @@ struct SkinnyGemm {
 };
 
 inline constexpr int kSkinnyChainStages = 2;
-inline constexpr int kSkinnyWarps = 8;
+inline constexpr int kSkinnyConsumerWarps = 8;
+inline constexpr int kSkinnyThreads = (kSkinnyConsumerWarps + 1) * 32;  // consumers, then the producer warp
+inline constexpr int kSkinnyChunk = 256;                                // k per slot
+
+// What the producer tells the consumers about a slot's chunk.
+struct SkinnySlotHeader {
+  std::uint32_t stage, tileX, part, kValid;  // kValid: k of this chunk (the last one of a unit may be short)
+  std::uint32_t flags;
+  static constexpr std::uint32_t kFirst = 1, kLast = 2, kStop = 4;
+};
+
+// Bytes of one slot: header, kTileN weight rows, kTokens token rows (dense rows of kSkinnyChunk halves, as the TMA
+// boxes land).
+template <int kTileN>
+CUSYNC_HOST_DEVICE constexpr int skinnySlotBytes() {
+  return 128 + (kTileN + skinny::kTokens) * kSkinnyChunk * 2;
+}
+template <int kTileN, int kSlots>
+CUSYNC_HOST_DEVICE constexpr int skinnySharedBytes() {
+  return kSlots * skinnySlotBytes<kTileN>();
+}
 
 template <class Policy>
 struct SkinnyChainParams {
@@ -60,6 +89,10 @@ struct SkinnyChainParams {
   ChainQueueView queue;
   InputView<Policy> gemm0Output;           // stage 1's wait on stage 0; unsynchronized when stream-ordered
   std::uint32_t producerColumnsPerTile = 0;  // columns of D that one stage-0 tile writes
+  // TMA descriptors per stage (tensor_map.h): W in boxes of kTileN rows x kSkinnyChunk, A in boxes of kTokens rows x
+  // kSkinnyChunk (the token rows past m arrive as zeros).
+  CUtensorMap weightMaps[kSkinnyChainStages];
+  CUtensorMap activationMaps[kSkinnyChainStages];
 };
 
 namespace detail {
@@ -67,13 +100,20 @@ namespace detail {
 __device__ __forceinline__ float skinnyGelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
 __device__ __forceinline__ float skinnySilu(float v) { return v / (1.0f + __expf(-v)); }
 
-// Writes the finished tile sums[row][token] (kTileN x kTokens floats in shared memory) through the activation.
+// The consumer warps' barrier (named barrier 1; the producer warp never takes part).
+__device__ __forceinline__ void consumerBarrier() {
+  asm volatile("bar.sync 1, %0;" ::"n"(kSkinnyConsumerWarps * 32) : "memory");
+}
+
+// Writes the finished tile sums[row][token] (kTileN x kTokens floats in shared memory) through the activation; run by
+// the consumer threads.
 template <int kTileN>
 __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX, const float* sums) {
+  constexpr int kConsumers = kSkinnyConsumerWarps * 32;
   if (g.activation == SkinnyActivation::PairedSwiGlu) {
     constexpr int kHalf = kTileN / 2;
     const int outputs = g.n / 2;
-    for (int i = threadIdx.x; i < kHalf * skinny::kTokens; i += blockDim.x) {
+    for (int i = threadIdx.x; i < kHalf * skinny::kTokens; i += kConsumers) {
       const int row = i / skinny::kTokens, token = i % skinny::kTokens;
       if (token >= m) continue;
       const float gate = sums[row * skinny::kTokens + token];
@@ -82,7 +122,7 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
     }
     return;
   }
-  for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += blockDim.x) {
+  for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kConsumers) {
     const int row = i / skinny::kTokens, token = i % skinny::kTokens;
     if (token >= m) continue;
     float v = sums[row * skinny::kTokens + token];
@@ -91,252 +131,226 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
   }
 }
 
+// acc[r] += w . x over one 16-byte (8-half) vector.
+__device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
+  const __half2* wh = reinterpret_cast<const __half2*>(&w);
+  const __half2* xh = reinterpret_cast<const __half2*>(&x);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float2 wf = __half22float2(wh[j]), xf = __half22float2(xh[j]);
+    acc = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc));
+  }
+  return acc;
+}
+
 }  // namespace detail
 
-// kTileN: weight rows per tile (a multiple of 16); kUnroll: k-steps whose loads a warp issues before their math;
-// kOneTokenGemv: M = 1 only, on the CUDA cores with whole-warp row loads instead of mma.sync.
-template <class Policy, int kTileN, int kUnroll, bool kOneTokenGemv = false>
-__global__ void __launch_bounds__(kSkinnyWarps * 32, 2)
+// kTileN: weight rows per tile (32: the specs' TileN); kOneTokenGemv: M = 1 only, on the CUDA cores, each consumer
+// warp owning kTileN / kSkinnyConsumerWarps whole rows, instead of mma.sync over up to 8 tokens; kSlots: the ring's
+// depth (up to 5 slots two blocks fit an SM, more take one block per SM).
+template <class Policy, int kTileN, bool kOneTokenGemv, int kSlots>
+__global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
     skinnyChainKernel(const __grid_constant__ SkinnyChainParams<Policy> p) {
-  static_assert(kTileN % 16 == 0, "a tile is whole groups of 16 weight rows");
-  constexpr int kRowGroups = kTileN / 16;
-  __shared__ float warpSums[kSkinnyWarps * kTileN * skinny::kTokens];  // [warp][row][token]
-  __shared__ float tileSums[kTileN * skinny::kTokens];                 // [row][token]
-  __shared__ unsigned long long currentTicket;
+  static_assert(kTileN == 32, "the consumer warps' split of a slot assumes 32-row tiles");
+  extern __shared__ __align__(128) unsigned char slots[];
+  __shared__ std::uint64_t full[kSlots], empty[kSlots];
+  __shared__ float warpSums[kSkinnyConsumerWarps * kTileN * skinny::kTokens];  // [warp][row][token]
+  __shared__ float tileSums[kTileN * skinny::kTokens];                         // [row][token]
   __shared__ bool arrivedLast;
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int g = lane / 4, q = lane % 4;
   const int m = p.m;
+  constexpr int kSlotBytes = skinnySlotBytes<kTileN>();
+  auto headerOf = [&](int slot) { return reinterpret_cast<SkinnySlotHeader*>(slots + slot * kSlotBytes); };
+  auto weightsOf = [&](int slot) { return reinterpret_cast<__half*>(slots + slot * kSlotBytes + 128); };
+  auto tokensOf = [&](int slot) { return weightsOf(slot) + kTileN * kSkinnyChunk; };
 
-  if (threadIdx.x == 0) currentTicket = drawChainTicket(p.queue);
-  __syncthreads();
-  unsigned long long ticket = currentTicket;
-  for (;;) {
-    const ChainUnit unit = chainUnitOfTicket(p.queue, p.stages, ticket);
-    if (!unit.hasWork()) break;
-    unsigned long long nextTicket = 0;
-    if (threadIdx.x == 0) nextTicket = drawChainTicket(p.queue);  // used only at the end: its round trip is hidden
-
-    const std::uint32_t s = unit.stage;
-    const SkinnyGemm& gemm = p.gemms[s];
-    const StageView& stage = p.stages[s];
-    const TileCoord tile = unit.unit.ticket.tile;
-    const std::uint32_t parts = stage.blocksPerTile;
-    const KBlockRange range = kBlocksOfPart(unit.unit.part, parts, gemm.k / skinny::kKStep);
-    const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
-
-    // A consumer unit waits for the producer tiles its k-range reads (warp 0, whole k-range at once).
-    if (s == 1 && warp == 0 && p.gemm0Output.synchronized()) {
-      ProducerTileRange needed = producerTilesCovering(0, std::uint32_t(m), std::uint32_t(kBegin),
-                                                       std::uint32_t(kBegin + kLength), skinny::kTokens,
-                                                       p.producerColumnsPerTile, p.gemm0Output.producerGrid);
-      while (!needed.empty())
-        needed.xBegin =
-            warpWaitPostedColumns(p.gemm0Output, needed, 0, unit.unit.ticket.iteration, stage, tile);
+  if (threadIdx.x == 0) {
+    for (int s = 0; s < kSlots; ++s) {
+      ring::init(&full[s], 1);
+      ring::init(&empty[s], kSkinnyConsumerWarps);
     }
-    if (s == 1) __syncthreads();  // the other warps read the activations only after warp 0's wait
+    ring::fenceInit();
+  }
+  __syncthreads();
 
+  if (warp == kSkinnyConsumerWarps) {
+    // The producer warp: draws units, waits for their producer tiles, streams their chunks.
+    int slot = 0;
+    std::uint32_t emptyParity = 1;  // a fresh `empty` barrier's previous phase counts as completed
+    unsigned long long ticket = 0;
+    if (lane == 0) ticket = drawChainTicket(p.queue);
+    ticket = __shfl_sync(0xffffffffu, ticket, 0);
+    auto nextSlot = [&]() {
+      if (++slot == kSlots) {
+        slot = 0;
+        emptyParity ^= 1u;
+      }
+    };
+    for (;;) {
+      const ChainUnit unit = chainUnitOfTicket(p.queue, p.stages, ticket);
+      if (!unit.hasWork()) {
+        if (lane == 0) {
+          ring::wait(&empty[slot], emptyParity);
+          headerOf(slot)->flags = SkinnySlotHeader::kStop;
+          ring::arrive(&full[slot]);
+        }
+        break;
+      }
+      unsigned long long nextTicket = 0;
+      if (lane == 0) nextTicket = drawChainTicket(p.queue);  // needed only after this unit's copies are issued
+      const std::uint32_t s = unit.stage;
+      const SkinnyGemm& gemm = p.gemms[s];
+      const TileCoord tile = unit.unit.ticket.tile;
+      const KBlockRange range = kBlocksOfPart(unit.unit.part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
+      const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+      if (s == 1 && p.gemm0Output.synchronized()) {
+        ProducerTileRange needed = producerTilesCovering(0, std::uint32_t(m), std::uint32_t(kBegin),
+                                                         std::uint32_t(kBegin + kLength), skinny::kTokens,
+                                                         p.producerColumnsPerTile, p.gemm0Output.producerGrid);
+        while (!needed.empty())
+          needed.xBegin =
+              warpWaitPostedColumns(p.gemm0Output, needed, 0, unit.unit.ticket.iteration, p.stages[s], tile);
+        fenceProxyAsyncGlobal();  // the producers' generic stores before this thread's bulk copies
+      }
+      if (lane == 0) {
+        for (int c = 0; c < kLength; c += kSkinnyChunk) {
+          const int valid = kLength - c < kSkinnyChunk ? kLength - c : kSkinnyChunk;
+          ring::wait(&empty[slot], emptyParity);
+          SkinnySlotHeader* h = headerOf(slot);
+          h->stage = s;
+          h->tileX = tile.x;
+          h->part = unit.unit.part;
+          h->kValid = std::uint32_t(valid);
+          h->flags = (c == 0 ? SkinnySlotHeader::kFirst : 0u) |
+                     (c + kSkinnyChunk >= kLength ? SkinnySlotHeader::kLast : 0u);
+          // Whole boxes: a short last chunk also brings k past the unit's range, which the consumers skip.
+          ring::arriveExpectingBytes(&full[slot], (kTileN + skinny::kTokens) * kSkinnyChunk * 2);
+          ring::copyBox(weightsOf(slot), &p.weightMaps[s], kBegin + c, int(tile.x) * kTileN, &full[slot]);
+          ring::copyBox(tokensOf(slot), &p.activationMaps[s], kBegin + c, 0, &full[slot]);
+          nextSlot();
+        }
+      }
+      // Every lane tracks the ring position (only lane 0 used it).
+      slot = __shfl_sync(0xffffffffu, slot, 0);
+      emptyParity = __shfl_sync(0xffffffffu, emptyParity, 0);
+      ticket = __shfl_sync(0xffffffffu, nextTicket, 0);
+    }
+    return;
+  }
+
+  // The consumer warps.
+  int slot = 0;
+  std::uint32_t fullParity = 0;
+  const int g = lane / 4, q = lane % 4;
+  constexpr int kRowsPerWarp = kTileN / kSkinnyConsumerWarps;  // the one-token path's rows of a warp
+  // The mma path: warp w multiplies row group w % 2 (16 rows) over k-quarter w / 2 of each slot.
+  const int rowGroup = warp % 2, quarter = warp / 2;
+  constexpr int kQuarter = kSkinnyChunk / 4;
+  float acc[4] = {};  // mma: rows g, g + 8 of the warp's row group x tokens 2q, 2q + 1; one token: the warp's rows
+  for (;;) {
+    ring::wait(&full[slot], fullParity);
+    const SkinnySlotHeader h = *headerOf(slot);
+    if (h.flags & SkinnySlotHeader::kStop) break;
+    if (h.flags & SkinnySlotHeader::kFirst) acc[0] = acc[1] = acc[2] = acc[3] = 0.0f;
+    const __half* weights = weightsOf(slot);
+    const __half* tokens = tokensOf(slot);
     if constexpr (kOneTokenGemv) {
-      // One token: a warp owns kTileN / kSkinnyWarps whole rows of the tile over the unit's k-range, each lane
-      // 16 bytes of a row per step, so one warp load reads 512 contiguous bytes of one row (the mma path reads 64
-      // bytes of each of 8 rows); fp32 FMAs on the CUDA cores, then a shuffle sum per row. Steps of 256 k; the
-      // last step of a unit is masked where its k-range is not a multiple of 256.
-      constexpr int kRows = kTileN / kSkinnyWarps;
-      constexpr int kStep = 32 * 8;
-      const __half* rowBase = gemm.w + std::size_t(tile.x * kTileN + warp * kRows) * gemm.k + kBegin + 8 * lane;
-      const __half* token = gemm.a + kBegin + 8 * lane;
-      float acc[kRows] = {};
-      struct Batch {
-        uint4 w[kUnroll][kRows];
-        uint4 x[kUnroll];
-      };
-      const int steps = (kLength + kStep - 1) / kStep;
-      auto load = [&](Batch& b, int at) {
+      // Lane l: k [8l, 8l + 8) of each of the warp's rows: 512 contiguous bytes of a row per warp load.
+      if (8 * lane < int(h.kValid)) {
+        const uint4 x = *reinterpret_cast<const uint4*>(tokens + 8 * lane);
 #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          const bool inside = (at + u) * kStep + 8 * lane < kLength;
-#pragma unroll
-          for (int r = 0; r < kRows; ++r)
-            b.w[u][r] = inside ? skinny::loadWeights(rowBase + std::size_t(r) * gemm.k + (at + u) * kStep)
-                               : make_uint4(0, 0, 0, 0);
-          b.x[u] = inside ? __ldcg(reinterpret_cast<const uint4*>(token + (at + u) * kStep)) : make_uint4(0, 0, 0, 0);
-        }
-      };
-      auto multiply = [&](const Batch& b) {
-#pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-          const __half2* x = reinterpret_cast<const __half2*>(&b.x[u]);
-#pragma unroll
-          for (int r = 0; r < kRows; ++r) {
-            const __half2* w = reinterpret_cast<const __half2*>(&b.w[u][r]);
-#pragma unroll
-            for (int j = 0; j < 4; ++j) {
-              const float2 wf = __half22float2(w[j]), xf = __half22float2(x[j]);
-              acc[r] = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc[r]));
-            }
-          }
-        }
-      };
-      int step = 0;
-      if (steps >= kUnroll) {
-        Batch current;
-        load(current, 0);
-        for (; step + 2 * kUnroll <= steps; step += kUnroll) {
-          Batch next;
-          load(next, step + kUnroll);
-          multiply(current);
-          current = next;
-        }
-        multiply(current);
-        step += kUnroll;
+        for (int r = 0; r < kRowsPerWarp; ++r)
+          acc[r] = detail::dot8(
+              acc[r], *reinterpret_cast<const uint4*>(weights + (warp * kRowsPerWarp + r) * kSkinnyChunk + 8 * lane),
+              x);
       }
-      for (; step < steps; ++step) {  // fewer than kUnroll steps left: one at a time, masked past the range
-        if (step * kStep + 8 * lane >= kLength) continue;
-        const uint4 xv = __ldcg(reinterpret_cast<const uint4*>(token + step * kStep));
-        const __half2* x = reinterpret_cast<const __half2*>(&xv);
+    } else {
 #pragma unroll
-        for (int r = 0; r < kRows; ++r) {
-          const uint4 wv = skinny::loadWeights(rowBase + std::size_t(r) * gemm.k + step * kStep);
-          const __half2* w = reinterpret_cast<const __half2*>(&wv);
-#pragma unroll
-          for (int j = 0; j < 4; ++j) {
-            const float2 wf = __half22float2(w[j]), xf = __half22float2(x[j]);
-            acc[r] = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc[r]));
-          }
-        }
+      for (int step = 0; step < kQuarter / skinny::kKStep; ++step) {
+        const int k = quarter * kQuarter + step * skinny::kKStep + 8 * q;
+        if (quarter * kQuarter + step * skinny::kKStep >= int(h.kValid)) break;
+        const uint4 rowG = *reinterpret_cast<const uint4*>(weights + (rowGroup * 16 + g) * kSkinnyChunk + k);
+        const uint4 rowG8 = *reinterpret_cast<const uint4*>(weights + (rowGroup * 16 + g + 8) * kSkinnyChunk + k);
+        const uint4 x = *reinterpret_cast<const uint4*>(tokens + g * kSkinnyChunk + k);  // zeros past m
+        skinny::mmaStep(acc, rowG, rowG8, x);
       }
+    }
+    __syncwarp();
+    if (lane == 0) ring::arrive(&empty[slot]);  // the slot's data is in registers: the producer may refill it
+    if (++slot == kSlots) {
+      slot = 0;
+      fullParity ^= 1u;
+    }
+    if (!(h.flags & SkinnySlotHeader::kLast)) continue;
+
+    // The unit's last chunk: its sums over the warps into tileSums[row][token].
+    const std::uint32_t s = h.stage;
+    const SkinnyGemm& gemm = p.gemms[s];
+    const TileCoord tile{h.tileX, 0, 0};
+    const std::uint32_t parts = p.stages[s].blocksPerTile;
+    if constexpr (kOneTokenGemv) {
 #pragma unroll
-      for (int r = 0; r < kRows; ++r) {
+      for (int r = 0; r < kRowsPerWarp; ++r) {
         float v = acc[r];
 #pragma unroll
         for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-        if (lane == 0) tileSums[(warp * kRows + r) * skinny::kTokens] = v;
+        if (lane == 0) tileSums[(warp * kRowsPerWarp + r) * skinny::kTokens] = v;
       }
-      __syncthreads();
+      detail::consumerBarrier();
     } else {
-      // This warp's contiguous slice of the unit's k-steps.
-      const int steps = kLength / skinny::kKStep;
-      const int stepBegin = warp * steps / kSkinnyWarps, stepEnd = (warp + 1) * steps / kSkinnyWarps;
-      float acc[kRowGroups][4] = {};
-      const __half* rows[kRowGroups][2];
-  #pragma unroll
-      for (int r = 0; r < kRowGroups; ++r)
-  #pragma unroll
-        for (int h = 0; h < 2; ++h)
-          rows[r][h] = gemm.w + std::size_t(tile.x * kTileN + r * 16 + h * 8 + g) * gemm.k + kBegin + 8 * q;
-      // Token g's activations, from L2: a consumer's were written by other SMs in this launch, so L1 may hold stale
-      // lines. Lanes of tokens past m multiply zeros.
-      const bool tokenPresent = g < m;
-      const __half* tokenRow = gemm.a + std::size_t(tokenPresent ? g : 0) * gemm.k + kBegin + 8 * q;
-      auto tokensAt = [&](int step) {
-        return tokenPresent ? __ldcg(reinterpret_cast<const uint4*>(tokenRow + step * skinny::kKStep))
-                            : make_uint4(0, 0, 0, 0);
-      };
-      // Software-pipelined: batch i + 1's loads are issued before batch i's mma, so a warp always has a batch of
-      // weights in flight (session 8, call 1: loading a batch only after the previous one's mma, the chain streamed
-      // GPT-3's weights at 2.1 TB/s at M = 1).
-      struct Batch {
-        uint4 w[kUnroll][kRowGroups][2];
-        uint4 tokens[kUnroll];
-      };
-      auto load = [&](Batch& b, int at) {
-  #pragma unroll
-        for (int u = 0; u < kUnroll; ++u) {
-  #pragma unroll
-          for (int r = 0; r < kRowGroups; ++r)
-  #pragma unroll
-            for (int h = 0; h < 2; ++h) b.w[u][r][h] = skinny::loadWeights(rows[r][h] + (at + u) * skinny::kKStep);
-          b.tokens[u] = tokensAt(at + u);
-        }
-      };
-      auto multiply = [&](const Batch& b) {
-  #pragma unroll
-        for (int u = 0; u < kUnroll; ++u)
-  #pragma unroll
-          for (int r = 0; r < kRowGroups; ++r) skinny::mmaStep(acc[r], b.w[u][r][0], b.w[u][r][1], b.tokens[u]);
-      };
-      int step = stepBegin;
-      if (step + kUnroll <= stepEnd) {
-        Batch current;
-        load(current, step);
-        for (; step + 2 * kUnroll <= stepEnd; step += kUnroll) {
-          Batch next;
-          load(next, step + kUnroll);
-          multiply(current);
-          current = next;
-        }
-        multiply(current);
-        step += kUnroll;
-      }
-      for (; step < stepEnd; ++step) {
-        const uint4 tokens = tokensAt(step);
-  #pragma unroll
-        for (int r = 0; r < kRowGroups; ++r)
-          skinny::mmaStep(acc[r], skinny::loadWeights(rows[r][0] + step * skinny::kKStep),
-                          skinny::loadWeights(rows[r][1] + step * skinny::kKStep), tokens);
-      }
-
-      // The warps' partial sums meet in shared memory: [warp][row][token] (the previous unit's readers of these
-      // buffers passed the barrier at the end of its loop).
-      {
-        const skinny::AccumulatorPlace place = skinny::accumulatorPlace(lane);
-        float* mine = warpSums + warp * kTileN * skinny::kTokens;
-  #pragma unroll
-        for (int r = 0; r < kRowGroups; ++r) {
-          const int row = r * 16 + place.row;
-          mine[row * skinny::kTokens + place.token] = acc[r][0];
-          mine[row * skinny::kTokens + place.token + 1] = acc[r][1];
-          mine[(row + 8) * skinny::kTokens + place.token] = acc[r][2];
-          mine[(row + 8) * skinny::kTokens + place.token + 1] = acc[r][3];
-        }
-      }
-      __syncthreads();
-      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += blockDim.x) {
+      const skinny::AccumulatorPlace place = skinny::accumulatorPlace(lane);
+      float* mine = warpSums + warp * kTileN * skinny::kTokens;
+      const int row = rowGroup * 16 + place.row;
+      mine[row * skinny::kTokens + place.token] = acc[0];
+      mine[row * skinny::kTokens + place.token + 1] = acc[1];
+      mine[(row + 8) * skinny::kTokens + place.token] = acc[2];
+      mine[(row + 8) * skinny::kTokens + place.token + 1] = acc[3];
+      detail::consumerBarrier();
+      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kSkinnyConsumerWarps * 32) {
+        const int group = (i / skinny::kTokens) / 16;  // the row group: summed over the warps that own it
         float sum = 0.0f;
-  #pragma unroll
-        for (int w = 0; w < kSkinnyWarps; ++w) sum += warpSums[w * kTileN * skinny::kTokens + i];
+#pragma unroll
+        for (int w = 0; w < kSkinnyConsumerWarps; ++w)
+          if (w % 2 == group) sum += warpSums[w * kTileN * skinny::kTokens + i];
         tileSums[i] = sum;
       }
-      __syncthreads();
+      detail::consumerBarrier();
     }
 
     bool tileComplete = true;
     if (parts > 1) {
       // Split-K: add this part into the fp32 buffer; the part that arrives last finishes the tile.
-      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += blockDim.x) {
+      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kSkinnyConsumerWarps * 32) {
         const int row = i / skinny::kTokens, token = i % skinny::kTokens;
         if (token < m) atomicAdd(gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row, tileSums[i]);
       }
-      __syncthreads();  // every thread's additions happen before thread 0's release below
+      detail::consumerBarrier();  // every thread's additions happen before thread 0's release below
       if (threadIdx.x == 0) {
         __threadfence();
         const std::uint32_t before = atomicAdd(gemm.arrivals + tile.x, 1u);
         arrivedLast = (before + 1u) % parts == 0u;  // the counters count on across runs, parts per run
         __threadfence();                             // acquire: the other parts' additions before our reads
       }
-      __syncthreads();
+      detail::consumerBarrier();
       tileComplete = arrivedLast;
       if (tileComplete) {
-        for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += blockDim.x) {
+        for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kSkinnyConsumerWarps * 32) {
           const int row = i / skinny::kTokens, token = i % skinny::kTokens;
           if (token >= m) continue;
           float* partial = gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row;
           tileSums[i] = __ldcg(partial);
           __stcg(partial, 0.0f);  // zero again for the next run (kernel boundaries order it before that run)
         }
-        __syncthreads();
+        detail::consumerBarrier();
       }
     }
     if (tileComplete) {
       detail::storeSkinnyTile<kTileN>(gemm, m, tile.x, tileSums);
-      __syncthreads();  // every store of the tile before the post
-      if (threadIdx.x == 0) stage.postThread<Policy>(tile);
+      detail::consumerBarrier();  // every store of the tile before the post
+      if (threadIdx.x == 0) p.stages[s].template postThread<Policy>(tile);
     }
-
-    if (threadIdx.x == 0) currentTicket = nextTicket;
-    __syncthreads();
-    ticket = currentTicket;
+    detail::consumerBarrier();  // tileSums and arrivedLast are read before the next unit writes them
   }
 }
 

@@ -4,14 +4,13 @@
 // Why this shape: with M <= 8 tokens a GEMM is a weight stream (GPT-3's MLP at M = 1: 302 MB of weights, 0.4 MB of
 // activations). wgmma puts the tokens on its 64-row M side, so a 64-row tile's shared-memory stages are mostly empty
 // activation rows beside the weights (session 6's finding, docs/BENCHMARKS.md); cuBLAS and Triton's small-M kernels
-// put the weights on the wide side instead. Here each lane loads 16 bytes of two weight rows straight from global
-// memory into registers, so what a warp keeps in flight is weights only, and no shared memory holds them.
+// put the weights on the wide side instead, and so does this step: its shared-memory rows are weights and tokens.
 //
 // The k permutation: an m16n8k16 A fragment holds, in lane (g = lane / 4, q = lane % 4), rows g and g + 8 at logical
 // k {2q, 2q+1, 2q+8, 2q+9}. A dot product does not care in which order its k are summed, as long as A and B use the
 // same order, so logical k {2q, 2q+1} is mapped to physical k 8q + {0, 1} and {2q+8, 2q+9} to 8q + {2, 3} in the
 // first mma of a step, and to 8q + {4..7} in the second. Lane q then needs physical k [8q, 8q + 8) of each of its
-// rows: one 16-byte load per row, and four lanes cover a row's 32 k contiguously (64 bytes). The token operand
+// rows: one 16-byte shared-memory load per row, and four lanes cover a row's 32 k contiguously. The token operand
 // (B, k x tokens, token g) is read the same way: 16 bytes of token g's activations at k [8q, 8q + 8).
 #pragma once
 
@@ -21,16 +20,6 @@ namespace cusync::skinny {
 
 inline constexpr int kKStep = 32;   // k per step of one warp: 4 lanes x 8 halves
 inline constexpr int kTokens = 8;   // the mma's N: tokens one tile holds
-
-// Streams 16 bytes of weights: read once, so kept out of L1. A warp's load reads 64 bytes of each of 8 rows; the
-// L2 is asked for the 256 bytes around each (the row's next steps), so DRAM serves whole bursts.
-__device__ __forceinline__ uint4 loadWeights(const void* address) {
-  uint4 v;
-  asm volatile("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-               : "=r"(v.x), "=r"(v.y), "=r"(v.z), "=r"(v.w)
-               : "l"(address));
-  return v;
-}
 
 // acc (rows g and g + 8 of 16 weight rows x tokens 2q, 2q + 1) += rowG . tokens and rowG8 . tokens over one step's
 // 32 k: rowG, rowG8 hold physical k [8q, 8q + 8) of rows g and g + 8, tokens those of token g.
