@@ -7,11 +7,14 @@
 //   cuBLASLt            GEMM (GELU epilogue) then GEMM, back to back; LLaMA: GEMM, SwiGLU kernel, GEMM
 //   Fused               the chain in one launch, tile-synchronized
 //   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
+// At M <= 8 also the skinny chains (skinny_mlp.cuh): weights on the wide side of mma.sync or, at M = 1, a GEMV on the
+// CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits).
 // Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
-//                          [--configs a,b] [--orders g8,row,...] [--unit-wait kblock,whole] [--verbose]
+//                          [--configs a,b] [--orders g8,row,...] [--unit-wait kblock,whole] [--splits ...]
+//                          [--skinny-splits ...] [--verbose]
 //                          [--trace FILE] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
@@ -188,10 +191,10 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
 
 // The skinny chain (M <= 8; its one-token GEMV path at M = 1): every selected path x split, synchronized (one launch) and stream-ordered (one launch
 // per GEMM); `operands` hold LLaMA's gate/up rows paired per 16 when `paired`.
-template <class Policy, bool kOneTokenGemv, int kSlots>
+template <class Policy, SkinnyPath kPath, int kDepth>
 void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                        bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  using Chain = SkinnyMlpChain<Policy, kOneTokenGemv, kSlots>;
+  using Chain = SkinnyMlpChain<Policy, kPath, kDepth>;
   if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
   for (const FusedSplit& split : splits) {
     const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
@@ -222,10 +225,12 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
 template <class Policy>
 void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                      bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  runSkinnyVariants<Policy, false, 4>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, false, 9>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, true, 4>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, true, 9>(c, operands, intermediate, paired, splits, results);
+  // Session 8 (docs/BENCHMARKS.md): gemv_32_p4 is the fastest at M = 1; the others are kept to compare against it
+  // (ring depth 9 measured no faster than 4 and is not built).
+  runSkinnyVariants<Policy, SkinnyPath::MmaRing, 4>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, SkinnyPath::GemvRing, 4>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, SkinnyPath::GemvStream, 4>(c, operands, intermediate, paired, splits, results);
+  runSkinnyVariants<Policy, SkinnyPath::GemvPdl, 4>(c, operands, intermediate, paired, splits, results);
 }
 
 }  // namespace
@@ -247,8 +252,8 @@ int main(int argc, char** argv) {
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
-      "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_r*), AxB;\n"
-      "                      default 2x2,4x2,4x4,8x4 (GPT-3) and 2x1,4x1,4x2,8x2 (LLaMA)\n"};
+      "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_*), AxB;\n"
+      "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n"};
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -306,8 +311,8 @@ int main(int argc, char** argv) {
                                        });
   const bool llama = model == "llama";
   if (skinnySplits.empty())
-    skinnySplits = llama ? std::vector<FusedSplit>{{2, 1}, {4, 1}, {4, 2}, {8, 2}}
-                         : std::vector<FusedSplit>{{2, 2}, {4, 2}, {4, 4}, {8, 4}};
+    skinnySplits = llama ? std::vector<FusedSplit>{{1, 1}, {1, 2}, {2, 2}, {4, 4}}
+                         : std::vector<FusedSplit>{{1, 1}, {1, 4}, {4, 4}, {8, 4}};
   const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
   std::FILE* traceFile = nullptr;
   if (!tracePath.empty()) {
@@ -327,7 +332,7 @@ int main(int argc, char** argv) {
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
   bool skinnySelected = false;
-  for (const char* name : {"skinny_32_r4", "skinny_32_r9", "gemv_32_r4", "gemv_32_r9"})
+  for (const char* name : {"skinny_32_r4", "gemv_32_r4", "gemv_32_s4", "gemv_32_p4"})
     skinnySelected = skinnySelected || configSelected(options, name);
   if ((llama ? swiGluKernels.empty() : geluKernels.empty()) && !skinnySelected) {
     std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",

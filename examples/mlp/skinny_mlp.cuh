@@ -1,8 +1,10 @@
-// An MLP for a few tokens (M <= 8) as a fused chain of two skinny GEMMs (runtime/include/cusync/skinny_chain_kernel.cuh):
-// one persistent launch whose blocks draw both GEMMs' units from one queue, tile-synchronized under the policy
-// cusyncgen proves from gpt3_mlp_skinny.dep / llama_mlp_skinny.dep; or the same kernel launched once per GEMM in
-// stream order. GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from a .cu
-// file: it instantiates the kernel.
+// An MLP for a few tokens (M <= 8) as a chain of two skinny GEMMs, tile-synchronized under the policy cusyncgen
+// proves from gpt3_mlp_skinny.dep / llama_mlp_skinny.dep, or the same kernels stream-ordered. Paths (SkinnyPath):
+// one persistent launch drawing both GEMMs' units from one queue, on a TMA ring (runtime/include/cusync/
+// skinny_chain_kernel.cuh, mma.sync or a one-token GEMV) or streaming through registers (skinny_gemv_chain_kernel.cuh);
+// or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (the fastest at
+// M = 1, session 8). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from a
+// .cu file: it instantiates the kernels.
 #pragma once
 
 #include <algorithm>
@@ -16,7 +18,9 @@
 #include "common/device_buffers.cuh"
 #include "cusync/error.h"
 #include "cusync/fused_chain.cuh"
+#include "cusync/launch.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
+#include "cusync/skinny_gemv_chain_kernel.cuh"
 #include "cusync/stage.cuh"
 #include "cusync/tensor_map.h"
 #include "fused_mlp.h"   // MlpOperands
@@ -43,18 +47,27 @@ struct SkinnySplitState {
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu`:
 // LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per kTileN / 2 rows).
-// kOneTokenGemv: the kernel's M = 1 path (CUDA cores, warps owning whole rows; configurations gemv_*); kSlots: the
-// depth of each block's ring of 20 KB slots (configuration suffix _r<slots>).
-template <class Policy, bool kOneTokenGemv = false, int kSlots = 4>
+// The kernels a skinny chain can run on.
+enum class SkinnyPath {
+  MmaRing,     // skinny_chain_kernel.cuh, mma.sync, M <= 8 (configurations skinny_32_r<slots>)
+  GemvRing,    // skinny_chain_kernel.cuh, CUDA cores, M = 1 (gemv_32_r<slots>)
+  GemvStream,  // skinny_gemv_chain_kernel.cuh, persistent, M = 1 (gemv_32_s<blocks per SM>)
+  GemvPdl,     // skinny_gemv_chain_kernel.cuh, a launch per stage, one unit per block, the second launched with PDL
+               // and waiting tile by tile (gemv_32_p<blocks per SM>)
+};
+
+// kDepth: the ring paths' slots of 20 KB per block; the other paths' blocks per SM.
+template <class Policy, SkinnyPath kPath = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
-  static constexpr int kMaxTokens = kOneTokenGemv ? 1 : skinny::kTokens;
+  static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing ? skinny::kTokens : 1;
   static constexpr int kTileN = 32;
-  static constexpr int kThreads = kSkinnyThreads;
-  static constexpr int kSharedBytes = skinnySharedBytes<kTileN, kSlots>();
+  static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
+  static constexpr int kThreads = kRing ? kSkinnyThreads : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
-    return std::string(kOneTokenGemv ? "gemv_" : "skinny_") + std::to_string(kTileN) + "_r" + std::to_string(kSlots);
+    return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
+           (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
   }
 
   SkinnyMlpChain(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split, int smCount,
@@ -70,13 +83,18 @@ class SkinnyMlpChain {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);
     }
-    const auto kernel = skinnyChainKernel<Policy, kTileN, kOneTokenGemv, kSlots>;
-    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+    // The stream path stages a unit's activations: the longest k-range of either stage.
+    sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>()
+                         : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
+    const auto kernel = this->kernel();
+    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
     int perSm = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, kSharedBytes));
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, sharedBytes_));
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
+    streamOrdered_ = streamOrdered;
+    if constexpr (kPath == SkinnyPath::GemvPdl) return;  // no queue: a launch per stage, a block per unit
     const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether, true};
     const ChainStage secondStage{&second_, PartOrder::KRangesInTurn, true};
     const std::uint32_t units1 = first_.workUnitsPerLaunch(), units2 = second_.workUnitsPerLaunch();
@@ -130,23 +148,43 @@ class SkinnyMlpChain {
       p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
                                                   kSkinnyChunk);
     }
-    for (const auto& launch : launches_) {
-      p.queue = launch->queue();
-      skinnyChainKernel<Policy, kTileN, kOneTokenGemv, kSlots>
-          <<<launch->persistentBlocks(), kThreads, kSharedBytes, stream>>>(p);
-      CUSYNC_CUDA_CHECK(cudaGetLastError());
+    if constexpr (kPath == SkinnyPath::GemvPdl) {
+      launchKernel(kernel(), dim3(first_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
+                   LaunchOrdering::StreamOrder, p, 0u);
+      launchKernel(kernel(), dim3(second_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
+                   streamOrdered_ ? LaunchOrdering::StreamOrder : LaunchOrdering::Programmatic, p, 1u);
+    } else {
+      for (const auto& launch : launches_) {
+        p.queue = launch->queue();
+        kernel()<<<launch->persistentBlocks(), kThreads, sharedBytes_, stream>>>(p);
+        CUSYNC_CUDA_CHECK(cudaGetLastError());
+      }
     }
   }
 
  private:
   int gemm1Rows() const { return (paired_ ? 2 : 1) * intermediate_; }
+  static auto kernel() {
+    if constexpr (kPath == SkinnyPath::GemvStream)
+      return skinnyGemvChainKernel<Policy, kTileN, 2, kDepth>;
+    else if constexpr (kPath == SkinnyPath::GemvPdl)
+      return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
+    else
+      return skinnyChainKernel<Policy, kTileN, kPath == SkinnyPath::GemvRing, kDepth>;
+  }
+  // The longest k-range of a part, in k (kBlocksOfPart's balanced split).
+  static int longestPart(int k, std::uint32_t parts) {
+    const int kBlocks = k / skinny::kKStep;
+    return (kBlocks + int(parts) - 1) / int(parts) * skinny::kKStep;
+  }
 
   int m_, hidden_, intermediate_;
   bool paired_;
   Stage first_, second_;
   SkinnySplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;  // null when stream-ordered
-  int occupancy_ = 0;
+  int occupancy_ = 0, sharedBytes_ = 0;
+  bool streamOrdered_ = false;
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 

@@ -143,6 +143,51 @@ __device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
   return acc;
 }
 
+// A unit's sums are in tileSums[row][token] (every consumer thread past a barrier): adds them into the split-K
+// buffer when the tile is split, and the part that arrives last (or the only one) writes the tile through the
+// activation and posts it. Run by the kSkinnyConsumerWarps * 32 threads that `barrier` synchronizes; tileSums and
+// arrivedLast (shared) are free again once it returns.
+template <class Policy, int kTileN, class Barrier>
+__device__ void finishSkinnyTile(const SkinnyChainParams<Policy>& p, std::uint32_t s, TileCoord tile, int m,
+                                 float* tileSums, bool& arrivedLast, Barrier barrier) {
+  constexpr int kThreads = kSkinnyConsumerWarps * 32;
+  const SkinnyGemm& gemm = p.gemms[s];
+  const std::uint32_t parts = p.stages[s].blocksPerTile;
+  bool tileComplete = true;
+  if (parts > 1) {
+    // Split-K: add this part into the fp32 buffer; the part that arrives last finishes the tile.
+    for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kThreads) {
+      const int row = i / skinny::kTokens, token = i % skinny::kTokens;
+      if (token < m) atomicAdd(gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row, tileSums[i]);
+    }
+    barrier();  // every thread's additions happen before thread 0's release below
+    if (threadIdx.x == 0) {
+      __threadfence();
+      const std::uint32_t before = atomicAdd(gemm.arrivals + tile.x, 1u);
+      arrivedLast = (before + 1u) % parts == 0u;  // the counters count on across runs, parts per run
+      __threadfence();                             // acquire: the other parts' additions before our reads
+    }
+    barrier();
+    tileComplete = arrivedLast;
+    if (tileComplete) {
+      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kThreads) {
+        const int row = i / skinny::kTokens, token = i % skinny::kTokens;
+        if (token >= m) continue;
+        float* partial = gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row;
+        tileSums[i] = __ldcg(partial);
+        __stcg(partial, 0.0f);  // zero again for the next run (kernel boundaries order it before that run)
+      }
+      barrier();
+    }
+  }
+  if (tileComplete) {
+    storeSkinnyTile<kTileN>(gemm, m, tile.x, tileSums);
+    barrier();  // every store of the tile before the post
+    if (threadIdx.x == 0) p.stages[s].template postThread<Policy>(tile);
+  }
+  barrier();  // tileSums and arrivedLast are read before the caller's next unit writes them
+}
+
 }  // namespace detail
 
 // kTileN: weight rows per tile (32: the specs' TileN); kOneTokenGemv: M = 1 only, on the CUDA cores, each consumer
@@ -286,9 +331,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
 
     // The unit's last chunk: its sums over the warps into tileSums[row][token].
     const std::uint32_t s = h.stage;
-    const SkinnyGemm& gemm = p.gemms[s];
     const TileCoord tile{h.tileX, 0, 0};
-    const std::uint32_t parts = p.stages[s].blocksPerTile;
     if constexpr (kOneTokenGemv) {
 #pragma unroll
       for (int r = 0; r < kRowsPerWarp; ++r) {
@@ -318,39 +361,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
       detail::consumerBarrier();
     }
 
-    bool tileComplete = true;
-    if (parts > 1) {
-      // Split-K: add this part into the fp32 buffer; the part that arrives last finishes the tile.
-      for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kSkinnyConsumerWarps * 32) {
-        const int row = i / skinny::kTokens, token = i % skinny::kTokens;
-        if (token < m) atomicAdd(gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row, tileSums[i]);
-      }
-      detail::consumerBarrier();  // every thread's additions happen before thread 0's release below
-      if (threadIdx.x == 0) {
-        __threadfence();
-        const std::uint32_t before = atomicAdd(gemm.arrivals + tile.x, 1u);
-        arrivedLast = (before + 1u) % parts == 0u;  // the counters count on across runs, parts per run
-        __threadfence();                             // acquire: the other parts' additions before our reads
-      }
-      detail::consumerBarrier();
-      tileComplete = arrivedLast;
-      if (tileComplete) {
-        for (int i = threadIdx.x; i < kTileN * skinny::kTokens; i += kSkinnyConsumerWarps * 32) {
-          const int row = i / skinny::kTokens, token = i % skinny::kTokens;
-          if (token >= m) continue;
-          float* partial = gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row;
-          tileSums[i] = __ldcg(partial);
-          __stcg(partial, 0.0f);  // zero again for the next run (kernel boundaries order it before that run)
-        }
-        detail::consumerBarrier();
-      }
-    }
-    if (tileComplete) {
-      detail::storeSkinnyTile<kTileN>(gemm, m, tile.x, tileSums);
-      detail::consumerBarrier();  // every store of the tile before the post
-      if (threadIdx.x == 0) p.stages[s].template postThread<Policy>(tile);
-    }
-    detail::consumerBarrier();  // tileSums and arrivedLast are read before the next unit writes them
+    detail::finishSkinnyTile<Policy, kTileN>(p, s, tile, m, tileSums, arrivedLast, detail::consumerBarrier);
   }
 }
 

@@ -1,0 +1,373 @@
+// How fast can one token's GEMV (y = W x, W [n, k] fp16 row-major, fp32 sums) stream its weights on this GPU, and
+// which shape of kernel gets there? A probe for the skinny chain's M = 1 path (runtime/include/cusync/
+// skinny_chain_kernel.cuh), standalone: no queue, no synchronization, every block one (row block, k-part) unit,
+// split parts summed by atomics into a zeroed fp32 y. Each variant is checked against a float reference and timed
+// with CUDA graphs beside a one-pass read of the same weights (the floor).
+//
+//   nvcc -O3 -std=c++17 -arch=sm_90a -o gemv_probe bench/mlp/gemv_probe.cu && ./gemv_probe   (or the CMake target)
+//
+// Variants: R rows per warp, U 16-byte loads per row in flight per lane, 8 warps per block, B blocks per SM (launch
+// bounds), P k-parts; then the same kernel with the skinny chain's per-unit costs added one at a time (gemvChained).
+// Results of 2026-11-26 (H100, session 8 calls 10-11) are in docs/BENCHMARKS.md.
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+#include <algorithm>
+#include <cmath>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#define CHECK(x)                                                                           \
+  do {                                                                                     \
+    cudaError_t e = (x);                                                                   \
+    if (e != cudaSuccess) {                                                                \
+      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e));      \
+      std::exit(1);                                                                        \
+    }                                                                                      \
+  } while (0)
+
+constexpr int kWarps = 8;
+bool anyWrong = false;  // any variant off the reference: the exit status says so
+
+__device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
+  const __half2* wh = reinterpret_cast<const __half2*>(&w);
+  const __half2* xh = reinterpret_cast<const __half2*>(&x);
+#pragma unroll
+  for (int j = 0; j < 4; ++j) {
+    const float2 wf = __half22float2(wh[j]), xf = __half22float2(xh[j]);
+    acc = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc));
+  }
+  return acc;
+}
+
+// Block: kWarps * R rows; part p of P over k. x's slice staged in shared memory.
+template <int R, int U, int B>
+__global__ void __launch_bounds__(kWarps * 32, B) gemv(const __half* w, const __half* x, float* y, int n, int k,
+                                                       int parts) {
+  extern __shared__ uint4 xs[];
+  const int rowBlock = blockIdx.x / parts, part = blockIdx.x % parts;
+  const int kLen = k / parts, kBegin = part * kLen;
+  for (int i = threadIdx.x; i < kLen / 8; i += blockDim.x) xs[i] = reinterpret_cast<const uint4*>(x + kBegin)[i];
+  __syncthreads();
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int row0 = rowBlock * kWarps * R + warp * R;
+  const __half* base = w + std::size_t(row0) * k + kBegin + 8 * lane;
+  float acc[R] = {};
+  const int steps = kLen / 256;
+  int s = 0;
+  for (; s + U <= steps; s += U) {
+    uint4 v[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[u][r] = __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + (s + u) * 256));
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint4 xv = xs[(s + u) * 32 + lane];
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r] = dot8(acc[r], v[u][r], xv);
+    }
+  }
+  for (; s < steps; ++s) {
+    const uint4 xv = xs[s * 32 + lane];
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      acc[r] = dot8(acc[r], __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + s * 256)), xv);
+  }
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    float v = acc[r];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0) atomicAdd(y + row0 + r, v);
+  }
+}
+
+// The same GEMV with what the skinny chain adds per unit, to price each: kArrive, the split-K last arrival (an
+// arrival counter per row block; the last part reads the fp32 sums back, applies GELU, writes fp16 and zeroes the
+// sums); kPersistent, a persistent grid drawing units from one atomic ticket counter (drawn one ahead).
+template <int R, int U, int B, bool kArrive, bool kPersistent>
+__global__ void __launch_bounds__(kWarps * 32, B)
+    gemvChained(const __half* w, const __half* x, float* y, __half* out, unsigned* arrivals,
+                unsigned long long* tickets, int n, int k, int parts, int units) {
+  extern __shared__ uint4 xs[];
+  __shared__ float sums[kWarps * R];
+  __shared__ bool last;
+  __shared__ unsigned long long shared;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  unsigned long long ticket = blockIdx.x;
+  if (kPersistent) {
+    if (threadIdx.x == 0) shared = atomicAdd(tickets, 1ull);
+    __syncthreads();
+    ticket = shared;
+  }
+  for (;;) {
+    const int unit = int(ticket % (unsigned long long)(units + (kPersistent ? gridDim.x : 0)));
+    if (unit >= units) break;
+    unsigned long long next = 0;
+    if (kPersistent && threadIdx.x == 0) next = atomicAdd(tickets, 1ull);
+    const int rowBlock = unit / parts, part = unit % parts;
+    const int kLen = k / parts, kBegin = part * kLen;
+    __syncthreads();
+    for (int i = threadIdx.x; i < kLen / 8; i += blockDim.x) xs[i] = reinterpret_cast<const uint4*>(x + kBegin)[i];
+    __syncthreads();
+    const int row0 = rowBlock * kWarps * R + warp * R;
+    const __half* base = w + std::size_t(row0) * k + kBegin + 8 * lane;
+    float acc[R] = {};
+    const int steps = kLen / 256;
+    int s = 0;
+    for (; s + U <= steps; s += U) {
+      uint4 v[U][R];
+#pragma unroll
+      for (int u = 0; u < U; ++u)
+#pragma unroll
+        for (int r = 0; r < R; ++r) v[u][r] = __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + (s + u) * 256));
+#pragma unroll
+      for (int u = 0; u < U; ++u) {
+        const uint4 xv = xs[(s + u) * 32 + lane];
+#pragma unroll
+        for (int r = 0; r < R; ++r) acc[r] = dot8(acc[r], v[u][r], xv);
+      }
+    }
+    for (; s < steps; ++s) {
+      const uint4 xv = xs[s * 32 + lane];
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        acc[r] = dot8(acc[r], __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + s * 256)), xv);
+    }
+#pragma unroll
+    for (int r = 0; r < R; ++r) {
+      float v = acc[r];
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+      if (lane == 0) sums[warp * R + r] = v;
+    }
+    __syncthreads();
+    const int rows = kWarps * R, first = rowBlock * rows;
+    if (!kArrive) {
+      if (threadIdx.x < rows) atomicAdd(y + first + threadIdx.x, sums[threadIdx.x]);
+    } else {
+      if (threadIdx.x < rows) atomicAdd(y + first + threadIdx.x, sums[threadIdx.x]);
+      __syncthreads();
+      if (threadIdx.x == 0) {
+        __threadfence();
+        last = (atomicAdd(arrivals + rowBlock, 1u) + 1u) % unsigned(parts) == 0u;
+        __threadfence();
+      }
+      __syncthreads();
+      if (last && threadIdx.x < rows) {
+        const float v = __ldcg(y + first + threadIdx.x);
+        __stcg(y + first + threadIdx.x, 0.0f);
+        out[first + threadIdx.x] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678f)));
+      }
+    }
+    if (!kPersistent) break;
+    __syncthreads();
+    if (threadIdx.x == 0) shared = next;
+    __syncthreads();
+    ticket = shared;
+  }
+}
+
+__global__ void readOnce(const uint4* data, std::size_t count, unsigned* sink) {
+  unsigned f = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
+  for (; i + 3 * stride < count; i += 4 * stride) {
+    uint4 v[4];
+#pragma unroll
+    for (int j = 0; j < 4; ++j) v[j] = __ldcs(data + i + j * stride);
+#pragma unroll
+    for (int j = 0; j < 4; ++j) f ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
+  }
+  for (; i < count; i += stride) f ^= __ldcs(data + i).x;
+  if (f == 0x12345678u) sink[0] = f;
+}
+
+template <class Launch>
+float timeGraph(Launch launch, cudaStream_t stream) {
+  cudaGraph_t graph;
+  cudaGraphExec_t exec;
+  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
+  for (int i = 0; i < 10; ++i) launch(stream);
+  CHECK(cudaStreamEndCapture(stream, &graph));
+  CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaEvent_t a, b;
+  CHECK(cudaEventCreate(&a));
+  CHECK(cudaEventCreate(&b));
+  std::vector<float> t;
+  for (int rep = 0; rep < 9; ++rep) {
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(a, stream));
+    CHECK(cudaGraphLaunch(exec, stream));
+    CHECK(cudaEventRecord(b, stream));
+    CHECK(cudaEventSynchronize(b));
+    float ms;
+    CHECK(cudaEventElapsedTime(&ms, a, b));
+    t.push_back(ms * 1000.f / 10);
+  }
+  std::sort(t.begin(), t.end());
+  CHECK(cudaGraphExecDestroy(exec));
+  CHECK(cudaGraphDestroy(graph));
+  return t[t.size() / 2];
+}
+
+__global__ void fill(__half* p, std::size_t n, unsigned seed) {
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
+    unsigned h = unsigned(i) * 2654435761u ^ seed;
+    h ^= h >> 13;
+    h *= 0x5bd1e995u;
+    p[i] = __float2half((float(h & 0xffff) / 65535.f - 0.5f) * 0.05f);
+  }
+}
+
+__global__ void reference(const __half* w, const __half* x, float* y, int n, int k) {
+  const int row = blockIdx.x;
+  float acc = 0;
+  for (int i = threadIdx.x; i < k; i += blockDim.x) acc += __half2float(w[std::size_t(row) * k + i]) * __half2float(x[i]);
+  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
+  __shared__ float part[32];
+  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = acc;
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    float s = 0;
+    for (int i = 0; i < int(blockDim.x / 32); ++i) s += part[i];
+    y[row] = s;
+  }
+}
+
+struct Shape {
+  const char* name;
+  int n, k;
+};
+
+template <int R, int U, int B>
+void run(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs, cudaStream_t st) {
+  auto kernel = gemv<R, U, B>;
+  const int rowsPerBlock = kWarps * R;
+  if (s.n % rowsPerBlock) return;
+  for (int parts : {1, 2, 4, 8}) {
+    if ((s.k / parts) % 256) continue;
+    const int smem = (s.k / parts) * 2;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int blocks = (s.n / rowsPerBlock) * parts;
+    int perSm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kWarps * 32, smem));
+    auto launch = [&](cudaStream_t stream) {
+      CHECK(cudaMemsetAsync(y, 0, s.n * sizeof(float), stream));
+      kernel<<<blocks, kWarps * 32, smem, stream>>>(w, x, y, s.n, s.k, parts);
+    };
+    launch(st);
+    CHECK(cudaStreamSynchronize(st));
+    std::vector<float> got(s.n), want(s.n);
+    CHECK(cudaMemcpy(got.data(), y, s.n * 4, cudaMemcpyDeviceToHost));
+    CHECK(cudaMemcpy(want.data(), yRef, s.n * 4, cudaMemcpyDeviceToHost));
+    double err = 0, norm = 0;
+    for (int i = 0; i < s.n; ++i) {
+      err = std::max(err, double(std::abs(got[i] - want[i])));
+      norm = std::max(norm, double(std::abs(want[i])));
+    }
+    const float us = timeGraph(launch, st);
+    const double tbs = double(s.n) * s.k * 2 / (us * 1e-6) / 1e12;
+    std::printf("%-6s R=%d U=%d B=%d P=%d blocks=%5d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  %s\n", s.name, R, U,
+                B, parts, blocks, perSm, us, tbs, readUs / us, err <= 1e-3 * norm + 1e-5 ? "ok" : "WRONG");
+    anyWrong = anyWrong || !(err <= 1e-3 * norm + 1e-5);
+  }
+}
+
+template <int R, int U, int B, bool kArrive, bool kPersistent>
+void runChained(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, __half* out,
+                unsigned* arrivals, unsigned long long* tickets, float readUs, cudaStream_t st) {
+  auto kernel = gemvChained<R, U, B, kArrive, kPersistent>;
+  const int rowsPerBlock = kWarps * R;
+  for (int parts : {1, 4, 8}) {
+    if ((s.k / parts) % 256) continue;
+    const int smem = (s.k / parts) * 2;
+    CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, smem));
+    const int units = (s.n / rowsPerBlock) * parts;
+    int perSm = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kWarps * 32, smem));
+    const int blocks = kPersistent ? std::min(units, 132 * perSm) : units;
+    // Counters start at zero per configuration: the ticket and arrival arithmetic is modulo this one's counts.
+    CHECK(cudaMemset(tickets, 0, 8));
+    CHECK(cudaMemset(arrivals, 0, s.n * 4));
+    CHECK(cudaMemset(y, 0, s.n * 4));
+    auto launch = [&](cudaStream_t stream) {
+      if (!kArrive) CHECK(cudaMemsetAsync(y, 0, s.n * sizeof(float), stream));
+      kernel<<<blocks, kWarps * 32, smem, stream>>>(w, x, y, out, arrivals, tickets, s.n, s.k, parts, units);
+    };
+    const float us = timeGraph(launch, st);
+    // Checked after the timed replays: y (fp32 sums) without the arrival, GELU(y) in fp16 with it.
+    std::vector<float> want(s.n), got(s.n);
+    CHECK(cudaMemcpy(want.data(), yRef, s.n * 4, cudaMemcpyDeviceToHost));
+    if (kArrive) {
+      std::vector<__half> half(s.n);
+      CHECK(cudaMemcpy(half.data(), out, s.n * 2, cudaMemcpyDeviceToHost));
+      for (int i = 0; i < s.n; ++i) {
+        got[i] = __half2float(half[i]);
+        want[i] = 0.5f * want[i] * (1.0f + std::erf(want[i] * 0.70710678f));
+      }
+    } else {
+      CHECK(cudaMemcpy(got.data(), y, s.n * 4, cudaMemcpyDeviceToHost));
+    }
+    double err = 0, norm = 0;
+    for (int i = 0; i < s.n; ++i) {
+      err = std::max(err, double(std::abs(got[i] - want[i])));
+      norm = std::max(norm, double(std::abs(want[i])));
+    }
+    const bool ok = err <= 2e-3 * norm + 1e-4;
+    anyWrong = anyWrong || !ok;
+    std::printf("%-6s chained R=%d U=%d B=%d arrive=%d persistent=%d P=%d blocks=%5d  %7.1f us  %5.2f TB/s  read/this %.3f\n",
+                s.name, R, U, B, int(kArrive), int(kPersistent), parts, blocks, us,
+                double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us);
+    if (!ok) std::printf("  WRONG: max error %.3g against %.3g\n", err, norm);
+  }
+}
+
+int main() {
+  cudaStream_t st;
+  CHECK(cudaStreamCreate(&st));
+  const Shape shapes[] = {{"gpt3.1", 6144, 12288}, {"gpt3.2", 12288, 6144}, {"llama.1", 5504, 8192}};
+  for (const Shape& s : shapes) {
+    __half *w, *x;
+    float *y, *yRef;
+    CHECK(cudaMalloc(&w, std::size_t(s.n) * s.k * 2));
+    CHECK(cudaMalloc(&x, s.k * 2));
+    CHECK(cudaMalloc(&y, s.n * 4));
+    CHECK(cudaMalloc(&yRef, s.n * 4));
+    fill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
+    fill<<<16, 256, 0, st>>>(x, s.k, 2);
+    reference<<<s.n, 256, 0, st>>>(w, x, yRef, s.n, s.k);
+    unsigned* sink;
+    CHECK(cudaMalloc(&sink, 4));
+    const std::size_t vectors = std::size_t(s.n) * s.k / 8;
+    const float readUs = timeGraph(
+        [&](cudaStream_t stream) { readOnce<<<132 * 4, 512, 0, stream>>>(reinterpret_cast<const uint4*>(w), vectors, sink); }, st);
+    std::printf("%-6s one-pass read of the weights: %.1f us, %.2f TB/s\n", s.name, readUs,
+                double(s.n) * s.k * 2 / (readUs * 1e-6) / 1e12);
+    run<4, 2, 4>(s, w, x, y, yRef, readUs, st);
+    run<1, 4, 6>(s, w, x, y, yRef, readUs, st);
+    __half* out;
+    unsigned* arrivals;
+    unsigned long long* tickets;
+    CHECK(cudaMalloc(&out, s.n * 2));
+    CHECK(cudaMalloc(&arrivals, s.n * 4));
+    CHECK(cudaMalloc(&tickets, 8));
+    CHECK(cudaMemset(arrivals, 0, s.n * 4));
+    CHECK(cudaMemset(tickets, 0, 8));
+    CHECK(cudaMemset(y, 0, s.n * 4));
+    runChained<4, 2, 4, false, false>(s, w, x, y, yRef, out, arrivals, tickets, readUs, st);
+    runChained<4, 2, 4, true, false>(s, w, x, y, yRef, out, arrivals, tickets, readUs, st);
+    runChained<4, 2, 4, false, true>(s, w, x, y, yRef, out, arrivals, tickets, readUs, st);
+    runChained<4, 2, 4, true, true>(s, w, x, y, yRef, out, arrivals, tickets, readUs, st);
+    CHECK(cudaFree(out));
+    CHECK(cudaFree(arrivals));
+    CHECK(cudaFree(tickets));
+    CHECK(cudaFree(w));
+    CHECK(cudaFree(x));
+    CHECK(cudaFree(y));
+    CHECK(cudaFree(yRef));
+    CHECK(cudaFree(sink));
+  }
+  return anyWrong ? 1 : 0;
+}

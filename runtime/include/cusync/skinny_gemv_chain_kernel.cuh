@@ -1,0 +1,140 @@
+// The skinny chain at one token (M = 1) as a GEMV streamed through registers: the same chain, queue, units, split-K
+// and posts as skinny_chain_kernel.cuh, with the shape bench/mlp/gemv_probe.cu found fastest on the H100 (session 8,
+// call 10: 2.9-2.98 TB/s, 0.95-0.98 of a one-pass read of the same weights): small blocks' worth of registers so
+// that kBlocksPerSm blocks of 8 warps share an SM, each warp owning kTileN / 8 whole rows of its tile and loading
+// 512 contiguous bytes of a row per instruction, kUnroll such loads per row in flight, and the unit's slice of the
+// token's activations staged once in shared memory. Device code; host side in examples/mlp/skinny_mlp.cuh.
+//
+// Per unit: warp 0 waits for a consumer unit's producer tiles; the block stages the activations, streams its rows
+// (fp32 FMAs on the CUDA cores), sums each row across its lanes, and finishes the tile as the ring kernel does
+// (detail::finishSkinnyTile). Progress: the ring kernel's argument (one ticket drawn ahead, waits only for earlier
+// stages, nothing waits for a later ticket).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_fp16.h>
+
+#include "cusync/skinny_chain_kernel.cuh"
+#include "cusync/stage_view.cuh"
+
+namespace cusync {
+
+namespace detail {
+__device__ __forceinline__ void blockBarrier() { __syncthreads(); }
+}  // namespace detail
+
+// One unit of the GEMV: stage `s`'s tile `tile`, k-part `part`, in `iteration` of the chain. Run by the whole block
+// (8 warps); `activations` holds the unit's k-range of the token (dynamic shared memory).
+template <class Policy, int kTileN, int kUnroll>
+__device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t s, TileCoord tile,
+                               std::uint32_t part, std::uint32_t iteration, uint4* activations, float* tileSums,
+                               bool& arrivedLast) {
+  static_assert(kTileN % kSkinnyConsumerWarps == 0, "whole rows per warp");
+  constexpr int kRows = kTileN / kSkinnyConsumerWarps;
+  constexpr int kStep = 32 * 8;  // k per warp load: 32 lanes x 8 halves
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const SkinnyGemm& gemm = p.gemms[s];
+  const KBlockRange range = kBlocksOfPart(part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
+  const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+  if (s == 1 && warp == 0 && p.gemm0Output.synchronized()) {
+    ProducerTileRange needed = producerTilesCovering(0, 1, std::uint32_t(kBegin), std::uint32_t(kBegin + kLength),
+                                                     skinny::kTokens, p.producerColumnsPerTile,
+                                                     p.gemm0Output.producerGrid);
+    while (!needed.empty())
+      needed.xBegin = warpWaitPostedColumns(p.gemm0Output, needed, 0, iteration, p.stages[s], tile);
+  }
+  __syncthreads();  // after warp 0's wait (acquire) and after the previous unit's reads of `activations`
+  // From L2: a consumer's activations were written by other SMs in this launch.
+  for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x)
+    activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
+  __syncthreads();
+
+  const __half* rows = gemm.w + std::size_t(tile.x * kTileN + warp * kRows) * gemm.k + kBegin + 8 * lane;
+  float acc[kRows] = {};
+  const int steps = kLength / kStep;  // whole 256-k steps; a short last one follows
+  int step = 0;
+  for (; step + kUnroll <= steps; step += kUnroll) {
+    uint4 w[kUnroll][kRows];
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u)
+#pragma unroll
+      for (int r = 0; r < kRows; ++r)
+        w[u][r] = __ldcs(reinterpret_cast<const uint4*>(rows + std::size_t(r) * gemm.k + (step + u) * kStep));
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      const uint4 x = activations[(step + u) * 32 + lane];
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) acc[r] = detail::dot8(acc[r], w[u][r], x);
+    }
+  }
+  for (; step * kStep < kLength; ++step) {
+    if (step * kStep + 8 * lane >= kLength) continue;  // the short last step: lanes past the k-range idle
+    const uint4 x = activations[step * 32 + lane];
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      acc[r] = detail::dot8(acc[r], __ldcs(reinterpret_cast<const uint4*>(rows + std::size_t(r) * gemm.k + step * kStep)),
+                            x);
+  }
+#pragma unroll
+  for (int r = 0; r < kRows; ++r) {
+    float v = acc[r];
+#pragma unroll
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if (lane == 0) tileSums[(warp * kRows + r) * skinny::kTokens] = v;
+  }
+  __syncthreads();
+  detail::finishSkinnyTile<Policy, kTileN>(p, s, tile, 1, tileSums, arrivedLast, detail::blockBarrier);
+}
+
+// The persistent chain: every block draws units of both stages from the chain's queue.
+template <class Policy, int kTileN, int kUnroll, int kBlocksPerSm>
+__global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
+    skinnyGemvChainKernel(const __grid_constant__ SkinnyChainParams<Policy> p) {
+  extern __shared__ uint4 activations[];
+  __shared__ float tileSums[kTileN * skinny::kTokens];
+  __shared__ unsigned long long currentTicket;
+  __shared__ bool arrivedLast;
+  if (threadIdx.x == 0) currentTicket = drawChainTicket(p.queue);
+  __syncthreads();
+  unsigned long long ticket = currentTicket;
+  for (;;) {
+    const ChainUnit unit = chainUnitOfTicket(p.queue, p.stages, ticket);
+    if (!unit.hasWork()) break;
+    unsigned long long nextTicket = 0;
+    if (threadIdx.x == 0) nextTicket = drawChainTicket(p.queue);  // used only at the end: its round trip is hidden
+    skinnyGemvUnit<Policy, kTileN, kUnroll>(p, unit.stage, unit.unit.ticket.tile, unit.unit.part,
+                                            unit.unit.ticket.iteration, activations, tileSums, arrivedLast);
+    if (threadIdx.x == 0) currentTicket = nextTicket;
+    __syncthreads();
+    ticket = currentTicket;
+  }
+}
+
+// One stage per launch, one unit per block in hardware order (the unit the block's index names, the stage's part
+// order), the classic cusync arrangement: stage 1 is launched with programmatic dependent launch and waits tile by
+// tile. Why: bench/mlp/gemv_probe.cu (session 8, call 11) streamed the same GEMV 8-12% slower from a persistent
+// grid drawing tickets than from blocks the hardware schedules, at every split.
+// Progress: every block triggers the dependent launch first, so stage 1's blocks start only once every stage-0
+// block is resident or done; stage 0 waits for nothing, so every tile stage 1 waits for gets posted.
+template <class Policy, int kTileN, int kUnroll, int kBlocksPerSm>
+__global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
+    skinnyGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
+  extern __shared__ uint4 activations[];
+  __shared__ float tileSums[kTileN * skinny::kTokens];
+  __shared__ std::uint32_t iteration;
+  __shared__ bool arrivedLast;
+  triggerDependentLaunch();
+  const StageView& stage = p.stages[s];
+  const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
+  // A waiting stage's semaphore targets need the launch's iteration: its tile counter counts every block.
+  if (threadIdx.x == 0)
+    iteration = s == 1 && p.gemm0Output.synchronized()
+                    ? stage.acquireWorkUnit(unit.ticket.tile, unit.part).ticket.iteration
+                    : 0u;
+  __syncthreads();
+  skinnyGemvUnit<Policy, kTileN, kUnroll>(p, s, unit.ticket.tile, unit.part, iteration, activations, tileSums,
+                                          arrivedLast);
+}
+
+}  // namespace cusync
