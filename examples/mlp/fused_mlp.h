@@ -21,21 +21,11 @@
 #include "cusync/stage.cuh"
 #include "fused_chain_registry.h"
 #include "fused_split.h"
+#include "mlp_operands.h"
 #include "split_state.h"
 #include "tile_orders.h"
 
 namespace cusync::examples {
-
-// What an MLP chain reads and writes: X [m, hidden]; W1 [GEMM 1's columns, hidden] (GELU: [intermediate, hidden];
-// SwiGLU: gate and up rows paired per tile, [2 * intermediate, hidden]); the intermediate [m, intermediate]
-// (GELU(X W1^T) or S); W2 [hidden, intermediate]; Y [m, hidden].
-struct MlpOperands {
-  const __half* x = nullptr;
-  const __half* w1 = nullptr;
-  __half* intermediate = nullptr;
-  const __half* w2 = nullptr;
-  __half* y = nullptr;
-};
 
 // Words of device memory that count up across runs and that the runtime never resets (docs/DESIGN.md,
 // "Iteration"): `count` 32-bit words from `words`.

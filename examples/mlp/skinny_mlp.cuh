@@ -23,8 +23,8 @@
 #include "cusync/skinny_gemv_chain_kernel.cuh"
 #include "cusync/stage.cuh"
 #include "cusync/tensor_map.h"
-#include "fused_mlp.h"   // MlpOperands
 #include "fused_split.h"
+#include "mlp_operands.h"
 
 namespace cusync::examples {
 

@@ -38,6 +38,7 @@
 #include "cusync/skinny_mma.cuh"
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/stress_delay.cuh"
 
 namespace cusync {
 
@@ -183,7 +184,10 @@ __device__ void finishSkinnyTile(const SkinnyChainParams<Policy>& p, std::uint32
   if (tileComplete) {
     storeSkinnyTile<kTileN>(gemm, m, tile.x, tileSums);
     barrier();  // every store of the tile before the post
-    if (threadIdx.x == 0) p.stages[s].template postThread<Policy>(tile);
+    if (threadIdx.x == 0) {
+      CUSYNC_CHAIN_DELAY(tile.x * 7919u + s);  // stress builds: a slow producer
+      p.stages[s].template postThread<Policy>(tile);
+    }
   }
   barrier();  // tileSums and arrivedLast are read before the caller's next unit writes them
 }
@@ -249,6 +253,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
       const TileCoord tile = unit.unit.ticket.tile;
       const KBlockRange range = kBlocksOfPart(unit.unit.part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
       const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+      if (lane == 0) CUSYNC_CHAIN_DELAY(unit.queueIndex);  // stress builds: a unit drawn early, or a slow consumer
       if (s == 1 && p.gemm0Output.synchronized()) {
         ProducerTileRange needed = producerTilesCovering(0, std::uint32_t(m), std::uint32_t(kBegin),
                                                          std::uint32_t(kBegin + kLength), skinny::kTokens,

@@ -37,6 +37,7 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
   const SkinnyGemm& gemm = p.gemms[s];
   const KBlockRange range = kBlocksOfPart(part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
   const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+  if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 31u + part);  // stress builds: a slow unit, before its wait
   if (s == 1 && warp == 0 && p.gemm0Output.synchronized()) {
     ProducerTileRange needed = producerTilesCovering(0, 1, std::uint32_t(kBegin), std::uint32_t(kBegin + kLength),
                                                      skinny::kTokens, p.producerColumnsPerTile,

@@ -37,15 +37,11 @@
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/stress_delay.cuh"
 
-// Stress testing: a compile-time hook that delays each unit by a pseudo-random time, in the load warp before its
-// first wait (a slow consumer, or a producer unit whose tiles arrive late) and in the math warps before the post (a
-// slow producer). Off unless the including translation unit defines CUSYNC_CHAIN_DELAY_NS (the longest delay).
-#if defined(CUSYNC_CHAIN_DELAY_NS)
-#define CUSYNC_CHAIN_DELAY(seed) ::cusync::cutlass_sm90::detail::chainDelay(seed)
-#else
-#define CUSYNC_CHAIN_DELAY(seed) ((void)0)
-#endif
+// Stress testing (stress_delay.cuh): each unit is delayed by a pseudo-random time in the load warp before its first
+// wait (a slow consumer, or a producer unit whose tiles arrive late) and in the math warps before the post (a slow
+// producer), when the translation unit defines CUSYNC_CHAIN_DELAY_NS.
 
 namespace cusync::cutlass_sm90 {
 
@@ -70,16 +66,6 @@ const char* whyEpilogueCannotStore(ProblemShape const& problem, Arguments const&
     return Epilogue::can_implement(problem, args) ? nullptr : "CUTLASS cannot implement GEMM 0's epilogue";
 }
 
-#if defined(CUSYNC_CHAIN_DELAY_NS)
-CUTLASS_DEVICE void chainDelay(std::uint32_t seed) {
-  std::uint32_t h = seed * 0x9E3779B9u ^ std::uint32_t(clock64());
-  h ^= h >> 16;
-  h *= 0x7feb352du;
-  h ^= h >> 15;
-  const std::uint32_t ns = h % std::uint32_t(CUSYNC_CHAIN_DELAY_NS);
-  for (std::uint32_t waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
-}
-#endif
 }  // namespace detail
 
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {

@@ -1,0 +1,192 @@
+// Stress test of the skinny chains (ctest label gpu): every path of skinny_mlp.cuh, GELU and SwiGLU, at M = 1 to 8,
+// with a pseudo-random delay of up to CUSYNC_CHAIN_DELAY_NS injected into every unit before its wait and before
+// every post (stress_delay.cuh; this binary only, never a benchmark). Sizes, split-K settings and paths vary; every
+// chain execution inside a CUDA graph is preceded by poisoning its intermediate and output with NaN and followed by
+// an element-wise comparison with a cuBLAS + exact-activation reference, so one execution that read an unposted tile,
+// or lost a write, is counted. Graphs are replayed without resetting counters or semaphores. A hang is a watchdog
+// trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
+//
+// Usage: mlp_skinny_stress [--executions N] [--help]   (default 100000 chain executions in all)
+#define CUSYNC_CHAIN_DELAY_NS 20000
+#define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "common/command_line_numbers.h"
+#include "common/gelu_mlp_reference.cuh"
+#include "common/graph_timer.cuh"
+#include "gpt3_mlp_skinny.h"
+#include "llama_mlp_skinny.h"
+#include "skinny_mlp.cuh"
+#include "swiglu_mlp_reference.cuh"
+#include "swiglu_weight_pairing.h"
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+
+using GeluPolicy = cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync;
+using SwiGluPolicy = cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync;
+
+// Elements of `out` not finite or off `ref` by more than 0.02 + 0.05 |ref| (fp16 operands, fp32 sums in another
+// order than cuBLAS's).
+template <int = 0>
+__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
+  unsigned long long mine = 0;
+  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
+       i += std::size_t(gridDim.x) * blockDim.x) {
+    const float o = __half2float(out[i]), r = __half2float(ref[i]);
+    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
+  }
+  if (mine) atomicAdd(bad, mine);
+}
+
+constexpr const char* kProgram = "mlp_skinny_stress";
+
+long long parseExecutions(int argc, char** argv) {
+  long long executions = 100000;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      std::printf("Usage: mlp_skinny_stress [--executions N]\n"
+                  "Stress test of the skinny chains: random per-unit delays, every chain execution checked.\n\n"
+                  "  --executions N   chain executions in all (default 100000)\n"
+                  "  --help           print this help\n\n"
+                  "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA "
+                  "device.\n");
+      std::exit(0);
+    } else if (arg == "--executions") {
+      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
+      executions = integerArgument(kProgram, arg, argv[++i], 1, 1000000000000LL);
+    } else {
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
+    }
+  }
+  return executions;
+}
+
+struct Case {
+  bool swiGlu;
+  int m, hidden, intermediate;
+  FusedSplit split;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  const long long executions = parseExecutions(argc, argv);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  cudaStream_t stream;
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasLtHandle_t lt;
+  checkCublas(cublasLtCreate(&lt), "create");
+  const std::size_t workspaceBytes = 32ull << 20;
+  DeviceBuffer<char> workspace(workspaceBytes);
+  DeviceBuffer<unsigned long long> mismatches(1);
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+
+  // K = 2752 leaves a short last step in the GEMV paths; M = 5 leaves token rows of the mma tile empty.
+  std::vector<Case> cases;
+  for (bool swiGlu : {false, true})
+    for (const auto& [m, hidden, intermediate] : std::vector<std::array<int, 3>>{
+             {1, 2048, 1024}, {1, 1024, 2752}, {5, 1024, 512}, {8, 2048, 1024}})
+      for (const FusedSplit split : {FusedSplit{1, 1}, FusedSplit{1, 4}, FusedSplit{4, 4}, FusedSplit{8, 2}})
+        cases.push_back({swiGlu, m, hidden, intermediate, split});
+  // The (path, case) pairs that run: the GEMV paths take M = 1 only.
+  long long runs = 0;
+  for (const Case& c : cases) {
+    auto runnable = [&](auto tag) {
+      using Chain = typename decltype(tag)::type;
+      return Chain::whyNot(c.m, c.hidden, c.intermediate, c.swiGlu, c.split).empty() ? 1 : 0;
+    };
+    runs += runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPdl, 4>>{}) +
+            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvStream, 4>>{}) +
+            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvRing, 4>>{}) +
+            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::MmaRing, 4>>{});
+  }
+  const int perGraph = 100;
+  const long long replays = std::max(1LL, (executions + perGraph * runs - 1) / (perGraph * runs));
+  long long totalExecutions = 0, totalMismatches = 0;
+  std::printf("device: %s; %lld runs (path x MLP x size x split), %d chain executions per graph, %lld replays each, "
+              "delays up to %d ns per unit\n", properties.name, runs, perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
+
+  // Replays `perGraph` poisoned, checked executions of `chain` per graph; returns the mismatched elements.
+  auto stress = [&](const auto& chain, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
+                    DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
+    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
+    timeWithGraph(
+        [&](cudaStream_t s) {
+          poison(intermediate, s);
+          poison(y, s);
+          chain.enqueue(operands, s);
+          countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
+          CUSYNC_CUDA_CHECK(cudaGetLastError());
+        },
+        stream, perGraph, 0, int(replays));
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    unsigned long long bad = 0;
+    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+    return bad;
+  };
+  // One path on one case: skipped where the path cannot run it (M > 1 for the GEMV paths).
+  auto runPath = [&](auto tag, const Case& c, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
+                     DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
+    using Chain = typename decltype(tag)::type;
+    if (!Chain::whyNot(c.m, c.hidden, c.intermediate, c.swiGlu, c.split).empty()) return;
+    std::printf("  running %s %s M=%d H=%d I=%d split %ux%u\n", c.swiGlu ? "SwiGLU" : "GELU",
+                Chain::configName().c_str(), c.m, c.hidden, c.intermediate, c.split.firstParts, c.split.secondParts);
+    const auto start = std::chrono::steady_clock::now();
+    Chain chain(c.m, c.hidden, c.intermediate, c.swiGlu, c.split, properties.multiProcessorCount, false);
+    const unsigned long long bad = stress(chain, operands, intermediate, y, reference);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    totalExecutions += perGraph * replays;
+    totalMismatches += (long long)bad;
+    std::printf("%s %s M=%d H=%d I=%d split %ux%u: %lld executions in %.1f s, %llu mismatched elements%s\n",
+                c.swiGlu ? "SwiGLU" : "GELU", Chain::configName().c_str(), c.m, c.hidden, c.intermediate,
+                c.split.firstParts, c.split.secondParts, perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
+  };
+  auto runPaths = [&](auto policyTag, const Case& c, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
+                      DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
+    using P = typename decltype(policyTag)::type;
+    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvPdl, 4>>{}, c, operands, intermediate, y, reference);
+    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvStream, 4>>{}, c, operands, intermediate, y,
+            reference);
+    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvRing, 4>>{}, c, operands, intermediate, y, reference);
+    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::MmaRing, 4>>{}, c, operands, intermediate, y, reference);
+  };
+  for (const Case& c : cases) {
+    if (!c.swiGlu) {
+      GeluMlpBuffers buffers(c.m, c.hidden, c.intermediate);
+      prepareGeluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed, lt, workspace.get(), workspaceBytes,
+                              stream);
+      runPaths(std::type_identity<GeluPolicy>{}, c,
+               MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()},
+               buffers.xw1, buffers.y, buffers.yReference);
+    } else {
+      SwiGluMlpBuffers buffers(c.m, c.hidden, c.intermediate);
+      prepareSwiGluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed, lt, workspace.get(), workspaceBytes,
+                                stream);
+      pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.intermediate, c.hidden, 32, stream);
+      runPaths(std::type_identity<SwiGluPolicy>{}, c,
+               MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
+                           buffers.y.get()},
+               buffers.s, buffers.y, buffers.yReference);
+    }
+  }
+  std::printf("%lld chain executions, %lld mismatched elements, 0 hangs (a hang traps the watchdog): %s\n",
+              totalExecutions, totalMismatches, totalMismatches == 0 ? "PASSED" : "FAILED");
+  return totalMismatches == 0 ? 0 : 1;
+}
