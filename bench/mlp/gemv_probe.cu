@@ -40,17 +40,11 @@ __device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
   return acc;
 }
 
-// Block: kWarps * R rows; part p of P over k. x's slice staged in shared memory.
-template <int R, int U, int B>
-__global__ void __launch_bounds__(kWarps * 32, B) gemv(const __half* w, const __half* x, float* y, int n, int k,
-                                                       int parts) {
-  extern __shared__ uint4 xs[];
-  const int rowBlock = blockIdx.x / parts, part = blockIdx.x % parts;
-  const int kLen = k / parts, kBegin = part * kLen;
-  for (int i = threadIdx.x; i < kLen / 8; i += blockDim.x) xs[i] = reinterpret_cast<const uint4*>(x + kBegin)[i];
-  __syncthreads();
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
-  const int row0 = rowBlock * kWarps * R + warp * R;
+// A warp's R rows over one k-range: 16 bytes of a row per lane, U loads per row in flight; x from shared memory
+// (xs, the k-range's activations). Returns the warp's sums in lane 0 of `sums` (R floats from `first`).
+template <int R, int U>
+__device__ void streamRows(const __half* w, const uint4* xs, int k, int kBegin, int kLen, int row0, float* sums) {
+  const int lane = threadIdx.x % 32;
   const __half* base = w + std::size_t(row0) * k + kBegin + 8 * lane;
   float acc[R] = {};
   const int steps = kLen / 256;
@@ -79,8 +73,24 @@ __global__ void __launch_bounds__(kWarps * 32, B) gemv(const __half* w, const __
     float v = acc[r];
 #pragma unroll
     for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-    if (lane == 0) atomicAdd(y + row0 + r, v);
+    if (lane == 0) sums[r] = v;
   }
+}
+
+// Block: kWarps * R rows; part p of P over k. x's slice staged in shared memory.
+template <int R, int U, int B>
+__global__ void __launch_bounds__(kWarps * 32, B) gemv(const __half* w, const __half* x, float* y, int n, int k,
+                                                       int parts) {
+  extern __shared__ uint4 xs[];
+  __shared__ float sums[kWarps * R];
+  const int rowBlock = blockIdx.x / parts, part = blockIdx.x % parts;
+  const int kLen = k / parts, kBegin = part * kLen;
+  for (int i = threadIdx.x; i < kLen / 8; i += blockDim.x) xs[i] = reinterpret_cast<const uint4*>(x + kBegin)[i];
+  __syncthreads();
+  const int warp = threadIdx.x / 32;
+  streamRows<R, U>(w, xs, k, kBegin, kLen, rowBlock * kWarps * R + warp * R, sums + warp * R);
+  __syncthreads();
+  if (threadIdx.x < kWarps * R) atomicAdd(y + rowBlock * kWarps * R + threadIdx.x, sums[threadIdx.x]);
 }
 
 // The same GEMV with what the skinny chain adds per unit, to price each: kArrive, the split-K last arrival (an
@@ -94,7 +104,7 @@ __global__ void __launch_bounds__(kWarps * 32, B)
   __shared__ float sums[kWarps * R];
   __shared__ bool last;
   __shared__ unsigned long long shared;
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  const int warp = threadIdx.x / 32;
   unsigned long long ticket = blockIdx.x;
   if (kPersistent) {
     if (threadIdx.x == 0) shared = atomicAdd(tickets, 1ull);
@@ -111,37 +121,7 @@ __global__ void __launch_bounds__(kWarps * 32, B)
     __syncthreads();
     for (int i = threadIdx.x; i < kLen / 8; i += blockDim.x) xs[i] = reinterpret_cast<const uint4*>(x + kBegin)[i];
     __syncthreads();
-    const int row0 = rowBlock * kWarps * R + warp * R;
-    const __half* base = w + std::size_t(row0) * k + kBegin + 8 * lane;
-    float acc[R] = {};
-    const int steps = kLen / 256;
-    int s = 0;
-    for (; s + U <= steps; s += U) {
-      uint4 v[U][R];
-#pragma unroll
-      for (int u = 0; u < U; ++u)
-#pragma unroll
-        for (int r = 0; r < R; ++r) v[u][r] = __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + (s + u) * 256));
-#pragma unroll
-      for (int u = 0; u < U; ++u) {
-        const uint4 xv = xs[(s + u) * 32 + lane];
-#pragma unroll
-        for (int r = 0; r < R; ++r) acc[r] = dot8(acc[r], v[u][r], xv);
-      }
-    }
-    for (; s < steps; ++s) {
-      const uint4 xv = xs[s * 32 + lane];
-#pragma unroll
-      for (int r = 0; r < R; ++r)
-        acc[r] = dot8(acc[r], __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + s * 256)), xv);
-    }
-#pragma unroll
-    for (int r = 0; r < R; ++r) {
-      float v = acc[r];
-#pragma unroll
-      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
-      if (lane == 0) sums[warp * R + r] = v;
-    }
+    streamRows<R, U>(w, xs, k, kBegin, kLen, rowBlock * kWarps * R + warp * R, sums + warp * R);
     __syncthreads();
     const int rows = kWarps * R, first = rowBlock * rows;
     if (!kArrive) {

@@ -3,7 +3,7 @@
 // synchronized variant (TileSync and RowSync, wait-kernel, programmatic launch and, where every block fits in one
 // wave, no wait-kernel at all), each unsplit and split along K (the parts that fill one wave, conv_split.h; the
 // arrival counters are never reset between graph replays), on kernels built with a
-// pseudo-random delay of up to CUSYNC_CONV_DELAY_NS in every tile (before the halo wait, and before the epilogue's
+// pseudo-random delay of up to CUSYNC_CHAIN_DELAY_NS in every tile (before the halo wait, and before the epilogue's
 // stores: tile_sync_conv_kernel.hpp's compile-time hook, never built into the example or a benchmark). Each chain
 // execution inside a CUDA graph is preceded by poisoning every stage's output with NaN and followed by an
 // element-wise comparison of every stage with a direct convolution, so a single execution that read an unposted
@@ -23,6 +23,7 @@
 
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "common/mismatch_count.cuh"
 #include "conv_chain.cuh"
 
 using namespace cusync;
@@ -57,19 +58,6 @@ long long parseExecutions(int argc, char** argv) {
     }
   }
   return executions;
-}
-
-// Counts elements of `out` that are not finite or differ from `ref` by more than 0.02 + 0.05 |ref| (fp16 operands,
-// fp32 accumulation in another order than the direct convolution's; an unposted read shows as NaN).
-template <int = 0>
-__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const float o = __half2float(out[i]), r = __half2float(ref[i]);
-    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
-  }
-  if (mine) atomicAdd(bad, mine);
 }
 
 struct Case {
@@ -125,7 +113,7 @@ int main(int argc, char** argv) {
   long long done = 0, wrong = 0;
   const auto start = std::chrono::steady_clock::now();
   std::printf("%s: %s, configuration %s, delays up to %d ns per tile, %lld graph replays of %d executions per case\n",
-              kProgram, properties.name, config.c_str(), int(CUSYNC_CONV_DELAY_NS), replays, perGraph);
+              kProgram, properties.name, config.c_str(), int(CUSYNC_CHAIN_DELAY_NS), replays, perGraph);
   for (const Case& c : kCases) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);

@@ -21,6 +21,7 @@
 #include "common/command_line_numbers.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/graph_timer.cuh"
+#include "common/mismatch_count.cuh"
 #include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
 #include "swiglu_mlp_reference.cuh"
@@ -30,19 +31,6 @@ using namespace cusync;
 using namespace cusync::examples;
 
 namespace {
-
-// Counts elements of `out` that are not finite or differ from `ref` by more than 0.02 + 0.05 |ref| (fp16 operands,
-// fp32 accumulation in another order than cuBLAS's).
-template <int = 0>
-__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const float o = __half2float(out[i]), r = __half2float(ref[i]);
-    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
-  }
-  if (mine) atomicAdd(bad, mine);
-}
 
 using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
 using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;

@@ -20,6 +20,7 @@
 #include "common/command_line_numbers.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/graph_timer.cuh"
+#include "common/mismatch_count.cuh"
 #include "gpt3_mlp_skinny.h"
 #include "llama_mlp_skinny.h"
 #include "skinny_mlp.cuh"
@@ -33,19 +34,6 @@ namespace {
 
 using GeluPolicy = cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync;
 using SwiGluPolicy = cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync;
-
-// Elements of `out` not finite or off `ref` by more than 0.02 + 0.05 |ref| (fp16 operands, fp32 sums in another
-// order than cuBLAS's).
-template <int = 0>
-__global__ void countMismatches(const __half* out, const __half* ref, std::size_t count, unsigned long long* bad) {
-  unsigned long long mine = 0;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const float o = __half2float(out[i]), r = __half2float(ref[i]);
-    if (!(fabsf(o - r) <= 0.02f + 0.05f * fabsf(r))) ++mine;
-  }
-  if (mine) atomicAdd(bad, mine);
-}
 
 constexpr const char* kProgram = "mlp_skinny_stress";
 

@@ -132,6 +132,13 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
   }
 }
 
+// The sum of `v` over the warp's lanes, in every lane.
+__device__ __forceinline__ float warpSum(float v) {
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+  return v;
+}
+
 // acc[r] += w . x over one 16-byte (8-half) vector.
 __device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
   const __half2* wh = reinterpret_cast<const __half2*>(&w);
@@ -340,9 +347,7 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
     if constexpr (kOneTokenGemv) {
 #pragma unroll
       for (int r = 0; r < kRowsPerWarp; ++r) {
-        float v = acc[r];
-#pragma unroll
-        for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+        const float v = detail::warpSum(acc[r]);
         if (lane == 0) tileSums[(warp * kRowsPerWarp + r) * skinny::kTokens] = v;
       }
       detail::consumerBarrier();

@@ -79,9 +79,7 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
   }
 #pragma unroll
   for (int r = 0; r < kRows; ++r) {
-    float v = acc[r];
-#pragma unroll
-    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    const float v = detail::warpSum(acc[r]);
     if (lane == 0) tileSums[(warp * kRows + r) * skinny::kTokens] = v;
   }
   __syncthreads();

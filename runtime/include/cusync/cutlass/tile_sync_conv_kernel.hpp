@@ -42,32 +42,14 @@
 #include "cusync/split_k_range.h"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/stage_view.cuh"
+#include "cusync/stress_delay.cuh"
 
-// Stress testing (examples/conv2d/conv_stress.cu): a compile-time hook that delays each tile by a pseudo-random
-// time, in the load thread before its halo wait (a consumer that starts late or early against its producers) and in
-// the math warps before the epilogue's stores (a producer whose tile lands late, so that a consumer reading it
-// without a sound wait would read the NaN the test poisoned it with). Off unless the including translation unit
-// defines CUSYNC_CONV_DELAY_NS (the longest delay); never built into the example or a benchmark.
-#if defined(CUSYNC_CONV_DELAY_NS)
-#define CUSYNC_CONV_DELAY(seed) ::cusync::cutlass_sm90::detail::convDelay(seed)
-#else
-#define CUSYNC_CONV_DELAY(seed) ((void)0)
-#endif
+// Stress testing (examples/conv2d/conv_stress.cu, stress_delay.cuh): each tile is delayed by a pseudo-random time,
+// in the load thread before its halo wait (a consumer that starts late or early against its producers) and in the
+// math warps before the epilogue's stores (a producer whose tile lands late, so that a consumer reading it without a
+// sound wait would read the NaN the test poisoned it with), when the translation unit defines CUSYNC_CHAIN_DELAY_NS.
 
 namespace cusync::cutlass_sm90 {
-
-#if defined(CUSYNC_CONV_DELAY_NS)
-namespace detail {
-CUTLASS_DEVICE void convDelay(std::uint32_t seed) {
-  std::uint32_t h = seed * 0x9E3779B9u ^ std::uint32_t(clock64());
-  h ^= h >> 16;
-  h *= 0x7feb352du;
-  h ^= h >> 15;
-  const std::uint32_t ns = h % std::uint32_t(CUSYNC_CONV_DELAY_NS);
-  for (std::uint32_t waited = 0; waited < ns; waited += 1000) __nanosleep(1000);
-}
-}  // namespace detail
-#endif
 
 // Where a consumer convolution's activation comes from: the output of a producer stage (another convolution, an
 // implicit GEMM whose tile rows are pixel tiles of `producerTileM` pixels and whose columns are channel tiles).
@@ -210,7 +192,7 @@ struct TileSyncConvMainloop : BaseMainloop {
       ++smem_pipe_write;
     }
 
-    CUSYNC_CONV_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
+    CUSYNC_CHAIN_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
     HaloWaiter<InputPolicy> waiter(produced, ticket, kTileM);
     for (int k = 0; k < prologue; ++k) {
       waiter.waitBeforeLoad(produced, ticket, consumer);
@@ -489,7 +471,7 @@ class TileSyncConvKernel {
           return;  // another part of this tile arrives later and finishes it
       }
       auto blk_coord = make_coord(m_coord, n_coord, _, 0);
-      CUSYNC_CONV_DELAY(ticket.tile.x * 31u + ticket.tile.y * 131u + std::uint32_t(mma_thread_idx));
+      CUSYNC_CHAIN_DELAY(ticket.tile.x * 31u + ticket.tile.y * 131u + std::uint32_t(mma_thread_idx));
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
           params.epilogue_shape, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
