@@ -1,0 +1,58 @@
+// What the skinny chains refuse, and why (SkinnyMlpChain::whyNot, skinny_mlp.cuh): token counts past a path's
+// limit, widths that are not whole 32-row tiles, K that is not whole 32-deep k-blocks, and more split parts than
+// k-blocks; the MLP shapes the benchmarks run are accepted. Host logic, compiled by nvcc because the header holds the
+// kernels; nothing runs on a GPU.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "gpt3_mlp_skinny.h"
+#include "llama_mlp_skinny.h"
+#include "skinny_mlp.cuh"
+
+using namespace cusync;
+using namespace cusync::examples;
+
+namespace {
+using GeluPolicy = cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync;
+using SwiGluPolicy = cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync;
+using Mma = SkinnyMlpChain<GeluPolicy, SkinnyPath::MmaRing, 4>;
+using Gemv = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPdl, 4>;
+using SwiGluGemv = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvPdl, 4>;
+
+bool says(const std::string& why, const std::string& part) { return why.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("The benchmarks' MLP shapes are accepted on every path that takes their token count", "[skinny]") {
+  for (const FusedSplit split : {FusedSplit{1, 1}, FusedSplit{8, 4}, FusedSplit{4, 4}}) {
+    CHECK(Mma::whyNot(1, 12288, 6144, false, split).empty());
+    CHECK(Mma::whyNot(8, 12288, 6144, false, split).empty());
+    CHECK(Gemv::whyNot(1, 12288, 6144, false, split).empty());
+    CHECK(SwiGluGemv::whyNot(1, 8192, 2752, true, split).empty());
+  }
+}
+
+TEST_CASE("Token counts past a path's limit are refused with the limit named", "[skinny]") {
+  CHECK(says(Gemv::whyNot(2, 12288, 6144, false, {}), "M = 2 is outside 1..1"));
+  CHECK(says(Mma::whyNot(9, 12288, 6144, false, {}), "M = 9 is outside 1..8"));
+  CHECK(says(Mma::whyNot(0, 12288, 6144, false, {}), "M = 0 is outside 1..8"));
+}
+
+TEST_CASE("Widths that are not whole 32-row tiles are refused", "[skinny]") {
+  // GEMM 1 of the paired SwiGLU has 2 x intermediate rows: 2 x 2760 = 5520 is not a multiple of 32.
+  CHECK(says(SwiGluGemv::whyNot(1, 8192, 2760, true, {}), "not multiples of the tile's 32 rows"));
+  CHECK(says(Gemv::whyNot(1, 12300, 6144, false, {}), "not multiples of the tile's 32 rows"));
+}
+
+TEST_CASE("K that is not whole 32-deep k-blocks is refused", "[skinny]") {
+  // The paired SwiGLU's GEMM 1 has 2 x 2768 = 5536 = 32 x 173 rows (whole tiles), but GEMM 2's K = 2768 = 32 x 86.5.
+  CHECK(says(SwiGluGemv::whyNot(1, 8192, 2768, true, {}), "must be multiples of 32"));
+}
+
+TEST_CASE("More split parts than k-blocks are refused", "[skinny]") {
+  // GPT-3's GEMM 2 has K = 6144: 192 k-blocks of 32.
+  CHECK(Gemv::whyNot(1, 12288, 6144, false, {1, 192}).empty());
+  CHECK(says(Gemv::whyNot(1, 12288, 6144, false, {1, 193}), "more parts than k-blocks"));
+  CHECK(says(Gemv::whyNot(1, 12288, 6144, false, {385, 1}), "more parts than k-blocks"));
+}
