@@ -8,7 +8,9 @@
 //   Fused               the chain in one launch, tile-synchronized
 //   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
 // At M <= 8 also the skinny chains (skinny_mlp.cuh): weights on the wide side of mma.sync or, at M = 1, a GEMV on the
-// CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits).
+// CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits); for the launch-per-GEMM path (gemv_32_p*)
+// also the PDL grid-sync baseline (variant PDL-GridSync: the second launch starts early and waits for the whole
+// first grid).
 // Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
@@ -202,10 +204,13 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
       std::printf("M=%d %s%s: not run: %s\n", c.m, Chain::configName().c_str(), split.label().c_str(), why.c_str());
       continue;
     }
-    for (const bool streamOrdered : {false, true}) {
+    // Synchronized, stream-ordered and, for the launch-per-GEMM path, the PDL grid-sync baseline.
+    for (int ordering = 0; ordering < (kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
+      const bool streamOrdered = ordering != 0;
       Chain chain(c.m, c.shape.hidden, c.shape.intermediate, paired, split, c.device->smCount(), streamOrdered);
+      chain.setPdlGridSync(ordering == 2);
       const std::string config = Chain::configName() + split.label();
-      const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
+      const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
       const Measurement measured =
           checkThenTime([&](cudaStream_t s) { chain.enqueue(operands, s); }, {intermediate}, *c.checked.output,
                         *c.checked.reference, c.device->stream(), *c.options);

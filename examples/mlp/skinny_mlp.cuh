@@ -126,6 +126,14 @@ class SkinnyMlpChain {
     return "";
   }
 
+  // The PDL grid-sync baseline of the launch-per-GEMM path: a stream-ordered chain (no semaphores) whose second
+  // launch starts early by PDL and waits for the whole first grid (griddepcontrol.wait) instead of tile by tile.
+  void setPdlGridSync(bool enabled) {
+    if (enabled && (kPath != SkinnyPath::GemvPdl || !streamOrdered_))
+      throw Error("skinny MLP chain " + configName() + ": the PDL grid-sync baseline needs a stream-ordered gemv_*_p chain");
+    pdlGridSync_ = enabled;
+  }
+
   int occupancy() const { return occupancy_; }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -142,6 +150,7 @@ class SkinnyMlpChain {
     p.stages[1] = second_.view();
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
+    p.secondWaitsForWholeGrid = pdlGridSync_;
     for (int s = 0; s < kSkinnyChainStages; ++s) {
       const SkinnyGemm& g = p.gemms[s];
       p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kTileN, kSkinnyChunk);
@@ -152,7 +161,8 @@ class SkinnyMlpChain {
       launchKernel(kernel(), dim3(first_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
                    LaunchOrdering::StreamOrder, p, 0u);
       launchKernel(kernel(), dim3(second_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
-                   streamOrdered_ ? LaunchOrdering::StreamOrder : LaunchOrdering::Programmatic, p, 1u);
+                   streamOrdered_ && !pdlGridSync_ ? LaunchOrdering::StreamOrder : LaunchOrdering::Programmatic, p,
+                   1u);
     } else {
       for (const auto& launch : launches_) {
         p.queue = launch->queue();
@@ -185,6 +195,7 @@ class SkinnyMlpChain {
   InputView<Policy> gemm0Output_;  // null when stream-ordered
   int occupancy_ = 0, sharedBytes_ = 0;
   bool streamOrdered_ = false;
+  bool pdlGridSync_ = false;
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 

@@ -90,6 +90,9 @@ struct SkinnyChainParams {
   ChainQueueView queue;
   InputView<Policy> gemm0Output;           // stage 1's wait on stage 0; unsynchronized when stream-ordered
   std::uint32_t producerColumnsPerTile = 0;  // columns of D that one stage-0 tile writes
+  // The PDL grid-sync baseline (launch-per-stage kernels only): stage 1, launched with PDL and unsynchronized, waits
+  // for the whole stage-0 grid (griddepcontrol.wait) instead of tile by tile.
+  bool secondWaitsForWholeGrid = false;
   // TMA descriptors per stage (tensor_map.h): W in boxes of kTileN rows x kSkinnyChunk, A in boxes of kTokens rows x
   // kSkinnyChunk (the token rows past m arrive as zeros).
   CUtensorMap weightMaps[kSkinnyChainStages];

@@ -124,6 +124,7 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
   __shared__ std::uint32_t iteration;
   __shared__ bool arrivedLast;
   triggerDependentLaunch();
+  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();  // the PDL grid-sync baseline
   const StageView& stage = p.stages[s];
   const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
   // A waiting stage's semaphore targets need the launch's iteration: its tile counter counts every block.
