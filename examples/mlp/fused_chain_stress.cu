@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "common/command_line_numbers.h"
+#include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
@@ -51,29 +52,11 @@ constexpr const char* kUsage =
     "\n"
     "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA device.\n";
 
-// Before any CUDA call, so that a bad command line is reported on a machine without a GPU too.
-long long parseExecutions(int argc, char** argv) {
-  long long executions = 100000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("%s", kUsage);
-      std::exit(0);
-    } else if (arg == "--executions") {
-      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
-      executions = integerArgument(kProgram, arg, argv[++i], 1, 1000000000000LL);
-    } else {
-      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
-    }
-  }
-  return executions;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const long long executions = parseExecutions(argc, argv);
+  const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 100000);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIPPED: no CUDA device\n");

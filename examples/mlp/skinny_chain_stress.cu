@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/command_line_numbers.h"
+#include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
@@ -37,27 +38,14 @@ using SwiGluPolicy = cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync;
 
 constexpr const char* kProgram = "mlp_skinny_stress";
 
-long long parseExecutions(int argc, char** argv) {
-  long long executions = 100000;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      std::printf("Usage: mlp_skinny_stress [--executions N]\n"
-                  "Stress test of the skinny chains: random per-unit delays, every chain execution checked.\n\n"
-                  "  --executions N   chain executions in all (default 100000)\n"
-                  "  --help           print this help\n\n"
-                  "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA "
-                  "device.\n");
-      std::exit(0);
-    } else if (arg == "--executions") {
-      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
-      executions = integerArgument(kProgram, arg, argv[++i], 1, 1000000000000LL);
-    } else {
-      exitWithUsageError(kProgram, "unknown argument '" + arg + "'");
-    }
-  }
-  return executions;
-}
+constexpr const char* kUsage =
+    "Usage: mlp_skinny_stress [--executions N]\n"
+    "Stress test of the skinny chains: random per-unit delays, every chain execution checked.\n"
+    "\n"
+    "  --executions N   chain executions in all (default 100000)\n"
+    "  --help           print this help\n"
+    "\n"
+    "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA device.\n";
 
 struct Case {
   bool swiGlu;
@@ -69,7 +57,7 @@ struct Case {
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const long long executions = parseExecutions(argc, argv);
+  const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 100000);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIPPED: no CUDA device\n");
