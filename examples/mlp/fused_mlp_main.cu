@@ -191,12 +191,12 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
   }
 }
 
-// The skinny chain (M <= 8; its one-token GEMV path at M = 1): every selected path x split, synchronized (one launch) and stream-ordered (one launch
-// per GEMM); `operands` hold LLaMA's gate/up rows paired per 16 when `paired`.
-template <class Policy, SkinnyPath kPath, int kDepth>
+// One skinny chain path (skinny_mlp.cuh), M <= its token limit: every split, synchronized, stream-ordered and, for
+// the launch-per-GEMM path, the PDL grid-sync baseline; `operands` hold LLaMA's gate/up rows paired per 16 when
+// `paired`.
+template <class Chain>
 void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                        bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  using Chain = SkinnyMlpChain<Policy, kPath, kDepth>;
   if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
   for (const FusedSplit& split : splits) {
     const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
@@ -205,7 +205,7 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
       continue;
     }
     // Synchronized, stream-ordered and, for the launch-per-GEMM path, the PDL grid-sync baseline.
-    for (int ordering = 0; ordering < (kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
+    for (int ordering = 0; ordering < (Chain::kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
       const bool streamOrdered = ordering != 0;
       Chain chain(c.m, c.shape.hidden, c.shape.intermediate, paired, split, c.device->smCount(), streamOrdered);
       chain.setPdlGridSync(ordering == 2);
@@ -230,12 +230,9 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
 template <class Policy>
 void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
                      bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
-  // Session 8 (docs/BENCHMARKS.md): gemv_32_p4 is the fastest at M = 1; the others are kept to compare against it
-  // (ring depth 9 measured no faster than 4 and is not built).
-  runSkinnyVariants<Policy, SkinnyPath::MmaRing, 4>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, SkinnyPath::GemvRing, 4>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, SkinnyPath::GemvStream, 4>(c, operands, intermediate, paired, splits, results);
-  runSkinnyVariants<Policy, SkinnyPath::GemvPdl, 4>(c, operands, intermediate, paired, splits, results);
+  forEachSkinnyPath<Policy>([&](auto chain) {
+    runSkinnyVariants<typename decltype(chain)::type>(c, operands, intermediate, paired, splits, results);
+  });
 }
 
 }  // namespace
@@ -259,6 +256,18 @@ int main(int argc, char** argv) {
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
       "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_*), AxB;\n"
       "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n"};
+  // A list of split-Ks as --splits and --skinny-splits take it: none or AxB per word; anything else exits 2.
+  const auto splitList = [&](const std::string& argument, const std::string& text) {
+    std::vector<FusedSplit> list;
+    for (const std::string& word : wordListArgument(description.name, argument, text)) {
+      const std::optional<FusedSplit> split = parseFusedSplit(word);
+      if (!split)
+        exitWithUsageError(description.name,
+                           argument + " takes none or AxB with parts from 1 to 999, not '" + word + "'");
+      list.push_back(*split);
+    }
+    return list;
+  };
   MlpOptions options = parseMlpOptions(argc, argv, description,
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
@@ -278,28 +287,12 @@ int main(int argc, char** argv) {
                                            return true;
                                          }
                                          if (argument == "--skinny-splits") {
-                                           for (const std::string& word :
-                                                wordListArgument(description.name, argument, value())) {
-                                             const std::optional<FusedSplit> split = parseFusedSplit(word);
-                                             if (!split)
-                                               exitWithUsageError(description.name,
-                                                                  "--skinny-splits takes none or AxB with parts "
-                                                                  "from 1 to 999, not '" + word + "'");
-                                             skinnySplits.push_back(*split);
-                                           }
+                                           const std::vector<FusedSplit> words = splitList(argument, value());
+                                           skinnySplits.insert(skinnySplits.end(), words.begin(), words.end());
                                            return true;
                                          }
                                          if (argument == "--splits") {
-                                           splits.clear();
-                                           for (const std::string& word :
-                                                wordListArgument(description.name, argument, value())) {
-                                             const std::optional<FusedSplit> split = parseFusedSplit(word);
-                                             if (!split)
-                                               exitWithUsageError(description.name,
-                                                                  "--splits takes none or AxB with parts from 1 to "
-                                                                  "999, not '" + word + "'");
-                                             splits.push_back(*split);
-                                           }
+                                           splits = splitList(argument, value());
                                            return true;
                                          }
                                          if (argument == "--model") {
@@ -337,8 +330,9 @@ int main(int argc, char** argv) {
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
   bool skinnySelected = false;
-  for (const char* name : {"skinny_32_r4", "gemv_32_r4", "gemv_32_s4", "gemv_32_p4"})
-    skinnySelected = skinnySelected || configSelected(options, name);
+  forEachSkinnyPath<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>([&](auto chain) {
+    skinnySelected = skinnySelected || configSelected(options, decltype(chain)::type::configName());
+  });
   if ((llama ? swiGluKernels.empty() : geluKernels.empty()) && !skinnySelected) {
     std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",
                  model.c_str());

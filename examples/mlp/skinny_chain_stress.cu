@@ -83,16 +83,10 @@ int main(int argc, char** argv) {
         cases.push_back({swiGlu, m, hidden, intermediate, split});
   // The (path, case) pairs that run: the GEMV paths take M = 1 only.
   long long runs = 0;
-  for (const Case& c : cases) {
-    auto runnable = [&](auto tag) {
-      using Chain = typename decltype(tag)::type;
-      return Chain::whyNot(c.m, c.hidden, c.intermediate, c.swiGlu, c.split).empty() ? 1 : 0;
-    };
-    runs += runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPdl, 4>>{}) +
-            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvStream, 4>>{}) +
-            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvRing, 4>>{}) +
-            runnable(std::type_identity<SkinnyMlpChain<GeluPolicy, SkinnyPath::MmaRing, 4>>{});
-  }
+  for (const Case& c : cases)
+    forEachSkinnyPath<GeluPolicy>([&](auto chain) {
+      runs += decltype(chain)::type::whyNot(c.m, c.hidden, c.intermediate, c.swiGlu, c.split).empty() ? 1 : 0;
+    });
   const int perGraph = 100;
   const long long replays = std::max(1LL, (executions + perGraph * runs - 1) / (perGraph * runs));
   long long totalExecutions = 0, totalMismatches = 0;
@@ -136,12 +130,8 @@ int main(int argc, char** argv) {
   };
   auto runPaths = [&](auto policyTag, const Case& c, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
                       DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
-    using P = typename decltype(policyTag)::type;
-    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvPdl, 4>>{}, c, operands, intermediate, y, reference);
-    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvStream, 4>>{}, c, operands, intermediate, y,
-            reference);
-    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::GemvRing, 4>>{}, c, operands, intermediate, y, reference);
-    runPath(std::type_identity<SkinnyMlpChain<P, SkinnyPath::MmaRing, 4>>{}, c, operands, intermediate, y, reference);
+    forEachSkinnyPath<typename decltype(policyTag)::type>(
+        [&](auto chain) { runPath(chain, c, operands, intermediate, y, reference); });
   };
   for (const Case& c : cases) {
     if (!c.swiGlu) {

@@ -45,8 +45,6 @@ struct SkinnySplitState {
   std::uint32_t* arrivalsPointer() const { return arrivals ? arrivals->get() : nullptr; }
 };
 
-// `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu`:
-// LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per kTileN / 2 rows).
 // The kernels a skinny chain can run on.
 enum class SkinnyPath {
   MmaRing,     // skinny_chain_kernel.cuh, mma.sync, M <= 8 (configurations skinny_32_r<slots>)
@@ -56,10 +54,13 @@ enum class SkinnyPath {
                // and waiting tile by tile (gemv_32_p<blocks per SM>)
 };
 
-// kDepth: the ring paths' slots of 20 KB per block; the other paths' blocks per SM.
-template <class Policy, SkinnyPath kPath = SkinnyPath::MmaRing, int kDepth = 4>
+// `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
+// constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
+// kTileN / 2 rows). kDepth: the ring paths' slots of 20 KB per block; the other paths' blocks per SM.
+template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
+  static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing ? skinny::kTokens : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
@@ -83,7 +84,7 @@ class SkinnyMlpChain {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);
     }
-    // The stream path stages a unit's activations: the longest k-range of either stage.
+    // The register paths stage a unit's activations: the longest k-range of either stage.
     sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>()
                          : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     const auto kernel = this->kernel();
@@ -151,12 +152,13 @@ class SkinnyMlpChain {
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
     p.secondWaitsForWholeGrid = pdlGridSync_;
-    for (int s = 0; s < kSkinnyChainStages; ++s) {
-      const SkinnyGemm& g = p.gemms[s];
-      p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kTileN, kSkinnyChunk);
-      p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
-                                                  kSkinnyChunk);
-    }
+    if constexpr (kRing)  // only the ring paths copy by TMA
+      for (int s = 0; s < kSkinnyChainStages; ++s) {
+        const SkinnyGemm& g = p.gemms[s];
+        p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kTileN, kSkinnyChunk);
+        p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
+                                                    kSkinnyChunk);
+      }
     if constexpr (kPath == SkinnyPath::GemvPdl) {
       launchKernel(kernel(), dim3(first_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
                    LaunchOrdering::StreamOrder, p, 0u);
@@ -198,5 +200,23 @@ class SkinnyMlpChain {
   bool pdlGridSync_ = false;
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
+
+// A type as a value, for forEachSkinnyPath's visitor (std::type_identity is C++20; the examples are C++17).
+template <class Chain>
+struct SkinnyChainType {
+  using type = Chain;
+};
+
+// Calls visit(SkinnyChainType<Chain>{}) for each skinny chain the examples build, one per path: what
+// mlp_fused_example runs and selects by name, and what mlp_skinny_stress stresses. Session 8 (docs/BENCHMARKS.md):
+// gemv_32_p4 is the fastest at M = 1; the others are kept to compare against it (ring depth 9 measured no faster
+// than 4 and is not built).
+template <class Policy, class Visit>
+void forEachSkinnyPath(Visit&& visit) {
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::MmaRing, 4>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRing, 4>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvStream, 4>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
+}
 
 }  // namespace cusync::examples

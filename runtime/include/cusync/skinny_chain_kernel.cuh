@@ -66,7 +66,7 @@ inline constexpr int kSkinnyChunk = 256;                                // k per
 
 // What the producer tells the consumers about a slot's chunk.
 struct SkinnySlotHeader {
-  std::uint32_t stage, tileX, part, kValid;  // kValid: k of this chunk (the last one of a unit may be short)
+  std::uint32_t stage, tileX, kValid;  // kValid: k of this chunk (the last one of a unit may be short)
   std::uint32_t flags;
   static constexpr std::uint32_t kFirst = 1, kLast = 2, kStop = 4;
 };
@@ -152,6 +152,31 @@ __device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
     acc = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc));
   }
   return acc;
+}
+
+// The k-range [begin, begin + length) that part `part` of a stage-`s` tile reduces: kBlocksOfPart's balanced split
+// of the GEMM's 32-deep k-blocks, the split the consumer's waits and the producer's reductions agree on.
+struct SkinnyKRange {
+  int begin, length;
+};
+template <class Policy>
+__device__ SkinnyKRange skinnyUnitKRange(const SkinnyChainParams<Policy>& p, std::uint32_t s, std::uint32_t part) {
+  const KBlockRange range = kBlocksOfPart(part, p.stages[s].blocksPerTile, p.gemms[s].k / skinny::kKStep);
+  return {range.begin * skinny::kKStep, range.count * skinny::kKStep};
+}
+
+// The whole warp waits until stage 0 has posted every tile whose columns the k-range `k` of a stage-1 unit reads
+// (warpWaitPostedColumns, up to 64 tiles per poll), with the acquire pattern in every lane; returns at once when the
+// chain is stream-ordered. `tile` names the waiting unit for the watchdog.
+template <class Policy>
+__device__ void warpWaitForKRange(const SkinnyChainParams<Policy>& p, SkinnyKRange k, std::uint32_t iteration,
+                                  TileCoord tile) {
+  if (!p.gemm0Output.synchronized()) return;
+  ProducerTileRange needed =
+      producerTilesCovering(0, std::uint32_t(p.m), std::uint32_t(k.begin), std::uint32_t(k.begin + k.length),
+                            skinny::kTokens, p.producerColumnsPerTile, p.gemm0Output.producerGrid);
+  while (!needed.empty())
+    needed.xBegin = warpWaitPostedColumns(p.gemm0Output, needed, 0, iteration, p.stages[1], tile);
 }
 
 // A unit's sums are in tileSums[row][token] (every consumer thread past a barrier): adds them into the split-K
@@ -259,18 +284,12 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
       unsigned long long nextTicket = 0;
       if (lane == 0) nextTicket = drawChainTicket(p.queue);  // needed only after this unit's copies are issued
       const std::uint32_t s = unit.stage;
-      const SkinnyGemm& gemm = p.gemms[s];
       const TileCoord tile = unit.unit.ticket.tile;
-      const KBlockRange range = kBlocksOfPart(unit.unit.part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
-      const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+      const detail::SkinnyKRange k = detail::skinnyUnitKRange(p, s, unit.unit.part);
+      const int kBegin = k.begin, kLength = k.length;
       if (lane == 0) CUSYNC_CHAIN_DELAY(unit.queueIndex);  // stress builds: a unit drawn early, or a slow consumer
       if (s == 1 && p.gemm0Output.synchronized()) {
-        ProducerTileRange needed = producerTilesCovering(0, std::uint32_t(m), std::uint32_t(kBegin),
-                                                         std::uint32_t(kBegin + kLength), skinny::kTokens,
-                                                         p.producerColumnsPerTile, p.gemm0Output.producerGrid);
-        while (!needed.empty())
-          needed.xBegin =
-              warpWaitPostedColumns(p.gemm0Output, needed, 0, unit.unit.ticket.iteration, p.stages[s], tile);
+        detail::warpWaitForKRange(p, k, unit.unit.ticket.iteration, tile);
         fenceProxyAsyncGlobal();  // the producers' generic stores before this thread's bulk copies
       }
       if (lane == 0) {
@@ -280,7 +299,6 @@ __global__ void __launch_bounds__(kSkinnyThreads, kSlots <= 5 ? 2 : 1)
           SkinnySlotHeader* h = headerOf(slot);
           h->stage = s;
           h->tileX = tile.x;
-          h->part = unit.unit.part;
           h->kValid = std::uint32_t(valid);
           h->flags = (c == 0 ? SkinnySlotHeader::kFirst : 0u) |
                      (c + kSkinnyChunk >= kLength ? SkinnySlotHeader::kLast : 0u);

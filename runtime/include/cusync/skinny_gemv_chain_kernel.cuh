@@ -35,16 +35,10 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
   constexpr int kStep = 32 * 8;  // k per warp load: 32 lanes x 8 halves
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
   const SkinnyGemm& gemm = p.gemms[s];
-  const KBlockRange range = kBlocksOfPart(part, p.stages[s].blocksPerTile, gemm.k / skinny::kKStep);
-  const int kBegin = range.begin * skinny::kKStep, kLength = range.count * skinny::kKStep;
+  const detail::SkinnyKRange k = detail::skinnyUnitKRange(p, s, part);
+  const int kBegin = k.begin, kLength = k.length;
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 31u + part);  // stress builds: a slow unit, before its wait
-  if (s == 1 && warp == 0 && p.gemm0Output.synchronized()) {
-    ProducerTileRange needed = producerTilesCovering(0, 1, std::uint32_t(kBegin), std::uint32_t(kBegin + kLength),
-                                                     skinny::kTokens, p.producerColumnsPerTile,
-                                                     p.gemm0Output.producerGrid);
-    while (!needed.empty())
-      needed.xBegin = warpWaitPostedColumns(p.gemm0Output, needed, 0, iteration, p.stages[s], tile);
-  }
+  if (s == 1 && warp == 0) detail::warpWaitForKRange(p, k, iteration, tile);
   __syncthreads();  // after warp 0's wait (acquire) and after the previous unit's reads of `activations`
   // From L2: a consumer's activations were written by other SMs in this launch.
   for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x)
