@@ -26,8 +26,10 @@ namespace cusync::examples {
 // GEMM 0's epilogue: GELU (the GPT-3 MLP) or SwiGLU of paired gate/up columns (the LLaMA MLP).
 enum class ChainActivation { Gelu, PairedSwiGlu };
 
+// SecondTileN: GEMM 2's tile width, when it differs from GEMM 1's (TileN): the two GEMMs then run their own tiles in
+// one launch (fused_chain_gemm_kernel.hpp), e.g. LLaMA's GEMM 1 in 176-column tiles and GEMM 2 in 256-column ones.
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
-          ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1>
+          ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1, int SecondTileN = TileN>
 struct FusedChainInstance {
   static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
@@ -36,33 +38,42 @@ struct FusedChainInstance {
   using LayoutD = cutlass::layout::RowMajor;
   static constexpr int kAlignment = 8;
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
+  using TileShapeSecond = cute::Shape<cute::Int<TileM>, cute::Int<SecondTileN>, cute::Int<TileK>>;
   // 2x1: the two blocks of a cluster run vertically adjacent tiles and share each B (weight) tile by multicast.
   using ClusterShape = cute::Shape<cute::Int<ClusterRows>, cute::_1, cute::_1>;
   using KernelSchedule = std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                                             cutlass::gemm::KernelTmaWarpSpecialized>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
                                               cutlass::epilogue::TmaWarpSpecialized>;
-  template <template <class> class ElementwiseActivation>
+  template <template <class> class ElementwiseActivation, class Shape = TileShape>
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Shape, ClusterShape,
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignment, Element, LayoutD,
       kAlignment, EpilogueSchedule,
       cutlass::epilogue::fusion::LinCombEltAct<ElementwiseActivation, Element, float, void, float>>::CollectiveOp;
   using EpilogueGelu = Epilogue<cutlass::epilogue::thread::GELU>;
   using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
-  using CollectiveMainloop = typename cutlass::gemm::collective::CollectiveBuilder<
+  using EpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
+  template <class Shape>
+  using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, kAlignment, Element, LayoutB,
-      kAlignment, float, TileShape, ClusterShape, cutlass::gemm::collective::StageCount<Stages>,
+      kAlignment, float, Shape, ClusterShape, cutlass::gemm::collective::StageCount<Stages>,
       KernelSchedule>::CollectiveOp;
+  using CollectiveMainloop = Mainloop<TileShape>;
+  using CollectiveMainloopSecond = Mainloop<TileShapeSecond>;
   using EpilogueFirst = std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
                                            EpilogueGelu>;
   using Policy = std::conditional_t<kSwiGlu, SwiGluMlpPolicy, FusedMlpPolicy>;  // fused_chain_registry.h
-  using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueIdentity, Policy>;
+  using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueSecond, Policy,
+                                                            CollectiveMainloopSecond>;
   using LaunchArgs = FusedChainLaunchArgsFor<Policy>;
   using Entry = FusedChainEntryFor<Policy>;
   static constexpr int kFirstOutputColumnsDivisor = Kernel::kFirstOutputColumnsDivisor;
 
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
+  static GridShape secondTileGrid(int m, int n) {
+    return Kernel::secondTileGrid(typename Kernel::ProblemShape{m, n, 1, 1});
+  }
 
   using Occupancy = KernelOccupancy<&cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>>;
   static void prepareFunction() { Occupancy::allowSharedMemory(Kernel::SharedStorageSize); }
@@ -92,17 +103,17 @@ struct FusedChainInstance {
     return clusters;
   }
 
-  template <class Epi>
-  static typename Kernel::template GemmArguments<Epi> gemmArguments(int m, int n, int k, const __half* a,
-                                                                    const __half* b, __half* d, float* partials,
-                                                                    std::uint32_t* arrivals) {
-    using StrideA = typename CollectiveMainloop::StrideA;
-    using StrideB = typename CollectiveMainloop::StrideB;
-    typename Kernel::template GemmArguments<Epi> g;
+  template <class Collective, class Epi>
+  static typename Kernel::template GemmArguments<cusync::cutlass_sm90::TileSyncMainloop<Collective>, Epi> gemmArguments(
+      int m, int n, int k, const __half* a, const __half* b, __half* d, float* partials, std::uint32_t* arrivals) {
+    using StrideA = typename Collective::StrideA;
+    using StrideB = typename Collective::StrideB;
+    typename Kernel::template GemmArguments<cusync::cutlass_sm90::TileSyncMainloop<Collective>, Epi> g;
     g.problem_shape = typename Kernel::ProblemShape{m, n, k, 1};
     g.mainloop = {reinterpret_cast<const Element*>(a), cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(m, k, 1)),
                   reinterpret_cast<const Element*>(b), cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(n, k, 1))};
-    if constexpr (std::is_same_v<Epi, EpilogueIdentity> || std::is_same_v<Epi, EpilogueGelu>) {
+    if constexpr (std::is_same_v<Epi, EpilogueIdentity> || std::is_same_v<Epi, EpilogueGelu> ||
+                  std::is_same_v<Epi, EpilogueSecond>) {
       using StrideD = typename Epi::StrideD;
       g.epilogue.thread.alpha = 1.0f;
       g.epilogue.thread.beta = 0.0f;
@@ -119,10 +130,10 @@ struct FusedChainInstance {
 
   static typename Kernel::Arguments arguments(const LaunchArgs& args) {
     typename Kernel::Arguments a;
-    a.first = gemmArguments<EpilogueFirst>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0, args.splitPartials[0],
+    a.first = gemmArguments<CollectiveMainloop, EpilogueFirst>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0, args.splitPartials[0],
                                            args.splitArrivals[0]);
     // GEMM 1 reads the columns GEMM 0's epilogue writes: n0, or n0 / 2 after the paired SwiGLU.
-    a.second = gemmArguments<EpilogueIdentity>(args.m, args.n1, args.n0 / kFirstOutputColumnsDivisor, args.d0, args.b1,
+    a.second = gemmArguments<CollectiveMainloopSecond, EpilogueSecond>(args.m, args.n1, args.n0 / kFirstOutputColumnsDivisor, args.d0, args.b1,
                                                args.d1, args.splitPartials[1], args.splitArrivals[1]);
     a.stages[0] = args.stages[0];
     a.stages[1] = args.stages[1];
@@ -158,10 +169,20 @@ struct FusedChainInstance {
   static Entry entry() {
     const std::string name = "fused_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" +
                              std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") +
-                             (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string());
-    return Entry{name,          GemmTileShape{TileM, TileN, TileK}, Stages, Cooperative, &tileGrid,
-                 &maxActiveBlocksPerSm, &whyNotImplementable, &launch, ClusterRows,
-                 ClusterRows > 1 ? &maxActiveClusters : nullptr};
+                             (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string()) +
+                             (SecondTileN != TileN ? "_n" + std::to_string(SecondTileN) : std::string());
+    return Entry{name,
+                 GemmTileShape{TileM, TileN, TileK},
+                 Stages,
+                 Cooperative,
+                 &tileGrid,
+                 &maxActiveBlocksPerSm,
+                 &whyNotImplementable,
+                 &launch,
+                 ClusterRows,
+                 ClusterRows > 1 ? &maxActiveClusters : nullptr,
+                 GemmTileShape{TileM, SecondTileN, TileK},
+                 &secondTileGrid};
   }
 };
 

@@ -70,6 +70,10 @@ struct FusedChainEntryFor {
   // cluster) and, for clusters, how many clusters can be resident at once (cudaOccupancyMaxActiveClusters).
   int clusterRows = 1;
   int (*maxActiveClusters)() = nullptr;
+  // GEMM 1's tile and tile grid (GEMM 0's are `tile` and `tileGrid`): the same shape unless the configuration gives
+  // GEMM 1 its own tile width (names ending in _n<width>).
+  GemmTileShape secondTile;
+  GridShape (*secondTileGrid)(int m, int n) = nullptr;
 };
 
 // The GPT-3 (GELU) chain's and the LLaMA (paired SwiGLU) chain's.

@@ -37,6 +37,9 @@ using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
 using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
 // 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64).
 using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActivation::Gelu, 2>;
+// A tile width per GEMM (128 then 256 columns) on 2x1 clusters: the pipeline drained where a block turns from GEMM 1
+// to GEMM 2, whose stage buffers overlap GEMM 1's differently, and GEMM 2's extra bytes per stage.
+using TwoTileStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 256>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -75,6 +78,7 @@ int main(int argc, char** argv) {
   const FusedChainEntry geluKernel = StressKernel::entry();
   const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
   const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
+  const SwiGluChainEntry twoTileKernel = TwoTileStressKernel::entry();
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
@@ -83,25 +87,34 @@ int main(int argc, char** argv) {
   struct Case {
     bool swiGlu;
     bool cluster;  // the GELU chain on 2x1 clusters
+    bool twoTiles;  // the SwiGLU chain with a tile width per GEMM, on 2x1 clusters
     Size size;
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
-  // H100: docs/BENCHMARKS.md, "2x1 clusters"). CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only.
+  // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM (session 9).
+  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last chain's.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
-  const bool clustersOnly = only != nullptr && std::string(only) == "cluster";
-  for (int chain = clustersOnly ? 2 : 0; chain < 3; ++chain)
+  const std::string onlyChain = only != nullptr ? only : "";
+  const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : 0;
+  const int endChain = onlyChain == "cluster" ? 3 : 4;
+  for (int chain = firstChain; chain < endChain; ++chain)
     for (const Size& size : sizes) {
-      const bool swiGlu = chain == 1, cluster = chain == 2;
-      const FusedChainEntry& k = cluster ? clusterKernel : geluKernel;
-      const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
-      for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
-                                                          std::uint32_t(size.hidden / k.tile.k),
-                                                          k.tileGrid(size.m, size.hidden).tileCount(),
-                                                          std::uint32_t(size.intermediate / k.tile.k), slots))
-        for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, size, split, whole});
+      const bool swiGlu = chain == 1 || chain == 3, cluster = chain == 2, twoTiles = chain == 3;
+      const auto addCases = [&](const auto& k) {
+        const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
+        for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
+                                                            std::uint32_t(size.hidden / k.tile.k),
+                                                            k.secondTileGrid(size.m, size.hidden).tileCount(),
+                                                            std::uint32_t(size.intermediate / k.tile.k), slots))
+          for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole});
+      };
+      if (twoTiles)
+        addCases(twoTileKernel);
+      else
+        addCases(cluster ? clusterKernel : geluKernel);
     }
   // Unsplit cases first: a hang in a split case then leaves the others measured.
   std::stable_sort(cases.begin(), cases.end(), [](const Case& a, const Case& b) {
@@ -132,7 +145,8 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.
-    std::printf("  running %s M=%d split %ux%u %s\n", c.swiGlu ? "SwiGLU" : c.cluster ? "GELU 2x1 clusters" : "GELU",
+    const char* chainName = c.twoTiles ? "SwiGLU 128|256 2x1 clusters" : c.swiGlu ? "SwiGLU" : c.cluster ? "GELU 2x1 clusters" : "GELU";
+    std::printf("  running %s M=%d split %ux%u %s\n", chainName,
                 c.size.m, c.split.firstParts, c.split.secondParts, c.waitForWholeUnit ? "whole-unit" : "k-block");
     std::fflush(stdout);
     const auto start = std::chrono::steady_clock::now();
@@ -151,9 +165,10 @@ int main(int argc, char** argv) {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                                 workspaceBytes, stream);
+      const SwiGluChainEntry& kernel = c.twoTiles ? twoTileKernel : swiGluKernel;
       pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.size.intermediate, c.size.hidden,
-                     swiGluKernel.tile.n, stream);
-      FusedSwiGluMlp mlp(swiGluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
+                     kernel.tile.n, stream);
+      FusedSwiGluMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp,
                    MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
@@ -164,7 +179,7 @@ int main(int argc, char** argv) {
     totalExecutions += perGraph * replays;
     totalMismatches += bad;
     std::printf("%s M=%d H=%d I=%d split %ux%u, %s waits: %lld executions in %.1f s, %llu mismatched elements%s\n",
-                c.swiGlu ? "SwiGLU" : c.cluster ? "GELU 2x1 clusters" : "GELU", c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
+                chainName, c.size.m, c.size.hidden, c.size.intermediate, c.split.firstParts,
                 c.split.secondParts, c.waitForWholeUnit ? "whole-unit" : "k-block", perGraph * replays, seconds, bad,
                 bad ? "  FAILED" : "");
   }

@@ -49,9 +49,9 @@ class FusedMlpChain {
                 std::uint32_t slots, bool streamOrdered)
       : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), streamOrdered_(streamOrdered),
         first_("gemm1", kernel.tileGrid(m, kGemm1ColumnsPerIntermediate * intermediate)),
-        second_("gemm2", kernel.tileGrid(m, hidden)),
+        second_("gemm2", kernel.secondTileGrid(m, hidden)),
         firstSplit_(first_, kernel.tile, split.firstParts),
-        secondSplit_(second_, kernel.tile, split.secondParts) {
+        secondSplit_(second_, kernel.secondTile, split.secondParts) {
     TileOrders::apply(first_, orders.producerGroupRows);
     TileOrders::apply(second_, orders.consumerGroupRows);
     // GEMM 1 posts every tile under the proven TileSync policy; GEMM 2 is the chain's end and posts nothing.

@@ -141,7 +141,7 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
         prepared.intermediate == c.shape.intermediate ? "" : "_pad" + std::to_string(prepared.intermediate);
     const std::uint32_t slots = std::uint32_t(c.device->smCount()) * std::uint32_t(occupancy);
     const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
-    const std::uint32_t tiles2 = kernel->tileGrid(m, c.shape.hidden).tileCount();
+    const std::uint32_t tiles2 = kernel->secondTileGrid(m, c.shape.hidden).tileCount();
     const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
     std::vector<FusedSplit> splits;
     for (const FusedSplit& split : c.splits) {  // asked for by name: each that has at least a k-block per part

@@ -11,9 +11,13 @@
 // The body is the persistent kernel's (tile_sync_persistent_gemm_kernel.hpp): the TMA producer warp draws a unit,
 // waits for the A k-blocks it reads (after issuing the weights first, LoadOrder::WeightsFirst) and hands the unit to
 // the math warp groups through a shared-memory pipeline of units; the math warp groups run CUTLASS's MMA, reduce
-// split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. Both GEMMs
-// use one mainloop collective (one tile shape, one shared-memory layout); only their TMA descriptors and problem
-// shapes differ. GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a
+// split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. The GEMMs
+// share one mainloop pipeline (stages, barriers, shared memory) and may have their own tile widths: GEMM 1's
+// collective may tile N differently from GEMM 0's (same TileM, TileK, stages and cluster), because one tile shape
+// cannot make whole waves of both GEMMs (LLaMA at M = 512: GEMM 0 wants 176 columns, GEMM 1 256; docs/BENCHMARKS.md,
+// session 7). The wider GEMM's units add their extra bytes to each stage's barrier, and a block drains the pipeline
+// once, when it turns from GEMM 0's units to GEMM 1's, because the two collectives' stage buffers overlap
+// differently in the shared memory they share. GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a
 // TileN-wide [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues share shared memory: a block's units come in ticket order, so it switches from
 // GEMM 0 to GEMM 1 once, after completing all its GEMM-0 stores.
 #pragma once
@@ -46,6 +50,15 @@
 namespace cusync::cutlass_sm90 {
 
 namespace detail {
+// `first` for GEMM 0, `second` for GEMM 1: a reference to one of two objects of different types.
+template <int kStage, class First, class Second>
+CUTLASS_DEVICE decltype(auto) ofStage(First& first, Second& second) {
+  if constexpr (kStage == 0)
+    return (first);
+  else
+    return (second);
+}
+
 // How many GEMM columns make one output column: CUTLASS's epilogues write every column (1); an epilogue that
 // combines columns says so with OutputColumnsDivisor.
 template <class Epilogue, class = void>
@@ -70,16 +83,30 @@ const char* whyEpilogueCannotStore(ProblemShape const& problem, Arguments const&
 
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
 
-template <class CollectiveMainloop_, class EpilogueFirst_, class EpilogueSecond_, class Policy_>
+template <class CollectiveMainloop_, class EpilogueFirst_, class EpilogueSecond_, class Policy_,
+          class CollectiveMainloopSecond_ = CollectiveMainloop_>
 class FusedChainGemmKernel {
  public:
-  using CollectiveMainloop = TileSyncMainloop<CollectiveMainloop_>;
+  using CollectiveMainloop = TileSyncMainloop<CollectiveMainloop_>;              // GEMM 0's
+  using CollectiveMainloopSecond = TileSyncMainloop<CollectiveMainloopSecond_>;  // GEMM 1's
   using EpilogueFirst = EpilogueFirst_;    // GEMM 0's epilogue: a CUTLASS one (e.g. GELU) or the paired SwiGLU
-  using EpilogueSecond = EpilogueSecond_;  // GEMM 1's epilogue
+  using EpilogueSecond = EpilogueSecond_;  // GEMM 1's epilogue (its tile shape is GEMM 1's)
   using Policy = Policy_;                  // GEMM 0 posts and GEMM 1 waits under it
-  using TileShape = typename CollectiveMainloop::TileShape;
+  using TileShape = typename CollectiveMainloop::TileShape;              // GEMM 0's
+  using TileShapeSecond = typename CollectiveMainloopSecond::TileShape;  // GEMM 1's
   using TiledMma = typename CollectiveMainloop::TiledMma;
   using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
+  static constexpr bool kOneTileShape = cute::is_same_v<CollectiveMainloop_, CollectiveMainloopSecond_>;
+  // What the two GEMMs share: rows per tile (GEMM 1 reads GEMM 0's rows), k-block depth, the pipeline and its stages,
+  // the cluster, and the math threads.
+  static_assert(cute::size<0>(TileShape{}) == cute::size<0>(TileShapeSecond{}) &&
+                    cute::size<2>(TileShape{}) == cute::size<2>(TileShapeSecond{}),
+                "the GEMMs' tiles may differ in N only");
+  static_assert(cute::is_same_v<typename CollectiveMainloop::MainloopPipeline,
+                                typename CollectiveMainloopSecond::MainloopPipeline> &&
+                    cute::is_same_v<ClusterShape, typename CollectiveMainloopSecond::DispatchPolicy::ClusterShape> &&
+                    cute::size(TiledMma{}) == cute::size(typename CollectiveMainloopSecond::TiledMma{}),
+                "the GEMMs share one pipeline, cluster and set of math threads");
   using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
   // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
   // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
@@ -120,7 +147,11 @@ class FusedChainGemmKernel {
         typename EpilogueFirst::TensorStorage first;
         typename EpilogueSecond::TensorStorage second;
       } epilogue;
-      typename CollectiveMainloop::TensorStorage mainloop;
+      // Each GEMM's stage buffers (the same storage when the tiles agree); see the drain in operator().
+      union MainloopStorage {
+        typename CollectiveMainloop::TensorStorage first;
+        typename CollectiveMainloopSecond::TensorStorage second;
+      } mainloop;
     } tensors;
     struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
@@ -134,24 +165,24 @@ class FusedChainGemmKernel {
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
 
   // What one GEMM of the chain computes and how it synchronizes.
-  template <class Epilogue>
+  template <class Mainloop, class Epilogue>
   struct GemmArguments {
     ProblemShape problem_shape;
-    typename CollectiveMainloop::Arguments mainloop;
+    typename Mainloop::Arguments mainloop;
     typename Epilogue::Arguments epilogue;
     SplitKBuffers split;  // when the stage's blocksPerTile > 1
   };
-  template <class Epilogue>
+  template <class Mainloop, class Epilogue>
   struct GemmParams {
     ProblemShape problem_shape;
-    typename CollectiveMainloop::Params mainloop;
+    typename Mainloop::Params mainloop;
     typename Epilogue::Params epilogue;
     SplitKBuffers split;
   };
 
   struct Arguments {
-    GemmArguments<EpilogueFirst> first;
-    GemmArguments<EpilogueSecond> second;
+    GemmArguments<CollectiveMainloop, EpilogueFirst> first;
+    GemmArguments<CollectiveMainloopSecond, EpilogueSecond> second;
     // stages[0] posts GEMM 0's tiles (its semaphores; null when nobody waits); stages[1] is GEMM 1's. Their grids,
     // tile orders and parts per tile define the units; their own tile counters are not used (the queue's is).
     StageView stages[kStages];
@@ -169,8 +200,8 @@ class FusedChainGemmKernel {
   };
 
   struct Params {
-    GemmParams<EpilogueFirst> first;
-    GemmParams<EpilogueSecond> second;
+    GemmParams<CollectiveMainloop, EpilogueFirst> first;
+    GemmParams<CollectiveMainloopSecond, EpilogueSecond> second;
     StageView stages[kStages];
     ChainQueueView queue;
     ProducedOperandA<Policy> firstOutput;
@@ -179,11 +210,12 @@ class FusedChainGemmKernel {
     bool waitForWholeUnit;
   };
 
-  template <class Epilogue>
-  static GemmParams<Epilogue> toParams(GemmArguments<Epilogue> const& g) {
-    return GemmParams<Epilogue>{g.problem_shape,
-                                CollectiveMainloop::to_underlying_arguments(g.problem_shape, g.mainloop, nullptr),
-                                Epilogue::to_underlying_arguments(g.problem_shape, g.epilogue, nullptr), g.split};
+  template <class Mainloop, class Epilogue>
+  static GemmParams<Mainloop, Epilogue> toParams(GemmArguments<Mainloop, Epilogue> const& g) {
+    return GemmParams<Mainloop, Epilogue>{g.problem_shape,
+                                          Mainloop::to_underlying_arguments(g.problem_shape, g.mainloop, nullptr),
+                                          Epilogue::to_underlying_arguments(g.problem_shape, g.epilogue, nullptr),
+                                          g.split};
   }
 
   static Params to_underlying_arguments(Arguments const& args) {
@@ -197,25 +229,28 @@ class FusedChainGemmKernel {
                   args.waitForWholeUnit};
   }
 
-  // The stage grid of a GEMM: x = N tiles, y = M tiles, z = L, as the specs' Grid(x, y).
+  // The stage grid of GEMM 0 (tileGrid) and of GEMM 1 (secondTileGrid): x = N tiles, y = M tiles, z = L, as the
+  // specs' Grid(x, y).
+  template <class Shape = TileShape>
   static GridShape tileGrid(ProblemShape const& problem) {
-    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(problem), cute::size<1>(TileShape{}))),
-                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(problem), cute::size<0>(TileShape{}))),
+    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(problem), cute::size<1>(Shape{}))),
+                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(problem), cute::size<0>(Shape{}))),
                      static_cast<std::uint32_t>(cute::get<3>(problem))};
   }
+  static GridShape secondTileGrid(ProblemShape const& problem) { return tileGrid<TileShapeSecond>(problem); }
 
   // What makes a launch invalid is refused here, not by the caller: CUTLASS's own limits, grids that do not match
   // the problems, a queue that is not a chain of these two stages, split-K without buffers or with more parts than
   // k-blocks, and GEMM 1 reading GEMM 0's output with a different shape than GEMM 0 writes.
   static const char* why_not_implementable(Arguments const& args) {
     if (!CollectiveMainloop::can_implement(args.first.problem_shape, args.first.mainloop) ||
-        !CollectiveMainloop::can_implement(args.second.problem_shape, args.second.mainloop) ||
+        !CollectiveMainloopSecond::can_implement(args.second.problem_shape, args.second.mainloop) ||
         !EpilogueSecond::can_implement(args.second.problem_shape, args.second.epilogue))
       return "CUTLASS cannot implement one of the two problems";
     if (const char* why = detail::whyEpilogueCannotStore<EpilogueFirst>(args.first.problem_shape, args.first.epilogue))
       return why;
     if (!(tileGrid(args.first.problem_shape) == args.stages[0].grid) ||
-        !(tileGrid(args.second.problem_shape) == args.stages[1].grid))
+        !(secondTileGrid(args.second.problem_shape) == args.stages[1].grid))
       return "a stage grid does not match its GEMM's tile grid";
     if (cute::get<0>(args.first.problem_shape) != cute::get<0>(args.second.problem_shape) ||
         cute::get<1>(args.first.problem_shape) / kFirstOutputColumnsDivisor != cute::get<2>(args.second.problem_shape))
@@ -258,14 +293,20 @@ class FusedChainGemmKernel {
   }
   static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
 
-  // The pipelines of the warp roles (kernel_pipelines.hpp). One tile shape and element type for both GEMMs: the
-  // same bytes per k-block; no warp loads C. Built from GEMM 1's epilogue, always a CUTLASS one (GEMM 0's may be
-  // the paired SwiGLU, which only borrows the pipeline types).
+  // Bytes TMA brings per k-block: each GEMM's, and the fewer of the two, which the shared pipeline's barriers expect
+  // (a unit of the other GEMM adds its extra bytes, TileSyncMainloop::loadSynchronized).
+  static constexpr std::uint32_t kBytesPerKBlock[kStages] = {CollectiveMainloop::TmaTransactionBytes,
+                                                             CollectiveMainloopSecond::TmaTransactionBytes};
+  static constexpr std::uint32_t kPipelineBytesPerKBlock =
+      kBytesPerKBlock[0] < kBytesPerKBlock[1] ? kBytesPerKBlock[0] : kBytesPerKBlock[1];
+
+  // The pipelines of the warp roles (kernel_pipelines.hpp); no warp loads C. Built from GEMM 1's epilogue, always a
+  // CUTLASS one (GEMM 0's may be the paired SwiGLU, which only borrows the pipeline types).
   template <class PipelineStorage>
   CUTLASS_DEVICE static auto makePipelines(PipelineStorage& storage, Params const& params, bool isMainloopProducer,
                                            bool isMath, int warp_group_thread_idx) {
     return makeKernelPipelines<CollectiveMainloop, EpilogueSecond, int(NumMmaThreads)>(
-        storage, params.first.mainloop.tma_transaction_bytes, params.second.epilogue, isMainloopProducer,
+        storage, kPipelineBytesPerKBlock, params.second.epilogue, isMainloopProducer,
         /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 
@@ -285,12 +326,14 @@ class FusedChainGemmKernel {
 
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.first.mainloop);
-      CollectiveMainloop::prefetch_tma_descriptors(params.second.mainloop);
+      CollectiveMainloopSecond::prefetch_tma_descriptors(params.second.mainloop);
       EpilogueFirst::prefetch_tma_descriptors(params.first.epilogue);
       EpilogueSecond::prefetch_tma_descriptors(params.second.epilogue);
     }
-    auto [mainloop_pipeline, epi_load_pipeline, epi_store_pipeline] =
-        makePipelines(shared_storage.pipelines, params, isMainloopProducer, isMath, warp_group_thread_idx);
+    auto pipelines = makePipelines(shared_storage.pipelines, params, isMainloopProducer, isMath, warp_group_thread_idx);
+    auto& mainloop_pipeline = pipelines.mainloop;
+    auto& epi_load_pipeline = pipelines.epiLoad;
+    auto& epi_store_pipeline = pipelines.epiStore;
 
     typename WorkUnitPipeline::Params unit_pipeline_params;
     if (isMainloopProducer) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Producer;
@@ -318,18 +361,21 @@ class FusedChainGemmKernel {
     }
 
     CollectiveMainloop collective_mainloop;
+    CollectiveMainloopSecond collective_mainloop_second;
     auto blockCoord = [](TileTicket const& t) { return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z)); };
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (!isMainloopProducer) return;  // no C to load
       auto load_inputs_first = collective_mainloop.load_init(params.first.problem_shape, params.first.mainloop);
-      auto load_inputs_second = collective_mainloop.load_init(params.second.problem_shape, params.second.mainloop);
+      auto load_inputs_second =
+          collective_mainloop_second.load_init(params.second.problem_shape, params.second.mainloop);
       const int kTiles[kStages] = {int(size<3>(get<0>(load_inputs_first))), int(size<3>(get<0>(load_inputs_second)))};
       const ProducedOperandA<Policy> unsynchronized{};
       auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
       auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
       std::uint32_t drawn = 0;  // units this cluster has drawn (the hand-off's index)
+      bool loadedFirstGemm = false;  // this block has issued loads of a GEMM-0 unit
       while (true) {
         if (cute::elect_one_sync()) {
           // A unit is drawn only once the math warps can take it: a block never holds more than kWorkUnitStages
@@ -405,23 +451,40 @@ class FusedChainGemmKernel {
           }
 #endif
         }
+        if constexpr (!kOneTileShape) {
+          // GEMM 1's stage buffers overlap GEMM 0's other stages (the collectives' layouts differ in B's width): the
+          // first GEMM-1 unit of a block waits until the math warps have released every stage it filled for GEMM 0,
+          // in every block its loads multicast to (each stage's empty barrier counts them all). Units come in ticket
+          // order, GEMM 0's before GEMM 1's, so this happens once per block.
+          if (unit.stage == 1 && loadedFirstGemm) {
+            for (int j = 0; j < CollectiveMainloop::Stages; ++j) {
+              auto stage = mainloop_pipe_producer_state;
+              stage.advance(j);
+              while (mainloop_pipeline.producer_try_acquire(stage).get() != cutlass::BarrierStatus::WaitDone) {
+              }
+            }
+          }
+          loadedFirstGemm = loadedFirstGemm || unit.stage == 0;
+        }
         if (unit.stage == 0) {
           Tensor gA_mkl = get<0>(load_inputs_first);
           auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
           collective_mainloop.loadSynchronized(params.first.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                                load_inputs_first, blockCoord(unit.unit.ticket), k_tile_iter, kCount,
-                                               shared_storage.tensors.mainloop, unsynchronized, params.loadOrder,
-                                               unit.unit.ticket, stage, 0u, clusterRank);
+                                               shared_storage.tensors.mainloop.first, unsynchronized, params.loadOrder,
+                                               unit.unit.ticket, stage, 0u, clusterRank,
+                                               kBytesPerKBlock[0] - kPipelineBytesPerKBlock);
         } else {
           Tensor gA_mkl = get<0>(load_inputs_second);
           auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-          collective_mainloop.loadSynchronized(params.second.mainloop, mainloop_pipeline,
-                                               mainloop_pipe_producer_state, load_inputs_second,
-                                               blockCoord(unit.unit.ticket), k_tile_iter, kCount,
-                                               shared_storage.tensors.mainloop,
-                                               wholeUnitPosted || !tileInGrid ? unsynchronized : secondInput,
-                                               params.loadOrder, unit.unit.ticket, stage,
-                                               wholeUnitPosted ? 0u : knownPostedEnd, clusterRank);
+          collective_mainloop_second.loadSynchronized(params.second.mainloop, mainloop_pipeline,
+                                                      mainloop_pipe_producer_state, load_inputs_second,
+                                                      blockCoord(unit.unit.ticket), k_tile_iter, kCount,
+                                                      shared_storage.tensors.mainloop.second,
+                                                      wholeUnitPosted || !tileInGrid ? unsynchronized : secondInput,
+                                                      params.loadOrder, unit.unit.ticket, stage,
+                                                      wholeUnitPosted ? 0u : knownPostedEnd, clusterRank,
+                                                      kBytesPerKBlock[1] - kPipelineBytesPerKBlock);
         }
         mainloop_pipe_producer_state.advance(kCount);
       }
@@ -430,8 +493,6 @@ class FusedChainGemmKernel {
     }
 
     cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
-    TiledMma tiled_mma;
-    auto blk_shape = TileShape{};
     EpilogueFirst epilogue_first(params.first.epilogue, shared_storage.tensors.epilogue.first);
     EpilogueSecond epilogue_second(params.second.epilogue, shared_storage.tensors.epilogue.second);
     // k-blocks per GEMM, as the load warp counts them (ceil(K / TileK)).
@@ -443,6 +504,72 @@ class FusedChainGemmKernel {
     auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
     typename WorkUnitPipeline::PipelineState unit_read;
     int lastEpilogueStage = -1;  // the stage whose epilogue ran last in this block (-1: none yet)
+
+    // One unit of GEMM kStage: MMA over its k-range with that GEMM's collective and tile, split-K reduction,
+    // epilogue, post.
+    auto computeUnit = [&](auto stageTag, ChainUnit const& unit, ChainUnitTrace* trace, long long mathStartCycles) {
+      constexpr int kStage = decltype(stageTag)::value;
+      using Mainloop = cute::conditional_t<kStage == 0, CollectiveMainloop, CollectiveMainloopSecond>;
+      using StageTiledMma = typename Mainloop::TiledMma;
+      using StageTileShape = typename Mainloop::TileShape;
+      auto& gemm = detail::ofStage<kStage>(params.first, params.second);
+      auto& mainloopStorage = detail::ofStage<kStage>(shared_storage.tensors.mainloop.first, shared_storage.tensors.mainloop.second);
+      Mainloop mainloop;
+      StageTiledMma tiled_mma;
+      auto blk_shape = StageTileShape{};
+      const StageView& stage = params.stages[kStage];
+      const std::uint32_t parts = stage.blocksPerTile;
+      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[kStage]).count;
+      const TileCoord tile = unit.unit.ticket.tile;
+      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
+      mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount, mma_thread_idx,
+                   mainloopStorage, gemm.mainloop);
+      mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
+      mainloop_pipe_consumer_state.advance(kCount);
+      if (trace != nullptr) {
+        trace->mmaDone = ::cusync::detail::globalTimerNs();
+        trace->mmaCycles = std::uint64_t(clock64() - mathStartCycles);
+      }
+
+      const ProblemShape problem = gemm.problem_shape;
+      if (!stage.grid.contains(tile)) {  // rank 1's tile past M in an odd last row of clusters: nothing to store
+        if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
+        return;
+      }
+      if (parts > 1) {
+        const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(StageTileShape{}));
+        if (!reduceSplitPartials<StageTiledMma, StageTileShape, int(NumMmaThreads)>(
+                gemm.split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
+                shared_storage.lastArrival, rowsInTile)) {
+          if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
+          return;  // another part of this tile arrives later and finishes it
+        }
+      }
+      // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
+      // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
+      if (lastEpilogueStage != -1 && lastEpilogueStage != kStage) {
+        completeBulkStores();
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+      }
+      lastEpilogueStage = kStage;
+      auto blk_coord = blockCoord(unit.unit.ticket);
+      auto& epilogue = detail::ofStage<kStage>(epilogue_first, epilogue_second);
+      auto& epilogueStorage =
+          detail::ofStage<kStage>(shared_storage.tensors.epilogue.first, shared_storage.tensors.epilogue.second);
+      auto [load_next, store_next] =
+          epilogue.store(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+                         epi_store_pipe_producer_state, problem, blk_shape, blk_coord, accumulators, tiled_mma,
+                         mma_thread_idx, epilogueStorage);
+      epi_load_pipe_consumer_state = load_next;
+      epi_store_pipe_producer_state = store_next;
+      if (stage.semaphores != nullptr) {
+        // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
+        CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
+        postStoredTile<Policy, int(NumMmaThreads)>(stage, tile, mma_thread_idx);
+      }
+      if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
+    };
+
     while (true) {
       unit_pipeline.consumer_wait(unit_read);
       const ChainUnit unit = shared_storage.units[unit_read.index()];
@@ -463,68 +590,10 @@ class FusedChainGemmKernel {
         trace->mathStart = ::cusync::detail::globalTimerNs();
       }
       const long long mathStartCycles = trace != nullptr ? clock64() : 0;
-      const StageView& stage = params.stages[unit.stage];
-      const std::uint32_t parts = stage.blocksPerTile;
-      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[unit.stage]).count;
-      const TileCoord tile = unit.unit.ticket.tile;
-      auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       if (unit.stage == 0)
-        collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount,
-                                mma_thread_idx, shared_storage.tensors.mainloop, params.first.mainloop);
+        computeUnit(cute::Int<0>{}, unit, trace, mathStartCycles);
       else
-        collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount,
-                                mma_thread_idx, shared_storage.tensors.mainloop, params.second.mainloop);
-      collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
-      mainloop_pipe_consumer_state.advance(kCount);
-      if (trace != nullptr) {
-        trace->mmaDone = ::cusync::detail::globalTimerNs();
-        trace->mmaCycles = std::uint64_t(clock64() - mathStartCycles);
-      }
-
-      const ProblemShape problem = unit.stage == 0 ? params.first.problem_shape : params.second.problem_shape;
-      if (!stage.grid.contains(tile)) {  // rank 1's tile past M in an odd last row of clusters: nothing to store
-        if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
-        continue;
-      }
-      if (parts > 1) {
-        const SplitKBuffers split = unit.stage == 0 ? params.first.split : params.second.split;
-        const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(TileShape{}));
-        if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
-                split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
-                shared_storage.lastArrival, rowsInTile)) {
-          if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
-          continue;  // another part of this tile arrives later and finishes it
-        }
-      }
-      // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
-      // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
-      if (lastEpilogueStage != -1 && lastEpilogueStage != int(unit.stage)) {
-        completeBulkStores();
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-      }
-      lastEpilogueStage = int(unit.stage);
-      auto blk_coord = blockCoord(unit.unit.ticket);
-      if (unit.stage == 0) {
-        auto [load_next, store_next] = epilogue_first.store(
-            epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
-            problem, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
-            shared_storage.tensors.epilogue.first);
-        epi_load_pipe_consumer_state = load_next;
-        epi_store_pipe_producer_state = store_next;
-      } else {
-        auto [load_next, store_next] = epilogue_second.store(
-            epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
-            problem, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
-            shared_storage.tensors.epilogue.second);
-        epi_load_pipe_consumer_state = load_next;
-        epi_store_pipe_producer_state = store_next;
-      }
-      if (stage.semaphores != nullptr) {
-        // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
-        CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
-        postStoredTile<Policy, int(NumMmaThreads)>(stage, tile, mma_thread_idx);
-      }
-      if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
+        computeUnit(cute::Int<1>{}, unit, trace, mathStartCycles);
     }
     if (lastEpilogueStage == 0)
       epilogue_first.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,

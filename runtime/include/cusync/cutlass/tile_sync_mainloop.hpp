@@ -43,10 +43,26 @@ struct TileSyncMainloop : BaseMainloop {
   using typename BaseMainloop::TileShape;
   static constexpr int Stages = DispatchPolicy::Stages;
 
+  // The producer's acquire of a stage whose k-block brings `extraBytes` more than the pipeline's barriers expect:
+  // the fused chain with a tile width per GEMM builds one pipeline for both, expecting the narrower GEMM's bytes,
+  // and a unit of the wider one adds the difference. The extra is expected after the stage is free (its barrier is
+  // then in the phase these copies complete) and before the producer's arrival: until that arrival the phase cannot
+  // complete, whatever bytes a cluster peer's multicast has already delivered.
+  CUTLASS_DEVICE static void acquireStage(MainloopPipeline& pipeline, PipelineState state, std::uint32_t extraBytes) {
+    if (extraBytes != 0) {
+      while (pipeline.producer_try_acquire(state).get() != cutlass::BarrierStatus::WaitDone) {
+      }
+      pipeline.producer_expect_transaction(state, extraBytes);
+    }
+    pipeline.producer_acquire(state);  // the stage is free: arrives, expecting the pipeline's bytes
+  }
+
   // Same contract as BaseMainloop::load, plus the synchronization of A. In a cluster (the fused chain's 2x1 clusters,
   // whose blocks run tiles of one column and one k-range, fused_chain_gemm_kernel.hpp) each block issues its slice
   // of the shared operand with CUTLASS's multicast masks, exactly as BaseMainloop::load does; `blockRankInCluster`
   // is cute::block_rank_in_cluster(). Without clusters the masks are 0 and the slices whole.
+  // `extraTransactionBytes`: bytes each k-block brings beyond what the pipeline's producer_acquire expects (the fused
+  // chain with a tile width per GEMM: acquireStage).
   template <class TensorA, class TensorB, class KTileIterator, class BlockCoord, class InputPolicy>
   CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
                                        PipelineState smem_pipe_write,
@@ -55,7 +71,8 @@ struct TileSyncMainloop : BaseMainloop {
                                        ProducedOperandA<InputPolicy> const& produced, LoadOrder order,
                                        TileTicket const& ticket, StageView const& consumer,
                                        std::uint32_t knownPostedColumnsEnd = 0,
-                                       std::uint32_t blockRankInCluster = 0) {
+                                       std::uint32_t blockRankInCluster = 0,
+                                       std::uint32_t extraTransactionBytes = 0) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
 
@@ -122,7 +139,7 @@ struct TileSyncMainloop : BaseMainloop {
       // examples/gemm), the load of B, which waits for nothing, is issued before the wait for A.
       CUTLASS_PRAGMA_NO_UNROLL
       for (; k_tile_count > 0; --k_tile_count) {
-        pipeline.producer_acquire(smem_pipe_write);
+        acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
         BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
         const int stage = smem_pipe_write.index();
         // Both loads complete on the stage's barrier. It is bound here, outside the annotated loads: the rewriter
@@ -159,7 +176,7 @@ struct TileSyncMainloop : BaseMainloop {
     PipelineState a_write = smem_pipe_write;
     int aIssued = 0;  // A of the prologue's first aIssued k-blocks is issued
     for (int i = 0; i < prologue; ++i) {
-      pipeline.producer_acquire(smem_pipe_write);
+      acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i),
            tBsB(_, _, _, smem_pipe_write.index()));
@@ -180,7 +197,7 @@ struct TileSyncMainloop : BaseMainloop {
     }
     CUTLASS_PRAGMA_NO_UNROLL
     for (int i = prologue; i < k_tile_count; ++i) {
-      pipeline.producer_acquire(smem_pipe_write);
+      acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();
       copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i), tBsB(_, _, _, stage));
