@@ -37,9 +37,11 @@ using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
 using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
 // 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64).
 using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActivation::Gelu, 2>;
-// A tile width per GEMM (128 then 256 columns) on 2x1 clusters: the pipeline drained where a block turns from GEMM 1
-// to GEMM 2, whose stage buffers overlap GEMM 1's differently, and GEMM 2's extra bytes per stage.
+// A tile width per GEMM on 2x1 clusters: the pipeline drained where a block turns from GEMM 1 to GEMM 2, whose stage
+// buffers overlap GEMM 1's differently, and the wider GEMM's extra bytes per stage: GEMM 2 wider (128 then 256
+// columns), and GEMM 1 wider (128 then 96, whose epilogues also have C-load pipelines of different types).
 using TwoTileStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 256>;
+using NarrowSecondStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 96>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -78,7 +80,7 @@ int main(int argc, char** argv) {
   const FusedChainEntry geluKernel = StressKernel::entry();
   const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
   const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
-  const SwiGluChainEntry twoTileKernel = TwoTileStressKernel::entry();
+  const SwiGluChainEntry twoTileKernels[2] = {TwoTileStressKernel::entry(), NarrowSecondStressKernel::entry()};
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
@@ -87,22 +89,23 @@ int main(int argc, char** argv) {
   struct Case {
     bool swiGlu;
     bool cluster;  // the GELU chain on 2x1 clusters
-    bool twoTiles;  // the SwiGLU chain with a tile width per GEMM, on 2x1 clusters
+    int twoTiles;  // the SwiGLU chain with a tile width per GEMM, on 2x1 clusters: 0 no, 1 GEMM 2 wider, 2 narrower
     Size size;
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
-  // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM (session 9).
-  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last chain's.
+  // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways (session 9).
+  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last two chains'.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const std::string onlyChain = only != nullptr ? only : "";
   const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : 0;
-  const int endChain = onlyChain == "cluster" ? 3 : 4;
+  const int endChain = onlyChain == "cluster" ? 3 : 5;
   for (int chain = firstChain; chain < endChain; ++chain)
     for (const Size& size : sizes) {
-      const bool swiGlu = chain == 1 || chain == 3, cluster = chain == 2, twoTiles = chain == 3;
+      const bool swiGlu = chain == 1 || chain >= 3, cluster = chain == 2;
+      const int twoTiles = chain >= 3 ? chain - 2 : 0;
       const auto addCases = [&](const auto& k) {
         const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
         for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
@@ -111,8 +114,8 @@ int main(int argc, char** argv) {
                                                             std::uint32_t(size.intermediate / k.tile.k), slots))
           for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole});
       };
-      if (twoTiles)
-        addCases(twoTileKernel);
+      if (twoTiles != 0)
+        addCases(twoTileKernels[twoTiles - 1]);
       else
         addCases(cluster ? clusterKernel : geluKernel);
     }
@@ -145,7 +148,11 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.
-    const char* chainName = c.twoTiles ? "SwiGLU 128|256 2x1 clusters" : c.swiGlu ? "SwiGLU" : c.cluster ? "GELU 2x1 clusters" : "GELU";
+    const char* chainName = c.twoTiles == 1   ? "SwiGLU 128|256 2x1 clusters"
+                            : c.twoTiles == 2 ? "SwiGLU 128|96 2x1 clusters"
+                            : c.swiGlu        ? "SwiGLU"
+                            : c.cluster       ? "GELU 2x1 clusters"
+                                              : "GELU";
     std::printf("  running %s M=%d split %ux%u %s\n", chainName,
                 c.size.m, c.split.firstParts, c.split.secondParts, c.waitForWholeUnit ? "whole-unit" : "k-block");
     std::fflush(stdout);
@@ -165,7 +172,7 @@ int main(int argc, char** argv) {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                                 workspaceBytes, stream);
-      const SwiGluChainEntry& kernel = c.twoTiles ? twoTileKernel : swiGluKernel;
+      const SwiGluChainEntry& kernel = c.twoTiles != 0 ? twoTileKernels[c.twoTiles - 1] : swiGluKernel;
       pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.size.intermediate, c.size.hidden,
                      kernel.tile.n, stream);
       FusedSwiGluMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);

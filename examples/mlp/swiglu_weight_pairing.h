@@ -19,16 +19,19 @@
 namespace cusync::examples {
 
 // The intermediate size a chain whose GEMM-1 tile has `tileColumns` columns runs at: the real one rounded up to a
-// multiple of half the tile. The added gate and up rows, and the added columns of W2, are zero: silu(0) * 0 = 0, so
-// the output is unchanged, for 2 * (padded - intermediate) / intermediate more flops. Why: LLaMA-65B's 2752 = 43 x
-// 64 admits only 128-column tiles unpadded, which move 1.5x cuBLAS's L2 traffic (docs/BENCHMARKS.md, session 6);
-// padded to 2816 it admits 256.
+// multiple of half the tile and of 8 (TMA needs the rows of S, GEMM 2's A, to start at multiples of 16 bytes). The
+// added gate and up rows, and the added columns of W2, are zero: silu(0) * 0 = 0, so the output is unchanged, for
+// 2 * (padded - intermediate) / intermediate more flops. Why: LLaMA-65B's 2752 = 43 x 64 admits only 128-column
+// tiles unpadded, which move 1.5x cuBLAS's L2 traffic (docs/BENCHMARKS.md, session 6); padded to 2816 it admits 256,
+// 176 and 88.
 inline int pairedIntermediate(int intermediate, int tileColumns) {
   const int half = tileColumns / 2;
   if (tileColumns % 2 != 0 || half <= 0 || intermediate <= 0)
     throw Error("pairedIntermediate: a tile of " + std::to_string(tileColumns) +
                 " columns cannot pair gate and up rows");
-  return (intermediate + half - 1) / half * half;
+  int multiple = half;
+  while (multiple % 8 != 0) multiple += half;  // the least common multiple of half and 8
+  return (intermediate + multiple - 1) / multiple * multiple;
 }
 
 // gateUp: [2 * intermediate, hidden] (gate rows, then up rows); paired: [2 * padded, hidden], rows paired as above,
@@ -43,7 +46,10 @@ inline void pairGateUpRowsPadded(const __half* gateUp, __half* paired, int inter
   const std::size_t groupBytes = std::size_t(half) * rowBytes;  // `half` rows of K elements
   const std::size_t groups = std::size_t(intermediate / half);  // groups of `half` real rows
   const std::size_t rest = std::size_t(intermediate % half);    // real rows of the last, padded group
-  if (rest != 0) CUSYNC_CUDA_CHECK(cudaMemsetAsync(paired, 0, 2 * std::size_t(padded) * rowBytes, stream));
+  // The padding's rows are zero: a partial last group, and whole groups past it where the padding is a multiple of
+  // 8 larger than of `half`.
+  if (padded != intermediate)
+    CUSYNC_CUDA_CHECK(cudaMemsetAsync(paired, 0, 2 * std::size_t(padded) * rowBytes, stream));
   // Gate groups to the first half of each pair, up groups to the second: two strided 2-D copies, then each
   // projection's last rows into the first rows of its half of the last pair.
   for (int which = 0; which < 2; ++which) {

@@ -9,10 +9,13 @@
 using namespace cusync;
 using namespace cusync::examples;
 
-TEST_CASE("pairedIntermediate rounds up to a multiple of half the tile", "[llama][pairing]") {
+TEST_CASE("pairedIntermediate rounds up to a multiple of half the tile and of 8", "[llama][pairing]") {
   CHECK(pairedIntermediate(2752, 128) == 2752);  // LLaMA-65B's F/8 = 43 x 64: no padding
   CHECK(pairedIntermediate(2752, 256) == 2816);  // 22 x 128
   CHECK(pairedIntermediate(2752, 192) == 2784);  // 29 x 96
+  CHECK(pairedIntermediate(2752, 176) == 2816);  // 32 x 88
+  CHECK(pairedIntermediate(2752, 88) == 2816);   // 64 x 44, and a multiple of 8 (2772 = 63 x 44 is not)
+  CHECK(pairedIntermediate(100, 12) == 120);     // half 6: multiples of 24
   CHECK(pairedIntermediate(1, 256) == 128);
   CHECK_THROWS_WITH(pairedIntermediate(2752, 129), Catch::Contains("129 columns cannot pair"));
   CHECK_THROWS_AS(pairedIntermediate(0, 128), Error);

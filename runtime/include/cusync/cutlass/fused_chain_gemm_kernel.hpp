@@ -119,7 +119,10 @@ class FusedChainGemmKernel {
                 "the fused chain runs single blocks or 2x1 clusters");
   // The math warps run either epilogue with one set of pipeline states, and no warp loads C.
   static_assert(cute::is_same_v<typename EpilogueFirst::StorePipeline, typename EpilogueSecond::StorePipeline>);
-  static_assert(cute::is_same_v<typename EpilogueFirst::LoadPipeline, typename EpilogueSecond::LoadPipeline>);
+  // Neither epilogue loads C, but each needs a C-load pipeline of its own type: one serves both where they agree.
+  static constexpr bool kOneEpilogueLoadPipeline =
+      cute::is_same_v<typename EpilogueFirst::LoadPipeline, typename EpilogueSecond::LoadPipeline>;
+  struct NoStorage {};
   static_assert(cute::is_void_v<typename EpilogueFirst::ElementC> && cute::is_void_v<typename EpilogueSecond::ElementC>,
                 "the fused chain reads no C operand");
 
@@ -138,7 +141,7 @@ class FusedChainGemmKernel {
   using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
   using UnitChannel = ClusterUnitChannel<kWorkUnitStages>;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
-  using EpiLoadPipeline = typename EpilogueFirst::LoadPipeline;
+  using EpiLoadPipeline = typename EpilogueSecond::LoadPipeline;
   using EpiStorePipeline = typename EpilogueFirst::StorePipeline;
 
   struct SharedStorage {
@@ -155,7 +158,9 @@ class FusedChainGemmKernel {
     } tensors;
     struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
-      alignas(16) typename EpilogueFirst::PipelineStorage epi_load;
+      alignas(16) typename EpilogueSecond::PipelineStorage epi_load;
+      alignas(16) cute::conditional_t<kOneEpilogueLoadPipeline, NoStorage, typename EpilogueFirst::PipelineStorage>
+          epi_load_first;
       alignas(16) typename WorkUnitPipeline::SharedStorage workUnits;
     } pipelines;
     ChainUnit units[kWorkUnitStages];
@@ -333,6 +338,13 @@ class FusedChainGemmKernel {
     auto pipelines = makePipelines(shared_storage.pipelines, params, isMainloopProducer, isMath, warp_group_thread_idx);
     auto& mainloop_pipeline = pipelines.mainloop;
     auto& epi_load_pipeline = pipelines.epiLoad;
+    auto epi_load_pipeline_first = [&]() {
+      if constexpr (kOneEpilogueLoadPipeline)
+        return pipelines.epiLoad;
+      else
+        return makeEpilogueLoadPipeline<EpilogueFirst, int(NumMmaThreads)>(shared_storage.pipelines.epi_load_first, 0u,
+                                                                          /*isEpilogueProducer=*/false, isMath);
+    }();
     auto& epi_store_pipeline = pipelines.epiStore;
 
     typename WorkUnitPipeline::Params unit_pipeline_params;
@@ -500,7 +512,10 @@ class FusedChainGemmKernel {
         int(cute::ceil_div(cute::get<2>(params.first.problem_shape), cute::size<2>(TileShape{}))),
         int(cute::ceil_div(cute::get<2>(params.second.problem_shape), cute::size<2>(TileShape{})))};
     typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
-    typename EpilogueFirst::LoadPipelineState epi_load_pipe_consumer_state;
+    typename EpilogueSecond::LoadPipelineState epi_load_pipe_consumer_state;
+    typename EpilogueFirst::LoadPipelineState epi_load_pipe_consumer_state_first_own;  // when the types differ
+    auto& epi_load_pipe_consumer_state_first = detail::ofStage<kOneEpilogueLoadPipeline ? 1 : 0>(
+        epi_load_pipe_consumer_state_first_own, epi_load_pipe_consumer_state);
     auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
     typename WorkUnitPipeline::PipelineState unit_read;
     int lastEpilogueStage = -1;  // the stage whose epilogue ran last in this block (-1: none yet)
@@ -554,13 +569,15 @@ class FusedChainGemmKernel {
       lastEpilogueStage = kStage;
       auto blk_coord = blockCoord(unit.unit.ticket);
       auto& epilogue = detail::ofStage<kStage>(epilogue_first, epilogue_second);
+      auto& loadPipeline = detail::ofStage<kStage>(epi_load_pipeline_first, epi_load_pipeline);
+      auto& loadState = detail::ofStage<kStage>(epi_load_pipe_consumer_state_first, epi_load_pipe_consumer_state);
       auto& epilogueStorage =
           detail::ofStage<kStage>(shared_storage.tensors.epilogue.first, shared_storage.tensors.epilogue.second);
       auto [load_next, store_next] =
-          epilogue.store(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+          epilogue.store(loadPipeline, loadState, epi_store_pipeline,
                          epi_store_pipe_producer_state, problem, blk_shape, blk_coord, accumulators, tiled_mma,
                          mma_thread_idx, epilogueStorage);
-      epi_load_pipe_consumer_state = load_next;
+      loadState = load_next;
       epi_store_pipe_producer_state = store_next;
       if (stage.semaphores != nullptr) {
         // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
@@ -596,7 +613,7 @@ class FusedChainGemmKernel {
         computeUnit(cute::Int<1>{}, unit, trace, mathStartCycles);
     }
     if (lastEpilogueStage == 0)
-      epilogue_first.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
+      epilogue_first.store_tail(epi_load_pipeline_first, epi_load_pipe_consumer_state_first, epi_store_pipeline,
                                 epi_store_pipe_producer_state);
     else if (lastEpilogueStage == 1)
       epilogue_second.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,

@@ -18,6 +18,25 @@ struct KernelPipelines {
   EpiStorePipeline epiStore;
 };
 
+// The epilogue's C-load pipeline alone, as makeKernelPipelines builds it: `transactionBytes` per C load (0 when the
+// epilogue loads no C). The fused chain builds a second one when its GEMMs' epilogues have different types of it.
+template <class CollectiveEpilogue, int NumMmaThreads, class Storage>
+CUTLASS_DEVICE typename CollectiveEpilogue::LoadPipeline makeEpilogueLoadPipeline(Storage& storage,
+                                                                                 std::uint32_t transactionBytes,
+                                                                                 bool isEpilogueProducer, bool isMath) {
+  using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
+  typename EpiLoadPipeline::Params params;
+  if (isEpilogueProducer) params.role = EpiLoadPipeline::ThreadCategory::Producer;
+  if (isMath) params.role = EpiLoadPipeline::ThreadCategory::Consumer;
+  // A consumer release arrives on block dst_blockid's barrier: this block's own (CUTLASS's kernels set the same;
+  // 0 would be another block's in a cluster).
+  params.dst_blockid = cute::block_rank_in_cluster();
+  params.producer_arv_count = cutlass::NumThreadsPerWarp;
+  params.consumer_arv_count = NumMmaThreads;
+  if constexpr (CollectiveEpilogue::RequiresTransactionBytes) params.transaction_bytes = transactionBytes;
+  return EpiLoadPipeline(storage, params);
+}
+
 // `mainloopTransactionBytes`: the bytes TMA brings per k-block (A and B); `epilogueParams`: the epilogue's, for the
 // bytes per C load when the epilogue needs them.
 template <class CollectiveMainloop, class CollectiveEpilogue, int NumMmaThreads, class PipelineStorage,
@@ -39,21 +58,16 @@ makeKernelPipelines(PipelineStorage& storage, std::uint32_t mainloopTransactionB
   mainloop_pipeline_params.num_consumers = NumMmaThreads;
   mainloop_pipeline_params.transaction_bytes = mainloopTransactionBytes;
 
-  typename EpiLoadPipeline::Params epi_load_pipeline_params;
-  if (isEpilogueProducer) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Producer;
-  if (isMath) epi_load_pipeline_params.role = EpiLoadPipeline::ThreadCategory::Consumer;
-  // A consumer release arrives on block dst_blockid's barrier: this block's own (CUTLASS's kernels set the same;
-  // 0 would be another block's in a cluster).
-  epi_load_pipeline_params.dst_blockid = cute::block_rank_in_cluster();
-  epi_load_pipeline_params.producer_arv_count = cutlass::NumThreadsPerWarp;
-  epi_load_pipeline_params.consumer_arv_count = NumMmaThreads;
+  std::uint32_t epilogueTransactionBytes = 0;
   if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
-    epi_load_pipeline_params.transaction_bytes = epilogueParams.tma_transaction_bytes;
+    epilogueTransactionBytes = epilogueParams.tma_transaction_bytes;
 
   typename EpiStorePipeline::Params epi_store_pipeline_params;
   epi_store_pipeline_params.always_wait = true;
   return {MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
-          EpiLoadPipeline(storage.epi_load, epi_load_pipeline_params), EpiStorePipeline(epi_store_pipeline_params)};
+          makeEpilogueLoadPipeline<CollectiveEpilogue, NumMmaThreads>(storage.epi_load, epilogueTransactionBytes,
+                                                                      isEpilogueProducer, isMath),
+          EpiStorePipeline(epi_store_pipeline_params)};
 }
 
 }  // namespace cusync::cutlass_sm90

@@ -36,6 +36,7 @@ class PairedSiluGluEpilogue {
   using StorePipeline = typename BaseEpilogue::StorePipeline;
   using StorePipelineState = typename BaseEpilogue::StorePipelineState;
   using PipelineStorage = typename BaseEpilogue::PipelineStorage;
+  static constexpr bool RequiresTransactionBytes = BaseEpilogue::RequiresTransactionBytes;  // never used: no C
   using ElementC = void;
   using ElementD = cutlass::half_t;
   struct TensorStorage {};
