@@ -522,7 +522,9 @@ class FusedChainGemmKernel {
 
     // One unit of GEMM kStage: MMA over its k-range with that GEMM's collective and tile, split-K reduction,
     // epilogue, post.
-    auto computeUnit = [&](auto stageTag, ChainUnit const& unit, ChainUnitTrace* trace, long long mathStartCycles) {
+    // Always inlined: a call would cross the wgmma pipeline (ptxas C7510 serializes it; seen for 256x192 tiles).
+    auto computeUnit = [&](auto stageTag, ChainUnit const& unit, ChainUnitTrace* trace,
+                           long long mathStartCycles) __attribute__((always_inline)) {
       constexpr int kStage = decltype(stageTag)::value;
       using Mainloop = cute::conditional_t<kStage == 0, CollectiveMainloop, CollectiveMainloopSecond>;
       using StageTiledMma = typename Mainloop::TiledMma;
