@@ -520,27 +520,32 @@ class FusedChainGemmKernel {
     typename WorkUnitPipeline::PipelineState unit_read;
     int lastEpilogueStage = -1;  // the stage whose epilogue ran last in this block (-1: none yet)
 
-    // One unit of GEMM kStage: MMA over its k-range with that GEMM's collective and tile, split-K reduction,
-    // epilogue, post.
+    // One unit: MMA over its k-range with collective kMainloop (GEMM 1's only when the widths differ), split-K
+    // reduction, epilogue, post. With one width, both GEMMs share this code (one MMA loop, one reduction, as before
+    // the second width existed: a copy per GEMM made the split-K units of 192- and 256-column tiles 7-17% slower on
+    // the H100, session 9 call 5), and only the parameters and the epilogue are chosen by the unit's stage.
     // Always inlined: a call would cross the wgmma pipeline (ptxas C7510 serializes it; seen for 256x192 tiles).
-    auto computeUnit = [&](auto stageTag, ChainUnit const& unit, ChainUnitTrace* trace,
+    auto computeUnit = [&](auto mainloopTag, ChainUnit const& unit, ChainUnitTrace* trace,
                            long long mathStartCycles) __attribute__((always_inline)) {
-      constexpr int kStage = decltype(stageTag)::value;
-      using Mainloop = cute::conditional_t<kStage == 0, CollectiveMainloop, CollectiveMainloopSecond>;
+      constexpr int kMainloop = decltype(mainloopTag)::value;
+      using Mainloop = cute::conditional_t<kMainloop == 0, CollectiveMainloop, CollectiveMainloopSecond>;
       using StageTiledMma = typename Mainloop::TiledMma;
       using StageTileShape = typename Mainloop::TileShape;
-      auto& gemm = detail::ofStage<kStage>(params.first, params.second);
-      auto& mainloopStorage = detail::ofStage<kStage>(shared_storage.tensors.mainloop.first, shared_storage.tensors.mainloop.second);
+      const int s = int(unit.stage);  // == kMainloop when the widths differ
+      auto const* mainloopParams = &detail::ofStage<kMainloop>(params.first.mainloop, params.second.mainloop);
+      if constexpr (kOneTileShape) mainloopParams = s == 0 ? &params.first.mainloop : &params.second.mainloop;
+      auto& mainloopStorage =
+          detail::ofStage<kMainloop>(shared_storage.tensors.mainloop.first, shared_storage.tensors.mainloop.second);
       Mainloop mainloop;
       StageTiledMma tiled_mma;
       auto blk_shape = StageTileShape{};
-      const StageView& stage = params.stages[kStage];
+      const StageView& stage = params.stages[s];
       const std::uint32_t parts = stage.blocksPerTile;
-      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[kStage]).count;
+      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[s]).count;
       const TileCoord tile = unit.unit.ticket.tile;
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount, mma_thread_idx,
-                   mainloopStorage, gemm.mainloop);
+                   mainloopStorage, *mainloopParams);
       mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
       mainloop_pipe_consumer_state.advance(kCount);
       if (trace != nullptr) {
@@ -548,15 +553,16 @@ class FusedChainGemmKernel {
         trace->mmaCycles = std::uint64_t(clock64() - mathStartCycles);
       }
 
-      const ProblemShape problem = gemm.problem_shape;
+      const ProblemShape problem = s == 0 ? params.first.problem_shape : params.second.problem_shape;
       if (!stage.grid.contains(tile)) {  // rank 1's tile past M in an odd last row of clusters: nothing to store
         if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
         return;
       }
       if (parts > 1) {
+        const SplitKBuffers split = s == 0 ? params.first.split : params.second.split;
         const int rowsInTile = get<0>(problem) - int(tile.y) * int(size<0>(StageTileShape{}));
         if (!reduceSplitPartials<StageTiledMma, StageTileShape, int(NumMmaThreads)>(
-                gemm.split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
+                split, linearIndex(tile, stage.grid), unit.unit.part, parts, accumulators, mma_thread_idx,
                 shared_storage.lastArrival, rowsInTile)) {
           if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
           return;  // another part of this tile arrives later and finishes it
@@ -564,23 +570,29 @@ class FusedChainGemmKernel {
       }
       // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
       // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
-      if (lastEpilogueStage != -1 && lastEpilogueStage != kStage) {
+      if (lastEpilogueStage != -1 && lastEpilogueStage != s) {
         completeBulkStores();
         cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
       }
-      lastEpilogueStage = kStage;
+      lastEpilogueStage = s;
       auto blk_coord = blockCoord(unit.unit.ticket);
-      auto& epilogue = detail::ofStage<kStage>(epilogue_first, epilogue_second);
-      auto& loadPipeline = detail::ofStage<kStage>(epi_load_pipeline_first, epi_load_pipeline);
-      auto& loadState = detail::ofStage<kStage>(epi_load_pipe_consumer_state_first, epi_load_pipe_consumer_state);
-      auto& epilogueStorage =
-          detail::ofStage<kStage>(shared_storage.tensors.epilogue.first, shared_storage.tensors.epilogue.second);
-      auto [load_next, store_next] =
-          epilogue.store(loadPipeline, loadState, epi_store_pipeline,
-                         epi_store_pipe_producer_state, problem, blk_shape, blk_coord, accumulators, tiled_mma,
-                         mma_thread_idx, epilogueStorage);
-      loadState = load_next;
-      epi_store_pipe_producer_state = store_next;
+      auto storeTile = [&](auto& epilogue, auto& loadPipeline, auto& loadState,
+                           auto& epilogueStorage) __attribute__((always_inline)) {
+        auto [load_next, store_next] =
+            epilogue.store(loadPipeline, loadState, epi_store_pipeline, epi_store_pipe_producer_state, problem,
+                           blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx, epilogueStorage);
+        loadState = load_next;
+        epi_store_pipe_producer_state = store_next;
+      };
+      if (s == 0) {
+        if constexpr (kOneTileShape || kMainloop == 0)
+          storeTile(epilogue_first, epi_load_pipeline_first, epi_load_pipe_consumer_state_first,
+                    shared_storage.tensors.epilogue.first);
+      } else {
+        if constexpr (kOneTileShape || kMainloop == 1)
+          storeTile(epilogue_second, epi_load_pipeline, epi_load_pipe_consumer_state,
+                    shared_storage.tensors.epilogue.second);
+      }
       if (stage.semaphores != nullptr) {
         // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
         CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
@@ -609,7 +621,9 @@ class FusedChainGemmKernel {
         trace->mathStart = ::cusync::detail::globalTimerNs();
       }
       const long long mathStartCycles = trace != nullptr ? clock64() : 0;
-      if (unit.stage == 0)
+      if constexpr (kOneTileShape)
+        computeUnit(cute::Int<0>{}, unit, trace, mathStartCycles);
+      else if (unit.stage == 0)
         computeUnit(cute::Int<0>{}, unit, trace, mathStartCycles);
       else
         computeUnit(cute::Int<1>{}, unit, trace, mathStartCycles);
