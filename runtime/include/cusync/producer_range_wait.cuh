@@ -82,7 +82,7 @@ class ProducerRangeWait {
   static constexpr std::uint32_t kInFlight = 8;  // semaphores read per round trip
 
   __device__ std::uint32_t target(TileCoord t) const {
-    return Policy::value(t, input_.producerGrid) * (iteration_ + 1u);
+    return input_.target(t, iteration_);
   }
   // The i-th tile after the last one known posted, column by column (every row of a column, then the next column).
   __device__ TileCoord tileAfterPosted(std::uint32_t i) const {
@@ -144,7 +144,7 @@ __device__ std::uint32_t warpPollPostedColumns(const InputView<Policy>& input, P
     if (i < tiles) {
       const TileCoord t{unit.xBegin + i / rows, unit.yBegin + i % rows, z};
       const std::uint32_t seen = detail::loadRelaxed(input.producerSemaphores + Policy::sem(t, input.producerGrid));
-      posted[j] = detail::reached(seen, Policy::value(t, input.producerGrid) * (iteration + 1u));
+      posted[j] = detail::reached(seen, input.target(t, iteration));
     }
   }
 #if !defined(CUSYNC_DIAGNOSTIC_NO_POLL_FENCES)  // diagnostic builds only: bounds what the fences cost (unsound)
