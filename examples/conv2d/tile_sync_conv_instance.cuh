@@ -63,7 +63,7 @@ struct TileSyncConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages>
         StrideD{}, cute::make_shape(int(args.shape.outPixels()), args.shape.outChannels, 1));
     auto& sync = arguments.sync;
     sync.stage = args.stage;
-    sync.activation.input = InputView<PolicyT>{args.producerSemaphores, args.producerGrid, 1};
+    sync.activation.input = InputView<PolicyT>{args.producerSemaphores, args.producerGrid};
     sync.activation.halo = args.shape.halo();
     sync.activation.producerTileM = args.producerTileM;
     sync.activation.producerTileN = args.producerTileN;

@@ -109,7 +109,7 @@ struct HookedGemm {
     arguments.epilogue.dD = cutlass::make_cute_packed_stride(StrideD{}, cute::make_shape(args.m, args.n, 1));
     auto& sync = arguments.sync;
     sync.stage = args.stage;
-    sync.a.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid, 1};
+    sync.a.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid};
     sync.a.producerTileRows = args.producerTileRows;
     sync.a.producerTileColumns = args.producerTileColumns;
     sync.loadOrder = args.loadOrder;

@@ -82,7 +82,7 @@ struct TileSyncGemmSm80Instance {
     arguments.epilogue.dC = arguments.epilogue.dD;
     auto& sync = arguments.sync;
     sync.stage = args.stage;
-    sync.a.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid, 1};
+    sync.a.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid};
     sync.a.producerTileRows = args.producerTileRows;
     sync.a.producerTileColumns = args.producerTileColumns;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;

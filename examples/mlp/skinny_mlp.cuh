@@ -29,18 +29,13 @@
 namespace cusync::examples {
 
 // The split-K buffers of one skinny stage: fp32 partial sums [m, n], zero between runs, and an arrival counter per
-// tile; or, with `perPart` (GEMM 0 under the deferred activation), each part's own sums [parts][m, n] and no
-// counter. Allocated only when the stage is split.
+// tile. Allocated only when the stage is split.
 struct SkinnySplitState {
   std::unique_ptr<DeviceBuffer<float>> partials;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  SkinnySplitState(Stage& stage, int m, int n, std::uint32_t parts, bool perPart = false) {
+  SkinnySplitState(Stage& stage, int m, int n, std::uint32_t parts) {
     stage.setBlocksPerTile(parts);
     if (parts <= 1) return;
-    if (perPart) {  // every element is written by its part before it is read: nothing to zero
-      partials = std::make_unique<DeviceBuffer<float>>(std::size_t(parts) * m * n);
-      return;
-    }
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(m) * n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(partials->get(), 0, partials->bytes()));
@@ -62,15 +57,10 @@ enum class SkinnyPath {
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
 // kTileN / 2 rows). kDepth: the ring paths' slots of 20 KB per block; the other paths' blocks per SM.
-// kDeferActivation (GemvPdl only; configurations gemv_32_p<blocks>d): GEMM 1's split-K parts post their own sums
-// and GEMM 2 applies the activation to their sum (SkinnyChainParams::deferFirstActivation); the intermediate
-// tensor is then not written.
-template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4, bool kDeferActivation = false>
+template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
-  static_assert(!kDeferActivation || kPath_ == SkinnyPath::GemvPdl,
-                "the deferred activation is built for the launch-per-GEMM GEMV");
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing ? skinny::kTokens : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
@@ -78,8 +68,7 @@ class SkinnyMlpChain {
 
   static std::string configName() {
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
-           (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth) +
-           (kDeferActivation ? "d" : "");
+           (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
   }
 
   SkinnyMlpChain(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split, int smCount,
@@ -87,14 +76,13 @@ class SkinnyMlpChain {
       : m_(m), hidden_(hidden), intermediate_(intermediate), paired_(pairedSwiGlu),
         first_("gemm1", GridShape{std::uint32_t(gemm1Rows() / kTileN), 1, 1}),
         second_("gemm2", GridShape{std::uint32_t(hidden / kTileN), 1, 1}),
-        firstSplit_(first_, m, gemm1Rows(), split.firstParts, kDeferActivation),
+        firstSplit_(first_, m, gemm1Rows(), split.firstParts),
         secondSplit_(second_, m, hidden, split.secondParts) {
     const std::string why = whyNot(m, hidden, intermediate, pairedSwiGlu, split);
     if (!why.empty()) throw Error("skinny MLP chain " + configName() + ": " + why);
     if (!streamOrdered) {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);
-      if (deferred()) gemm0Output_.postsPerTile = split.firstParts;  // each part posts
     }
     // The register paths stage a unit's activations: the longest k-range of either stage.
     sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>()
@@ -164,7 +152,6 @@ class SkinnyMlpChain {
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
     p.secondWaitsForWholeGrid = pdlGridSync_;
-    p.deferFirstActivation = deferred();
     if constexpr (kRing)  // only the ring paths copy by TMA
       for (int s = 0; s < kSkinnyChainStages; ++s) {
         const SkinnyGemm& g = p.gemms[s];
@@ -189,7 +176,6 @@ class SkinnyMlpChain {
 
  private:
   int gemm1Rows() const { return (paired_ ? 2 : 1) * intermediate_; }
-  bool deferred() const { return kDeferActivation && first_.blocksPerTile() > 1; }
   static auto kernel() {
     if constexpr (kPath == SkinnyPath::GemvStream)
       return skinnyGemvChainKernel<Policy, kTileN, 2, kDepth>;
@@ -231,7 +217,6 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRing, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvStream, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4, true>>{});
 }
 
 }  // namespace cusync::examples

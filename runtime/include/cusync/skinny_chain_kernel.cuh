@@ -53,9 +53,7 @@ struct SkinnyGemm {
   const __half* a = nullptr;  // [m, k], row-major
   const __half* w = nullptr;  // [n, k], row-major (a Linear layer's weights; paired gate/up rows for PairedSwiGlu)
   __half* d = nullptr;        // [m, n] ([m, n / 2] for PairedSwiGlu), row-major
-  // Split-K partial sums: [m, n] fp32, zero before a run (and left zero after it); with the deferred activation
-  // (SkinnyChainParams::deferFirstActivation, GEMM 0 only) [parts][m, n], each part's own sums. Null when unsplit.
-  float* partials = nullptr;
+  float* partials = nullptr;  // [m, n] fp32, zero before a run (and left zero after it); null when unsplit
   std::uint32_t* arrivals = nullptr;  // one per tile, counting parts up across runs; null when unsplit
   int n = 0, k = 0;
   SkinnyActivation activation = SkinnyActivation::Identity;
@@ -95,12 +93,6 @@ struct SkinnyChainParams {
   // The PDL grid-sync baseline (launch-per-stage kernels only): stage 1, launched with PDL and unsynchronized, waits
   // for the whole stage-0 grid (griddepcontrol.wait) instead of tile by tile.
   bool secondWaitsForWholeGrid = false;
-  // The one-token GEMV only, GEMM 0 split: each part of GEMM 0 stores its sums and posts, with no last arrival and
-  // no activation; GEMM 1 sums the parts of its k-range and applies the activation as it stages its activations
-  // (gemm0Output.postsPerTile is then the parts). Why: GEMM 0's parts then cost only their streaming, so it can be
-  // split until the weights stream at full rate (session 8: a plain GEMV reached 0.93-0.98 of the read bandwidth at
-  // 4-8 parts, and each part's last-arrival epilogue cost 1-6%).
-  bool deferFirstActivation = false;
   // TMA descriptors per stage (tensor_map.h): W in boxes of kTileN rows x kSkinnyChunk, A in boxes of kTokens rows x
   // kSkinnyChunk (the token rows past m arrive as zeros).
   CUtensorMap weightMaps[kSkinnyChainStages];

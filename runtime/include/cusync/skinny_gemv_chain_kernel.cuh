@@ -22,48 +22,6 @@ namespace cusync {
 
 namespace detail {
 __device__ __forceinline__ void blockBarrier() { __syncthreads(); }
-
-// GEMM 0's activation of one GEMM-0 output: GELU, or for the paired SwiGLU silu(gate) * up.
-__device__ __forceinline__ float deferredActivation(SkinnyActivation activation, float value, float up) {
-  return activation == SkinnyActivation::PairedSwiGlu ? skinnySilu(value) * up : skinnyGelu(value);
-}
-
-// The deferred activation (SkinnyChainParams::deferFirstActivation, one token): a GEMM-1 unit's activations
-// [kBegin, kBegin + kLength), each GEMM 0's sum over its parts through GEMM 0's activation, rounded to half as GEMM
-// 0's own store would round it; run by the whole block after the unit's wait.
-template <class Policy, int kTileN>
-__device__ void stageDeferredActivations(const SkinnyChainParams<Policy>& p, int kBegin, int kLength,
-                                         uint4* activations) {
-  const SkinnyGemm& g0 = p.gemms[0];
-  const std::uint32_t parts = p.stages[0].blocksPerTile;
-  const bool paired = g0.activation == SkinnyActivation::PairedSwiGlu;
-  constexpr int kHalf = kTileN / 2;  // paired: outputs per GEMM-0 tile (gate rows, then as many up rows)
-  static_assert(kHalf % 8 == 0, "8 outputs of one paired half per vector");
-  for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x) {
-    const int output = kBegin + 8 * i;  // the first of 8 GEMM-0 outputs (k of GEMM 1)
-    const int row = paired ? output / kHalf * kTileN + output % kHalf : output;  // its GEMM-0 row (the gate's)
-    float value[8] = {}, up[8] = {};
-    for (std::uint32_t part = 0; part < parts; ++part) {
-      // From L2: other SMs wrote them in this launch or the previous one.
-      const float4* sums = reinterpret_cast<const float4*>(g0.partials + std::size_t(part) * g0.n + row);
-      const float4 a = __ldcg(sums), b = __ldcg(sums + 1);
-      value[0] += a.x, value[1] += a.y, value[2] += a.z, value[3] += a.w;
-      value[4] += b.x, value[5] += b.y, value[6] += b.z, value[7] += b.w;
-      if (paired) {
-        const float4 c = __ldcg(sums + kHalf / 4), d = __ldcg(sums + kHalf / 4 + 1);
-        up[0] += c.x, up[1] += c.y, up[2] += c.z, up[3] += c.w;
-        up[4] += d.x, up[5] += d.y, up[6] += d.z, up[7] += d.w;
-      }
-    }
-    uint4 packed;
-    __half2* halves = reinterpret_cast<__half2*>(&packed);
-#pragma unroll
-    for (int q = 0; q < 4; ++q)
-      halves[q] = __floats2half2_rn(deferredActivation(g0.activation, value[2 * q], up[2 * q]),
-                                    deferredActivation(g0.activation, value[2 * q + 1], up[2 * q + 1]));
-    activations[i] = packed;
-  }
-}
 }  // namespace detail
 
 // One unit of the GEMV: stage `s`'s tile `tile`, k-part `part`, in `iteration` of the chain. Run by the whole block
@@ -80,17 +38,11 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
   const detail::SkinnyKRange k = detail::skinnyUnitKRange(p, s, part);
   const int kBegin = k.begin, kLength = k.length;
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 31u + part);  // stress builds: a slow unit, before its wait
-  // Deferred activation: GEMM 0's parts post their own sums, and GEMM 1 applies the activation to their sum.
-  const bool deferred = p.deferFirstActivation && p.stages[0].blocksPerTile > 1;
   if (s == 1 && warp == 0) detail::warpWaitForKRange(p, k, iteration, tile);
   __syncthreads();  // after warp 0's wait (acquire) and after the previous unit's reads of `activations`
-  if (s == 1 && deferred) {
-    detail::stageDeferredActivations<Policy, kTileN>(p, kBegin, kLength, activations);
-  } else {
-    // From L2: a consumer's activations were written by other SMs in this launch.
-    for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x)
-      activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
-  }
+  // From L2: a consumer's activations were written by other SMs in this launch.
+  for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x)
+    activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
   __syncthreads();
 
   const __half* rows = gemm.w + std::size_t(tile.x * kTileN + warp * kRows) * gemm.k + kBegin + 8 * lane;
@@ -125,18 +77,6 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
     if (lane == 0) tileSums[(warp * kRows + r) * skinny::kTokens] = v;
   }
   __syncthreads();
-  if (s == 0 && deferred) {
-    // This part's sums, stored for GEMM 1 to add up, then posted: one of the tile's `parts` posts per iteration.
-    for (int i = threadIdx.x; i < kTileN; i += blockDim.x)
-      gemm.partials[std::size_t(part) * gemm.n + tile.x * kTileN + i] = tileSums[i * skinny::kTokens];
-    __syncthreads();  // every store of the part before the post
-    if (threadIdx.x == 0) {
-      CUSYNC_CHAIN_DELAY(tile.x * 7919u + part);  // stress builds: a slow producer
-      p.stages[0].template postThread<Policy>(tile);
-    }
-    __syncthreads();  // tileSums is read before the caller's next unit writes it
-    return;
-  }
   detail::finishSkinnyTile<Policy, kTileN>(p, s, tile, 1, tileSums, arrivedLast, detail::blockBarrier);
 }
 

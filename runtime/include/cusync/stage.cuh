@@ -175,7 +175,7 @@ class Stage {
   template <class Policy>
   InputView<Policy> inputFor(const Stage& consumer) const {
     if (const auto why = whyInputPolicyDiffers<Policy>(consumer.name_, name_, outputPolicy_)) throw Error(*why);
-    return InputView<Policy>{semaphores_, grid_, 1};  // one post per tile and iteration
+    return InputView<Policy>{semaphores_, grid_};
   }
 
   const unsigned long long* tileCounter() const { return counters_ + kTileCounter; }

@@ -129,16 +129,13 @@ template <class Policy>
 struct InputView {
   const std::uint32_t* producerSemaphores = nullptr;  // null = no synchronization (stream-ordered variant)
   GridShape producerGrid;
-  // Posts per producer tile and iteration beyond the policy's value: 1 when a tile is posted once (split-K's last
-  // arrival posts for all its parts); P when each of P split-K parts posts its own share (the skinny GEMV chain's
-  // deferred activation: the consumer sums the parts, so none is last).
-  std::uint32_t postsPerTile = 1;
 
   __device__ bool synchronized() const { return producerSemaphores != nullptr; }
 
-  // The count a producer tile's semaphore reaches once the tile is complete in `iteration`.
+  // The count a producer tile's semaphore reaches once the tile is complete in `iteration`: the one place a wait's
+  // target is computed.
   CUSYNC_HOST_DEVICE std::uint32_t target(TileCoord producerTile, std::uint32_t iteration) const {
-    return Policy::value(producerTile, producerGrid) * postsPerTile * (iteration + 1u);
+    return Policy::value(producerTile, producerGrid) * (iteration + 1u);
   }
 
   // Spins until the producer tile the caller is about to read has been posted in `iteration`.
