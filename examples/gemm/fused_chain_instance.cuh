@@ -130,11 +130,12 @@ struct FusedChainInstance {
 
   static typename Kernel::Arguments arguments(const LaunchArgs& args) {
     typename Kernel::Arguments a;
-    a.first = gemmArguments<CollectiveMainloop, EpilogueFirst>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0, args.splitPartials[0],
-                                           args.splitArrivals[0]);
+    a.first = gemmArguments<CollectiveMainloop, EpilogueFirst>(args.m, args.n0, args.k0, args.a0, args.b0, args.d0,
+                                                               args.splitPartials[0], args.splitArrivals[0]);
     // GEMM 1 reads the columns GEMM 0's epilogue writes: n0, or n0 / 2 after the paired SwiGLU.
-    a.second = gemmArguments<CollectiveMainloopSecond, EpilogueSecond>(args.m, args.n1, args.n0 / kFirstOutputColumnsDivisor, args.d0, args.b1,
-                                               args.d1, args.splitPartials[1], args.splitArrivals[1]);
+    a.second = gemmArguments<CollectiveMainloopSecond, EpilogueSecond>(
+        args.m, args.n1, args.n0 / kFirstOutputColumnsDivisor, args.d0, args.b1, args.d1, args.splitPartials[1],
+        args.splitArrivals[1]);
     a.stages[0] = args.stages[0];
     a.stages[1] = args.stages[1];
     a.queue = args.queue;

@@ -17,9 +17,11 @@
 // cannot make whole waves of both GEMMs (LLaMA at M = 512: GEMM 0 wants 176 columns, GEMM 1 256; docs/BENCHMARKS.md,
 // session 7). The wider GEMM's units add their extra bytes to each stage's barrier, and a block drains the pipeline
 // once, when it turns from GEMM 0's units to GEMM 1's, because the two collectives' stage buffers overlap
-// differently in the shared memory they share. GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a
-// TileN-wide [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues share shared memory: a block's units come in ticket order, so it switches from
-// GEMM 0 to GEMM 1 once, after completing all its GEMM-0 stores.
+// differently in the shared memory they share.
+// GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a TileN-wide
+// [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues
+// share shared memory: a block's units come in ticket order, so it switches from GEMM 0 to GEMM 1 once, after
+// completing all its GEMM-0 stores.
 #pragma once
 
 #include <type_traits>
