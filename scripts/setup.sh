@@ -19,3 +19,10 @@ if ! python3 -c "import cutlass_library" 2>/dev/null; then
   echo "setup: installing nvidia-cutlass"
   python3 -m pip install -q nvidia-cutlass==4.2.0.0
 fi
+
+# pytest runs the Python package's CPU suites (ctest python.tuning, python.example_tuning: configuration choice,
+# table formats, cusync-tune); without it ctest reports them skipped.
+if ! python3 -c "import pytest" 2>/dev/null; then
+  echo "setup: installing pytest"
+  python3 -m pip install -q pytest
+fi

@@ -79,9 +79,9 @@ class TableEntry:
 
 # --- names -------------------------------------------------------------------------------------------------------
 
-# _c2: 2x1 clusters sharing B by multicast (fused_chain_instance.cuh).
-_CONFIG = re.compile(r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?")
-_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?)(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
+# _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W (fused_chain_instance.cuh).
+_CONFIG = re.compile(r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?")
+_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?)(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
                     r"(?:_(?P<order>(?!ww$)[^_]+))?(?P<whole>_ww)?$")
 UNIT_WAITS = ("kblock", "whole")
 
@@ -115,7 +115,7 @@ def parse_label(label: str) -> tuple:
     match = _LABEL.match(label)
     if not match:
         raise ValueError(f"'{label}' is not a fused-chain configuration label "
-                         "(fused_MxNxK_sS_ws|coop[_c2][_skAxB][_ORDER][_ww])")
+                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
     parse_order(order)

@@ -68,6 +68,8 @@ def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activatio
     # 2x1 clusters (fused_chain_instance.cuh's _c2 suffix) belong to the configuration, not to the order.
     ("fused_128x128x64_s6_coop_c2_sk2x1_g4", ("fused_128x128x64_s6_coop_c2", (2, 1), "g4", "kblock")),
     ("fused_128x192x64_s4_coop_c2_ww", ("fused_128x192x64_s4_coop_c2", (1, 1), "row", "whole")),
+    # GEMM 2's own tile width (_n256) belongs to the configuration too.
+    ("fused_128x176x64_s4_coop_c2_n256_sk2x1_g4_ww", ("fused_128x176x64_s4_coop_c2_n256", (2, 1), "g4", "whole")),
 ])
 def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parsed):
     assert tuning.parse_label(label) == parsed
@@ -262,6 +264,19 @@ def test_tune_writes_the_fastest_correct_fused_row_per_m(tmp_path):
     assert [(e.m, e.config, e.split, e.order, e.us) for e in entries] == [
         (1, "fused_64x128x128_s4_ws", (6, 3), "g8", 120.0), (64, "fused_128x256x64_s3_coop", (1, 1), "row", 200.0)]
     assert {(e.device, e.sms, e.hidden, e.intermediate) for e in entries} == {("GPU X", 100, *GPT3)}
+
+
+def test_tune_leaves_out_rows_the_op_does_not_run(tmp_path):
+    # Since session 8 the example's CSV also holds skinny chains and padded SwiGLU chains as Fused rows.
+    csv_path = tmp_path / "fused.csv"
+    csv_path.write_text(
+        "M,config,variant,us,relative_error,correct,waves_gemm1,waves_gemm2,avoided_wait_kernel\n"
+        "1,gemv_32_p4,Fused,100,0,1,0,0,0\n"                                         # skinny: not the op's
+        "1,fused_64x128x128_s4_ws_sk5x3_g4,Fused,115,0,1,0,0,0\n"
+        "512,fused_128x176x64_s4_coop_c2_n256_pad2816_g4_ww,Fused,113,0,1,0,0,0\n"  # padded: not the op's
+        "512,fused_128x128x64_s6_coop_c2_g8_ww,Fused,137,0,1,0,0,0\n")
+    assert tune.best_fused_rows(csv_path) == {1: (115.0, "fused_64x128x128_s4_ws_sk5x3_g4"),
+                                              512: (137.0, "fused_128x128x64_s6_coop_c2_g8_ww")}
 
 
 def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_path):
