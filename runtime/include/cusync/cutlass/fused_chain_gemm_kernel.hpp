@@ -389,7 +389,7 @@ class FusedChainGemmKernel {
       auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
       auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
       std::uint32_t drawn = 0;  // units this cluster has drawn (the hand-off's index)
-      bool loadedFirstGemm = false;  // this block has issued loads of a GEMM-0 unit
+      int lastLoadedStage = -1;  // the GEMM whose unit this block's loads last filled the pipeline with (-1: none)
       while (true) {
         if (cute::elect_one_sync()) {
           // A unit is drawn only once the math warps can take it: a block never holds more than kWorkUnitStages
@@ -466,11 +466,11 @@ class FusedChainGemmKernel {
 #endif
         }
         if constexpr (!kOneTileShape) {
-          // GEMM 1's stage buffers overlap GEMM 0's other stages (the collectives' layouts differ in B's width): the
-          // first GEMM-1 unit of a block waits until the math warps have released every stage it filled for GEMM 0,
-          // in every block its loads multicast to (each stage's empty barrier counts them all). Units come in ticket
-          // order, GEMM 0's before GEMM 1's, so this happens once per block.
-          if (unit.stage == 1 && loadedFirstGemm) {
+          // The two GEMMs' stage buffers overlap differently (the collectives' layouts differ in B's width): where a
+          // block turns from one GEMM's units to the other's, its load warp waits until the math warps have released
+          // every stage it filled, in every block its loads multicast to (each stage's empty barrier counts them
+          // all). Units come in ticket order, GEMM 0's before GEMM 1's, so this happens once per block.
+          if (lastLoadedStage != -1 && lastLoadedStage != int(unit.stage)) {
             for (int j = 0; j < CollectiveMainloop::Stages; ++j) {
               auto stage = mainloop_pipe_producer_state;
               stage.advance(j);
@@ -478,7 +478,7 @@ class FusedChainGemmKernel {
               }
             }
           }
-          loadedFirstGemm = loadedFirstGemm || unit.stage == 0;
+          lastLoadedStage = int(unit.stage);
         }
         if (unit.stage == 0) {
           Tensor gA_mkl = get<0>(load_inputs_first);
