@@ -470,14 +470,8 @@ class FusedChainGemmKernel {
           // block turns from one GEMM's units to the other's, its load warp waits until the math warps have released
           // every stage it filled, in every block its loads multicast to (each stage's empty barrier counts them
           // all). Units come in ticket order, GEMM 0's before GEMM 1's, so this happens once per block.
-          if (lastLoadedStage != -1 && lastLoadedStage != int(unit.stage)) {
-            for (int j = 0; j < CollectiveMainloop::Stages; ++j) {
-              auto stage = mainloop_pipe_producer_state;
-              stage.advance(j);
-              while (mainloop_pipeline.producer_try_acquire(stage).get() != cutlass::BarrierStatus::WaitDone) {
-              }
-            }
-          }
+          if (lastLoadedStage != -1 && lastLoadedStage != int(unit.stage))
+            CollectiveMainloop::waitAllStagesFree(mainloop_pipeline, mainloop_pipe_producer_state);
           lastLoadedStage = int(unit.stage);
         }
         if (unit.stage == 0) {

@@ -50,11 +50,23 @@ struct TileSyncMainloop : BaseMainloop {
   // complete, whatever bytes a cluster peer's multicast has already delivered.
   CUTLASS_DEVICE static void acquireStage(MainloopPipeline& pipeline, PipelineState state, std::uint32_t extraBytes) {
     if (extraBytes != 0) {
-      while (pipeline.producer_try_acquire(state).get() != cutlass::BarrierStatus::WaitDone) {
-      }
+      waitStageFree(pipeline, state);
       pipeline.producer_expect_transaction(state, extraBytes);
     }
     pipeline.producer_acquire(state);  // the stage is free: arrives, expecting the pipeline's bytes
+  }
+
+  // Waits, as the producer, until stage `state` is released by its consumers, without arriving on it.
+  CUTLASS_DEVICE static void waitStageFree(MainloopPipeline& pipeline, PipelineState state) {
+    while (pipeline.producer_try_acquire(state).get() != cutlass::BarrierStatus::WaitDone) {
+    }
+  }
+
+  // Waits until every stage the producer has filled, up to `state`, is released: the next Stages acquisitions would
+  // not block. The fused chain with a tile width per GEMM needs it where its loads turn from one collective's
+  // stage layout to the other's.
+  CUTLASS_DEVICE static void waitAllStagesFree(MainloopPipeline& pipeline, PipelineState state) {
+    for (int j = 0; j < Stages; ++j, ++state) waitStageFree(pipeline, state);
   }
 
   // Same contract as BaseMainloop::load, plus the synchronization of A. In a cluster (the fused chain's 2x1 clusters,
