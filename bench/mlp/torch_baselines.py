@@ -6,7 +6,12 @@ and torch.compile of the same. Each variant is checked against a float32
 reference on fresh random inputs (NaN fails) and timed as CUDA-graph replays (10 calls per graph, warm-up, median
 of several replays), so the numbers compare with mlp_fused_example's, taken in the same device call.
 
+GELU is GPT-3's tanh approximation, as cusync computes it by default and cuBLASLt's epilogue (torch-addmm-gelu) always
+does; --gelu none times eager and torch.compile with the exact (erf) GELU instead, under variant names ending in
+"-exact-gelu" (the form of a CUSYNC_GELU_ERF build, and of the anchors before session 10).
+
 Usage: torch_baselines.py --csv OUT.csv [--model gpt3|llama] [--m 1,8,...] [--autotune-m 1,256,...] [--budget-s S]
+                          [--gelu tanh|none]
 max-autotune compiles and benchmarks many Triton GEMMs per shape (about a minute each on the lent machine), so it
 runs at --autotune-m only (default: every M) and stops starting new shapes once --budget-s is spent; the CSV is
 rewritten after every result, so a run cut short keeps what it measured.
@@ -23,8 +28,11 @@ SHAPES = {"gpt3": (12288, 4 * 12288 // 8), "llama": (8192, 22016 // 8)}  # (hidd
 BOUND = 2e-2  # the bound mlp_fused_example checks with (fp16 operands and intermediate, K up to 12288)
 
 
+GELU_APPROXIMATE = "tanh"  # --gelu: GPT-3's GELU, the form cusync computes by default (runtime/include/cusync/gelu.cuh)
+
+
 def mlp_eager(x, w1, w2):
-    return F.linear(F.gelu(F.linear(x, w1)), w2)
+    return F.linear(F.gelu(F.linear(x, w1), approximate=GELU_APPROXIMATE), w2)
 
 
 def swiglu_mlp_eager(x, w1, w2):
@@ -72,7 +80,11 @@ def main():
     parser.add_argument("--m", default="1,8,64,128,256,512,1024,2048,4096")
     parser.add_argument("--autotune-m", default=None)
     parser.add_argument("--budget-s", type=float, default=480.0)
+    parser.add_argument("--gelu", choices=("tanh", "none"), default="tanh")
     args = parser.parse_args()
+    global GELU_APPROXIMATE
+    GELU_APPROXIMATE = args.gelu
+    suffix = "" if args.gelu == "tanh" or args.model == "llama" else "-exact-gelu"
     ms = [int(v) for v in args.m.split(",")]
     autotune_ms = set(ms if args.autotune_m is None else [int(v) for v in args.autotune_m.split(",")])
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
@@ -107,15 +119,15 @@ def main():
         w2 = (torch.randn(hidden, intermediate, device="cuda") / intermediate ** 0.5).half()
         ref = eager(x.float(), w1.float(), w2.float())
         variants = {
-            "torch-eager": lambda: eager(x, w1, w2),
-            "torch-compile": lambda: compiled_default(x, w1, w2),
+            "torch-eager" + suffix: lambda: eager(x, w1, w2),
+            "torch-compile" + suffix: lambda: compiled_default(x, w1, w2),
         }
-        if not llama:
+        if not llama and not suffix:
             zero_bias = torch.zeros(intermediate, device="cuda", dtype=torch.float16)
             variants["torch-addmm-gelu"] = lambda: F.linear(
                 torch._addmm_activation(zero_bias, x, w1.t(), use_gelu=True), w2)
         if m in autotune_ms and time.time() - began < args.budget_s:
-            variants["torch-compile-max-autotune"] = lambda: compiled_autotune(x, w1, w2)
+            variants["torch-compile-max-autotune" + suffix] = lambda: compiled_autotune(x, w1, w2)
         for name, fn in variants.items():
             try:
                 us, out = time_graph(fn)

@@ -1,5 +1,6 @@
 // The buffers of a GELU MLP pair (GPT-3's: XW1 = GELU(X W1^T), Y = XW1 W2^T) and its reference: fresh random
-// inputs, then cuBLASLt GEMM, exact GELU (erf, as CUTLASS's epilogue computes it), cuBLASLt GEMM. Shared by the
+// inputs, then cuBLASLt GEMM, GELU (cusync/gelu.cuh: GPT-3's tanh form, or erf
+// in a CUSYNC_GELU_ERF build), cuBLASLt GEMM. Shared by the
 // GPT-3 MLP example and the sm_80 GEMM check. Host and device code.
 #pragma once
 
@@ -14,6 +15,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "cusync/error.h"
+#include "cusync/gelu.cuh"
 
 namespace cusync::examples {
 
@@ -36,7 +38,7 @@ __global__ void geluInPlace(__half* data, std::size_t count) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < count;
        i += std::size_t(gridDim.x) * blockDim.x) {
     const float v = __half2float(data[i]);
-    data[i] = __float2half(0.5f * v * (1.0f + erff(v * 0.70710678118654752f)));  // exact GELU, as CUTLASS's
+    data[i] = __float2half(geluReference(v));  // gelu.cuh: the form every kernel here computes
   }
 }
 }  // namespace detail

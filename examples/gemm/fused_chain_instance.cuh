@@ -18,6 +18,7 @@
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"  // tileSyncGemmEntry
 #include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
+#include "gelu_epilogue.h"
 #include "cusync/launch.cuh"
 #include "fused_chain_registry.h"
 
@@ -51,7 +52,7 @@ struct FusedChainInstance {
       cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignment, Element, LayoutD,
       kAlignment, EpilogueSchedule,
       cutlass::epilogue::fusion::LinCombEltAct<ElementwiseActivation, Element, float, void, float>>::CollectiveOp;
-  using EpilogueGelu = Epilogue<cutlass::epilogue::thread::GELU>;
+  using EpilogueGelu = Epilogue<GeluEpilogueFn>;
   using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
   using EpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
   template <class Shape>

@@ -20,6 +20,7 @@
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
+#include "gelu_epilogue.h"
 #include "gemm_registry.h"
 
 namespace cusync::examples {
@@ -35,7 +36,7 @@ struct ActivationFunction<Activation::Identity> {
 template <>
 struct ActivationFunction<Activation::Gelu> {
   template <class T>
-  using Fn = cutlass::epilogue::thread::GELU<T>;
+  using Fn = GeluEpilogueFn<T>;  // gelu_epilogue.h: the tanh form unless CUSYNC_GELU_ERF
 };
 
 // One hooked CUTLASS sm90 GEMM: D = act(A * B^T) of a tile configuration, waiting for A's producer tiles under

@@ -17,6 +17,7 @@
 #include <cutlass/util/packed_stride.hpp>
 
 #include "cusync/error.h"
+#include "gelu_epilogue.h"
 #include "stock_gemm_registry.h"
 
 namespace cusync::examples {
@@ -120,7 +121,7 @@ struct StockGemmInstance {
                           [](int m, int n, int k, Activation activation) -> std::unique_ptr<StockGemm> {
                             const std::string label = name();
                             if (activation == Activation::Gelu)
-                              return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::GELU>>>(
+                              return std::make_unique<StockGemmOf<Kernel<GeluEpilogueFn>>>(
                                   m, n, k, label.c_str());
                             return std::make_unique<StockGemmOf<Kernel<cutlass::epilogue::thread::Identity>>>(
                                 m, n, k, label.c_str());

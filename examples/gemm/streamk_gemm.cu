@@ -16,7 +16,7 @@ using StreamKKernel =
 StreamKGemm::StreamKGemm(int m, int n, int k, Activation activation) {
   if (activation == Activation::Gelu)
     implementation_ =
-        std::make_unique<StockGemmOf<StreamKKernel<cutlass::epilogue::thread::GELU>>>(m, n, k, "CUTLASS Stream-K");
+        std::make_unique<StockGemmOf<StreamKKernel<GeluEpilogueFn>>>(m, n, k, "CUTLASS Stream-K");
   else
     implementation_ =
         std::make_unique<StockGemmOf<StreamKKernel<cutlass::epilogue::thread::Identity>>>(m, n, k, "CUTLASS Stream-K");

@@ -3,7 +3,7 @@
 //   XW1 = GELU(X[M,H] * W1^T)   producer: GELU epilogue, posts its tiles
 //   Y   = XW1 * W2^T            consumer: waits for the XW1 tiles each A k-tile reads
 //
-// against cuBLASLt GEMMs with an exact GELU in between, on fresh random inputs, for every pair of registered
+// against cuBLASLt GEMMs with the GELU of cusync/gelu.cuh in between, on fresh random inputs, for every pair of registered
 // sm_80 tile configurations (producer and consumer may differ in tile shape, which exercises the mapping of a
 // consumer's rows and k-range to producer tiles), under:
 //   StreamOrder                 one stream, no semaphores (the unsynchronized baseline of the same kernels)
@@ -51,7 +51,7 @@ struct Options {
 constexpr const char* kProgram = "gemm_sm80_check";
 constexpr const char* kUsage =
     "Usage: gemm_sm80_check [--m 1,200,1024] [--hidden H] [--intermediate I]\n"
-    "Checks the hooked sm_80 GEMMs as a tile-synchronized MLP pair against cuBLASLt + exact GELU.\n"
+    "Checks the hooked sm_80 GEMMs as a tile-synchronized MLP pair against cuBLASLt + GELU.\n"
     "\n"
     "  --m M1,M2,...      token counts M (positive; default 1,200,1024)\n"
     "  --hidden H         GEMM 1's K and GEMM 2's N (a multiple of 8; default 12288)\n"

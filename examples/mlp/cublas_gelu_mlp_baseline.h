@@ -14,8 +14,9 @@
 
 namespace cusync::examples {
 
-// cuBLASLt's GELU epilogue may use the tanh approximation; the checked bound covers the difference from the exact
-// GELU of the reference.
+// cuBLASLt's GELU epilogue computes the tanh approximation (as torch._addmm_activation, which calls it, documents),
+// the reference's form by default (cusync/gelu.cuh); in a CUSYNC_GELU_ERF build the checked bound covers the
+// difference from the reference's exact GELU.
 inline Measurement measureCublasGeluMlp(cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                         GeluMlpBuffers& buffers, int m, int hidden, int intermediate,
                                         cudaStream_t stream, const MlpOptions& options) {

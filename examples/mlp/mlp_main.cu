@@ -153,7 +153,7 @@ int main(int argc, char** argv) {
     const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
     const CheckedOutput checked{{&buffers.xw1}, &buffers.y, &buffers.yReference};
-    // Fresh inputs; reference: cuBLAS GEMM, exact GELU, cuBLAS GEMM.
+    // Fresh inputs; reference: cuBLAS GEMM, GELU (cusync/gelu.cuh), cuBLAS GEMM.
     prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
                             device.workspaceBytes(), stream);
 

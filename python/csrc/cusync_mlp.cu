@@ -11,6 +11,8 @@
 #include <new>
 #include <string>
 #include <type_traits>
+
+#include "cusync/gelu.cuh"
 #include <utility>
 
 #include "mlp_plan.h"
@@ -187,6 +189,8 @@ extern "C" {
 int cusync_mlp_abi_version(void) { return CUSYNC_MLP_ABI_VERSION; }
 
 const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
+
+const char* cusync_mlp_gelu_approximation(void) { return cusync::kGeluApproximation; }
 
 int cusync_mlp_config_count(int activation) {
   if (activation == CUSYNC_MLP_GELU) return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size());

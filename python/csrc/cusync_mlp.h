@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define CUSYNC_MLP_ABI_VERSION 3
+#define CUSYNC_MLP_ABI_VERSION 4
 
 typedef enum {
   CUSYNC_MLP_OK = 0,
@@ -40,7 +40,8 @@ typedef enum {
 } cusync_mlp_status;
 
 typedef enum {
-  CUSYNC_MLP_GELU = 0,   /* Y = GELU(X W1^T) W2^T, exact (erf) GELU; W1 [I, H], W2 [H, I] */
+  /* Y = GELU(X W1^T) W2^T, GELU in the form cusync_mlp_gelu_approximation names; W1 [I, H], W2 [H, I] */
+  CUSYNC_MLP_GELU = 0,
   /* Y = (SiLU(X Wg^T) * X Wu^T) W2^T; W1 [2I, H] holds Wg and Wu paired: rows [128g, 128g + 64) are Wg's rows
    * [64g, 64g + 64), rows [128g + 64, 128g + 128) Wu's same rows (I a multiple of 64); W2 [H, I] */
   CUSYNC_MLP_SWIGLU = 1
@@ -50,6 +51,9 @@ typedef struct cusync_mlp_plan cusync_mlp_plan;
 
 CUSYNC_MLP_API int cusync_mlp_abi_version(void);
 CUSYNC_MLP_API const char* cusync_mlp_last_error(void);
+/* The GELU the library computes, by torch.nn.functional.gelu's name: "tanh" (the tanh approximation, GPT-3's, the
+ * default) or "none" (exact, erf; a build with CUSYNC_GELU_ERF). */
+CUSYNC_MLP_API const char* cusync_mlp_gelu_approximation(void);
 
 /* The fused-chain configurations of an activation compiled into this library (examples/gemm's CUSYNC_FUSED_CONFIGS
  * for GELU, CUSYNC_SWIGLU_FUSED_CONFIGS for SwiGLU), by name, e.g. "fused_64x128x128_s4_ws". cusync_mlp_config_name

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .tuning import ConfigInfo
 
-ABI_VERSION = 3  # CUSYNC_MLP_ABI_VERSION
+ABI_VERSION = 4  # CUSYNC_MLP_ABI_VERSION
 LIBRARY_ENVIRONMENT = "CUSYNC_MLP_LIBRARY"
 LIBRARY_NAME = "libcusync_mlp.so"
 
@@ -48,6 +48,7 @@ def _declare(lib):
     signatures = {
         "cusync_mlp_abi_version": (c_int, []),
         "cusync_mlp_last_error": (c_char_p, []),
+        "cusync_mlp_gelu_approximation": (c_char_p, []),
         "cusync_mlp_config_count": (c_int, [c_int]),
         "cusync_mlp_config_name": (c_char_p, [c_int, c_int]),
         "cusync_mlp_config_tile": (c_int, [c_int, c_char_p, pointer_int, pointer_int, pointer_int]),
@@ -96,6 +97,12 @@ def check(status: int) -> None:
     if status != 0:
         message = library().cusync_mlp_last_error().decode(errors="replace")
         raise _EXCEPTIONS.get(status, RuntimeError)(message)
+
+
+def gelu_approximation() -> str:
+    """The GELU form the library computes, as torch.nn.functional.gelu's `approximate`: "tanh" (GPT-3's, the default
+    build) or "none" (exact; a CUSYNC_GELU_ERF build)."""
+    return library().cusync_mlp_gelu_approximation().decode()
 
 
 def configs(activation: str = "gelu") -> list:

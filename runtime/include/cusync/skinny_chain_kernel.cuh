@@ -33,6 +33,7 @@
 
 #include "cusync/bulk_copy_ring.cuh"
 #include "cusync/chain_queue.cuh"
+#include "cusync/gelu.cuh"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/producer_tile_range.hpp"
 #include "cusync/skinny_mma.cuh"
@@ -44,7 +45,7 @@ namespace cusync {
 
 enum class SkinnyActivation : std::uint32_t {
   Identity,
-  Gelu,          // exact (erf) GELU, as CUTLASS's and the reference's
+  Gelu,          // GELU (gelu.cuh: the tanh form unless CUSYNC_GELU_ERF), as the CUTLASS epilogues and the reference
   PairedSwiGlu,  // tile rows [0, kTileN/2) are gate rows, [kTileN/2, kTileN) the up rows of the same outputs
 };
 
@@ -101,7 +102,7 @@ struct SkinnyChainParams {
 
 namespace detail {
 
-__device__ __forceinline__ float skinnyGelu(float v) { return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f)); }
+__device__ __forceinline__ float skinnyGelu(float v) { return geluFast(v); }  // gelu.cuh: the MLP's one GELU
 __device__ __forceinline__ float skinnySilu(float v) { return v / (1.0f + __expf(-v)); }
 
 // The consumer warps' barrier (named barrier 1; the producer warp never takes part).
