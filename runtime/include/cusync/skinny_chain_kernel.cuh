@@ -33,6 +33,7 @@
 
 #include "cusync/bulk_copy_ring.cuh"
 #include "cusync/chain_queue.cuh"
+#include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/producer_tile_range.hpp"
@@ -103,7 +104,7 @@ struct SkinnyChainParams {
 namespace detail {
 
 __device__ __forceinline__ float skinnyGelu(float v) { return geluFast(v); }  // gelu.cuh: the MLP's one GELU
-__device__ __forceinline__ float skinnySilu(float v) { return v / (1.0f + __expf(-v)); }
+__device__ __forceinline__ float skinnySilu(float v) { return fastSilu(v); }  // fast_silu.cuh
 
 // The consumer warps' barrier (named barrier 1; the producer warp never takes part).
 __device__ __forceinline__ void consumerBarrier() {

@@ -24,6 +24,8 @@
 #include <cute/tensor.hpp>
 #include <cutlass/cutlass.h>
 
+#include "cusync/fast_silu.cuh"
+
 namespace cusync::cutlass_sm90 {
 
 template <class BaseEpilogue, class TileShape>
@@ -111,7 +113,7 @@ class PairedSiluGluEpilogue {
   }
 
  private:
-  CUTLASS_DEVICE static float silu(float x) { return x / (1.0f + __expf(-x)); }
+  CUTLASS_DEVICE static float silu(float x) { return fastSilu(x); }
   Params params_;
 };
 
