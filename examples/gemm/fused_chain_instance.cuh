@@ -46,24 +46,15 @@ struct FusedChainInstance {
                                             cutlass::gemm::KernelTmaWarpSpecialized>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
                                               cutlass::epilogue::TmaWarpSpecialized>;
-  // CUTLASS's epilogue stores a cooperative tile in subtiles of 128 x gcd(32, N) columns, each behind two barriers
-  // of the math threads. Session 10's A/B build tries 128 x CUSYNC_EXPERIMENT_EPILOGUE_TILE_N where N divides and
-  // the shared memory still fits (0: CUTLASS's choice).
-#if defined(CUSYNC_EXPERIMENT_EPILOGUE_TILE_N)
-  static constexpr int kWantedEpilogueTileN = CUSYNC_EXPERIMENT_EPILOGUE_TILE_N;
-#else
-  static constexpr int kWantedEpilogueTileN = 0;
-#endif
-  template <class Shape, int EpilogueTileN>
-  using EpilogueTile = std::conditional_t<Cooperative && EpilogueTileN != 0 &&
-                                              decltype(cute::get<1>(Shape{}))::value % (EpilogueTileN != 0 ? EpilogueTileN : 1) == 0,
-                                          cute::Shape<cute::_128, cute::Int<EpilogueTileN>>,
-                                          cutlass::epilogue::collective::EpilogueTileAuto>;
-  template <template <class> class ElementwiseActivation, class Shape, int EpilogueTileN>
+  template <template <class> class ElementwiseActivation, class Shape = TileShape>
   using Epilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
-      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Shape, ClusterShape, EpilogueTile<Shape, EpilogueTileN>,
-      float, float, void, LayoutD, kAlignment, Element, LayoutD, kAlignment, EpilogueSchedule,
+      cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Shape, ClusterShape,
+      cutlass::epilogue::collective::EpilogueTileAuto, float, float, void, LayoutD, kAlignment, Element, LayoutD,
+      kAlignment, EpilogueSchedule,
       cutlass::epilogue::fusion::LinCombEltAct<ElementwiseActivation, Element, float, void, float>>::CollectiveOp;
+  using EpilogueGelu = Epilogue<GeluEpilogueFn>;
+  using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
+  using EpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
   template <class Shape>
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, kAlignment, Element, LayoutB,
@@ -71,27 +62,11 @@ struct FusedChainInstance {
       KernelSchedule>::CollectiveOp;
   using CollectiveMainloop = Mainloop<TileShape>;
   using CollectiveMainloopSecond = Mainloop<TileShapeSecond>;
+  using EpilogueFirst = std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
+                                           EpilogueGelu>;
   using Policy = std::conditional_t<kSwiGlu, SwiGluMlpPolicy, FusedMlpPolicy>;  // fused_chain_registry.h
-  template <int EpilogueTileN>
-  struct KernelTypes {
-    using EpilogueGelu = Epilogue<GeluEpilogueFn, TileShape, EpilogueTileN>;
-    using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity, TileShape, EpilogueTileN>;
-    using EpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond, EpilogueTileN>;
-    using EpilogueFirst =
-        std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
-                           EpilogueGelu>;
-    using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueSecond,
-                                                              Policy, CollectiveMainloopSecond>;
-  };
-  static constexpr int kMaxSharedMemoryPerBlock = 232448;  // sm_90: 227 KB of dynamic shared memory
-  static constexpr int kEpilogueTileN =
-      KernelTypes<kWantedEpilogueTileN>::Kernel::SharedStorageSize <= kMaxSharedMemoryPerBlock ? kWantedEpilogueTileN
-                                                                                               : 0;
-  using EpilogueGelu = typename KernelTypes<kEpilogueTileN>::EpilogueGelu;
-  using EpilogueIdentity = typename KernelTypes<kEpilogueTileN>::EpilogueIdentity;
-  using EpilogueSecond = typename KernelTypes<kEpilogueTileN>::EpilogueSecond;
-  using EpilogueFirst = typename KernelTypes<kEpilogueTileN>::EpilogueFirst;
-  using Kernel = typename KernelTypes<kEpilogueTileN>::Kernel;
+  using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueSecond, Policy,
+                                                            CollectiveMainloopSecond>;
   using LaunchArgs = FusedChainLaunchArgsFor<Policy>;
   using Entry = FusedChainEntryFor<Policy>;
   static constexpr int kFirstOutputColumnsDivisor = Kernel::kFirstOutputColumnsDivisor;
