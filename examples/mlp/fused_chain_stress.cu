@@ -42,6 +42,10 @@ using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActiv
 // columns), and GEMM 1 wider (128 then 96, whose epilogues also have C-load pipelines of different types).
 using TwoTileStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 256>;
 using NarrowSecondStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 96>;
+// Two widths on one math warp group, single blocks: GEMM 1 in 96-column paired tiles (groups of 48 outputs), GEMM 2
+// in 128, as the SwiGLU defaults run LLaMA at M = 128 since session 10. Its intermediate sizes are multiples of 48,
+// and GEMM 2's K then ends in a partial k-block.
+using NarrowFirstWsStressKernel = FusedChainInstance<64, 96, 128, 4, false, ChainActivation::PairedSwiGlu, 1, 128>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -80,30 +84,35 @@ int main(int argc, char** argv) {
   const FusedChainEntry geluKernel = StressKernel::entry();
   const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
   const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
-  const SwiGluChainEntry twoTileKernels[2] = {TwoTileStressKernel::entry(), NarrowSecondStressKernel::entry()};
+  const SwiGluChainEntry twoTileKernels[3] = {TwoTileStressKernel::entry(), NarrowSecondStressKernel::entry(),
+                                              NarrowFirstWsStressKernel::entry()};
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
   const std::vector<Size> sizes{{1, 2048, 1024}, {64, 1024, 512}, {200, 2048, 768}, {512, 1024, 1024}};
+  // For GEMM 1 in 96-column paired tiles: intermediate sizes that are multiples of 48.
+  const std::vector<Size> sizesOf48{{1, 2048, 960}, {64, 1024, 480}, {200, 2048, 768}, {512, 1024, 960}};
   const TileOrders orders = TileOrders::parse("g8", "mlp_fused_stress");
   struct Case {
     bool swiGlu;
     bool cluster;  // the GELU chain on 2x1 clusters
-    int twoTiles;  // the SwiGLU chain with a tile width per GEMM, on 2x1 clusters: 0 no, 1 GEMM 2 wider, 2 narrower
+    int twoTiles;  // the SwiGLU chain with a tile width per GEMM: 0 no; on 2x1 clusters 1 GEMM 2 wider, 2 narrower;
+                   // 3 on one math warp group, GEMM 1 in 96 columns and GEMM 2 in 128
     Size size;
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
-  // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways (session 9).
-  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last two chains'.
+  // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways on clusters (session 9)
+  // and one on a single math warp group (session 10).
+  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last three chains'.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const std::string onlyChain = only != nullptr ? only : "";
   const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : 0;
-  const int endChain = onlyChain == "cluster" ? 3 : 5;
+  const int endChain = onlyChain == "cluster" ? 3 : 6;
   for (int chain = firstChain; chain < endChain; ++chain)
-    for (const Size& size : sizes) {
+    for (const Size& size : chain == 5 ? sizesOf48 : sizes) {
       const bool swiGlu = chain == 1 || chain >= 3, cluster = chain == 2;
       const int twoTiles = chain >= 3 ? chain - 2 : 0;
       const auto addCases = [&](const auto& k) {
@@ -150,6 +159,7 @@ int main(int argc, char** argv) {
     // Named before it runs, so that a hang is attributed.
     const char* chainName = c.twoTiles == 1   ? "SwiGLU 128|256 2x1 clusters"
                             : c.twoTiles == 2 ? "SwiGLU 128|96 2x1 clusters"
+                            : c.twoTiles == 3 ? "SwiGLU 96|128 one math warp group"
                             : c.swiGlu        ? "SwiGLU"
                             : c.cluster       ? "GELU 2x1 clusters"
                                               : "GELU";
