@@ -1,7 +1,6 @@
 // The buffers of a GELU MLP pair (GPT-3's: XW1 = GELU(X W1^T), Y = XW1 W2^T) and its reference: fresh random
-// inputs, then cuBLASLt GEMM, GELU (cusync/gelu.cuh: GPT-3's tanh form, or erf
-// in a CUSYNC_GELU_ERF build), cuBLASLt GEMM. Shared by the
-// GPT-3 MLP example and the sm_80 GEMM check. Host and device code.
+// inputs, then cuBLASLt GEMM, GELU (cusync/gelu.cuh: GPT-3's tanh form, or erf in a CUSYNC_GELU_ERF build),
+// cuBLASLt GEMM. Shared by the GPT-3 MLP example and the sm_80 GEMM check. Host and device code.
 #pragma once
 
 #include <cmath>

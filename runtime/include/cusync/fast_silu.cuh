@@ -7,8 +7,8 @@
 // approximation and one multiply (2 ulp). Its limits are right here: for x < -88, e^-x overflows to infinity and
 // the quotient is -0; where 1 + e^-x lies in (2^126, 2^128) __fdividef returns 0, and SiLU is below 1e-36 there.
 // Measured (session 10, device call 7, H100, the same LLaMA configurations in builds with either division, two rounds
-// interleaved): 2-3% faster chains at M = 512-2048 (176 | 256 at 512: 115.0 -> 111.6 us), beyond the GELU chains' run-
-// to-run spread in the same builds.
+// interleaved): 2-3% faster chains at M = 512-2048 (176 | 256 at 512: 115.0 -> 111.6 us), beyond the GELU
+// chains' run-to-run spread in the same builds.
 #pragma once
 
 namespace cusync {
