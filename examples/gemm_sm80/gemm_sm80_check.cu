@@ -3,8 +3,8 @@
 //   XW1 = GELU(X[M,H] * W1^T)   producer: GELU epilogue, posts its tiles
 //   Y   = XW1 * W2^T            consumer: waits for the XW1 tiles each A k-tile reads
 //
-// against cuBLASLt GEMMs with the GELU of cusync/gelu.cuh in between, on fresh random inputs, for every pair of registered
-// sm_80 tile configurations (producer and consumer may differ in tile shape, which exercises the mapping of a
+// against cuBLASLt GEMMs with the GELU of cusync/gelu.cuh in between, on fresh random inputs, for every pair of
+// registered sm_80 tile configurations (producer and consumer may differ in tile shape, which exercises the mapping of a
 // consumer's rows and k-range to producer tiles), under:
 //   StreamOrder                 one stream, no semaphores (the unsynchronized baseline of the same kernels)
 //   {TileSync,RowSync}+WaitKernel[+R]   producer and consumer on two streams, the wait-kernel before the
