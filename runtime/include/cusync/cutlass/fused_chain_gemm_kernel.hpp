@@ -580,6 +580,10 @@ class FusedChainGemmKernel {
         loadState = load_next;
         epi_store_pipe_producer_state = store_next;
       };
+      // Diagnostic builds only (CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE, never in examples or benchmarks): no unit runs its
+      // epilogue (nothing stored, results wrong) but GEMM 0's units still post, so timing such a build bounds what
+      // an epilogue fully overlapped with the next unit's MMA could save.
+#if !defined(CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE)
       if (s == 0) {
         if constexpr (kOneTileShape || kMainloop == 0)
           storeTile(epilogue_first, epi_load_pipeline_first, epi_load_pipe_consumer_state_first,
@@ -589,6 +593,7 @@ class FusedChainGemmKernel {
           storeTile(epilogue_second, epi_load_pipeline, epi_load_pipe_consumer_state,
                     shared_storage.tensors.epilogue.second);
       }
+#endif
       if (stage.semaphores != nullptr) {
         // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
         CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
