@@ -17,6 +17,7 @@
 
 #include "cusync/block_sync.cuh"
 #include "cusync/error.h"
+#include "cusync/fast_silu.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/tile.h"
@@ -37,8 +38,6 @@ struct SwiGluStageArgs {
 
 inline constexpr int kSwiGluThreads = 256;
 inline constexpr int kSwiGluVector = 8;  // halves per 16-byte access
-
-__device__ __forceinline__ float silu(float x) { return x / (1.0f + __expf(-x)); }
 
 template <class InputPolicy, class OutputPolicy>
 __global__ void __launch_bounds__(kSwiGluThreads) swiGluStage(const SwiGluStageArgs<InputPolicy> args) {
@@ -80,7 +79,7 @@ __global__ void __launch_bounds__(kSwiGluThreads) swiGluStage(const SwiGluStageA
     for (int i = 0; i < kSwiGluVector / 2; ++i) {
       const float2 gf = __half22float2(gate[i]);
       const float2 uf = __half22float2(up[i]);
-      out[i] = __floats2half2_rn(silu(gf.x) * uf.x, silu(gf.y) * uf.y);
+      out[i] = __floats2half2_rn(fastSilu(gf.x) * uf.x, fastSilu(gf.y) * uf.y);
     }
     *reinterpret_cast<uint4*>(args.s + row * g.intermediate + column) = outBits;
   }

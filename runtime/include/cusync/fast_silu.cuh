@@ -1,4 +1,5 @@
-// SiLU, x sigmoid(x) = x / (1 + e^-x), as the SwiGLU epilogues compute it. Device code.
+// SiLU, x sigmoid(x) = x / (1 + e^-x), as every SwiGLU kernel computes it (the fused chain's epilogue, the skinny
+// chains, the LLaMA example's SwiGLU stage). Device code.
 //
 // Why not `x / (1.0f + __expf(-x))`: without fast-math, `/` is the IEEE-rounded division, a reciprocal refined by
 // FMAs plus a range check and slow path, per element. The fused chain's SwiGLU epilogue runs it 44-88 times per math

@@ -103,9 +103,6 @@ struct SkinnyChainParams {
 
 namespace detail {
 
-__device__ __forceinline__ float skinnyGelu(float v) { return geluFast(v); }  // gelu.cuh: the MLP's one GELU
-__device__ __forceinline__ float skinnySilu(float v) { return fastSilu(v); }  // fast_silu.cuh
-
 // The consumer warps' barrier (named barrier 1; the producer warp never takes part).
 __device__ __forceinline__ void consumerBarrier() {
   asm volatile("bar.sync 1, %0;" ::"n"(kSkinnyConsumerWarps * 32) : "memory");
@@ -124,7 +121,7 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
       if (token >= m) continue;
       const float gate = sums[row * skinny::kTokens + token];
       const float up = sums[(row + kHalf) * skinny::kTokens + token];
-      g.d[std::size_t(token) * outputs + tileX * kHalf + row] = __float2half(skinnySilu(gate) * up);
+      g.d[std::size_t(token) * outputs + tileX * kHalf + row] = __float2half(fastSilu(gate) * up);
     }
     return;
   }
@@ -132,7 +129,7 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
     const int row = i / skinny::kTokens, token = i % skinny::kTokens;
     if (token >= m) continue;
     float v = sums[row * skinny::kTokens + token];
-    if (g.activation == SkinnyActivation::Gelu) v = skinnyGelu(v);
+    if (g.activation == SkinnyActivation::Gelu) v = geluFast(v);
     g.d[std::size_t(token) * g.n + tileX * kTileN + row] = __float2half(v);
   }
 }

@@ -99,8 +99,8 @@ class PairedSiluGluEpilogue {
       const int row = firstRow + int(get<0>(coordinates(i)));
       if (row >= rows) continue;
       const int column = firstColumn + int(get<1>(coordinates(i)));
-      const float2 s{silu(accumulators(i)) * accumulators(i + kPartnerOffset),
-                     silu(accumulators(i + 1)) * accumulators(i + 1 + kPartnerOffset)};
+      const float2 s{fastSilu(accumulators(i)) * accumulators(i + kPartnerOffset),
+                     fastSilu(accumulators(i + 1)) * accumulators(i + 1 + kPartnerOffset)};
       *reinterpret_cast<__half2*>(params_.s + std::int64_t(row) * outputColumns + column) = __float22half2_rn(s);
     }
     return cute::make_tuple(load_state, store_state);
@@ -113,7 +113,6 @@ class PairedSiluGluEpilogue {
   }
 
  private:
-  CUTLASS_DEVICE static float silu(float x) { return fastSilu(x); }
   Params params_;
 };
 
