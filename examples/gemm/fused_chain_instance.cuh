@@ -15,6 +15,7 @@
 
 #include "cusync/cutlass/fused_chain_gemm_kernel.hpp"
 #include "cusync/cutlass/paired_glu_epilogue.hpp"
+#include "cusync/cutlass/staged_tile_epilogue.hpp"
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"  // tileSyncGemmEntry
 #include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
@@ -29,8 +30,11 @@ enum class ChainActivation { Gelu, PairedSwiGlu };
 
 // SecondTileN: GEMM 2's tile width, when it differs from GEMM 1's (TileN): the two GEMMs then run their own tiles in
 // one launch (fused_chain_gemm_kernel.hpp), e.g. LLaMA's GEMM 1 in 176-column tiles and GEMM 2 in 256-column ones.
+// Staged: both GEMMs' epilogues run on the producer warp group's spare warps from a tile staged in shared memory
+// (staged_tile_epilogue.hpp) instead of on the math warps (CUTLASS's TMA epilogues).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
-          ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1, int SecondTileN = TileN>
+          ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1, int SecondTileN = TileN,
+          bool Staged = false>
 struct FusedChainInstance {
   static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
@@ -54,7 +58,7 @@ struct FusedChainInstance {
       cutlass::epilogue::fusion::LinCombEltAct<ElementwiseActivation, Element, float, void, float>>::CollectiveOp;
   using EpilogueGelu = Epilogue<GeluEpilogueFn>;
   using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
-  using EpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
+  using CutlassEpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
   template <class Shape>
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, kAlignment, Element, LayoutB,
@@ -62,8 +66,15 @@ struct FusedChainInstance {
       KernelSchedule>::CollectiveOp;
   using CollectiveMainloop = Mainloop<TileShape>;
   using CollectiveMainloopSecond = Mainloop<TileShapeSecond>;
-  using EpilogueFirst = std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
-                                           EpilogueGelu>;
+  using CutlassEpilogueFirst =
+      std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>, EpilogueGelu>;
+  using StagedActivation = cusync::cutlass_sm90::StagedActivation;
+  using StagedEpilogueFirst = cusync::cutlass_sm90::StagedTileEpilogue<
+      kSwiGlu ? StagedActivation::PairedSwiGlu : StagedActivation::Gelu, EpilogueIdentity, TileShape>;
+  using StagedEpilogueSecond =
+      cusync::cutlass_sm90::StagedTileEpilogue<StagedActivation::Identity, CutlassEpilogueSecond, TileShapeSecond>;
+  using EpilogueFirst = std::conditional_t<Staged, StagedEpilogueFirst, CutlassEpilogueFirst>;
+  using EpilogueSecond = std::conditional_t<Staged, StagedEpilogueSecond, CutlassEpilogueSecond>;
   using Policy = std::conditional_t<kSwiGlu, SwiGluMlpPolicy, FusedMlpPolicy>;  // fused_chain_registry.h
   using Kernel = cusync::cutlass_sm90::FusedChainGemmKernel<CollectiveMainloop, EpilogueFirst, EpilogueSecond, Policy,
                                                             CollectiveMainloopSecond>;
@@ -113,8 +124,10 @@ struct FusedChainInstance {
     g.problem_shape = typename Kernel::ProblemShape{m, n, k, 1};
     g.mainloop = {reinterpret_cast<const Element*>(a), cutlass::make_cute_packed_stride(StrideA{}, cute::make_shape(m, k, 1)),
                   reinterpret_cast<const Element*>(b), cutlass::make_cute_packed_stride(StrideB{}, cute::make_shape(n, k, 1))};
-    if constexpr (std::is_same_v<Epi, EpilogueIdentity> || std::is_same_v<Epi, EpilogueGelu> ||
-                  std::is_same_v<Epi, EpilogueSecond>) {
+    if constexpr (cusync::cutlass_sm90::IsStagedEpilogue<Epi>::value) {
+      g.epilogue.d = d;  // [m, n / OutputColumnsDivisor]
+    } else if constexpr (std::is_same_v<Epi, EpilogueIdentity> || std::is_same_v<Epi, EpilogueGelu> ||
+                         std::is_same_v<Epi, CutlassEpilogueSecond>) {
       using StrideD = typename Epi::StrideD;
       g.epilogue.thread.alpha = 1.0f;
       g.epilogue.thread.beta = 0.0f;
@@ -172,7 +185,8 @@ struct FusedChainInstance {
     const std::string name = "fused_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "x" +
                              std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") +
                              (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string()) +
-                             (SecondTileN != TileN ? "_n" + std::to_string(SecondTileN) : std::string());
+                             (SecondTileN != TileN ? "_n" + std::to_string(SecondTileN) : std::string()) +
+                             (Staged ? "_st" : "");
     return Entry{name,
                  GemmTileShape{TileM, TileN, TileK},
                  Stages,

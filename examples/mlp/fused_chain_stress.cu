@@ -46,6 +46,10 @@ using NarrowSecondStressKernel = FusedChainInstance<128, 128, 64, 4, true, Chain
 // in 128, as the SwiGLU defaults run LLaMA at M = 128 since session 10. Its intermediate sizes are multiples of 48,
 // and GEMM 2's K then ends in a partial k-block.
 using NarrowFirstWsStressKernel = FusedChainInstance<64, 96, 128, 4, false, ChainActivation::PairedSwiGlu, 1, 128>;
+// Staged epilogues (staged_tile_epilogue.hpp: the producer warp group's spare warps store and post each tile while
+// the math warps run the next unit), on 2x1 clusters: GELU, and SwiGLU with GEMM 2 wider than GEMM 1.
+using StagedGeluStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::Gelu, 2, 128, true>;
+using StagedSwiGluStressKernel = FusedChainInstance<128, 128, 64, 3, true, ChainActivation::PairedSwiGlu, 2, 256, true>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -86,6 +90,8 @@ int main(int argc, char** argv) {
   const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
   const SwiGluChainEntry twoTileKernels[3] = {TwoTileStressKernel::entry(), NarrowSecondStressKernel::entry(),
                                               NarrowFirstWsStressKernel::entry()};
+  const FusedChainEntry stagedGeluKernel = StagedGeluStressKernel::entry();
+  const SwiGluChainEntry stagedSwiGluKernel = StagedSwiGluStressKernel::entry();
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
@@ -101,29 +107,36 @@ int main(int argc, char** argv) {
     Size size;
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
+    bool staged;            // the staged-epilogue kernel of the chain (on 2x1 clusters)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
   // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways on clusters (session 9)
-  // and one on a single math warp group (session 10).
-  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the last three chains'.
+  // and one on a single math warp group (session 10), then GELU and SwiGLU with staged epilogues (session 11).
+  // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the three two-width chains',
+  // =staged the two staged chains'.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const std::string onlyChain = only != nullptr ? only : "";
-  const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : 0;
-  const int endChain = onlyChain == "cluster" ? 3 : 6;
+  const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : onlyChain == "staged" ? 6 : 0;
+  const int endChain = onlyChain == "cluster" ? 3 : onlyChain == "two-tiles" ? 6 : 8;
   for (int chain = firstChain; chain < endChain; ++chain)
     for (const Size& size : chain == 5 ? sizesOf48 : sizes) {
-      const bool swiGlu = chain == 1 || chain >= 3, cluster = chain == 2;
-      const int twoTiles = chain >= 3 ? chain - 2 : 0;
+      const bool staged = chain >= 6;
+      const bool swiGlu = chain == 1 || (chain >= 3 && chain != 6), cluster = chain == 2 || chain == 6;
+      const int twoTiles = chain >= 3 && chain <= 5 ? chain - 2 : 0;
       const auto addCases = [&](const auto& k) {
         const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
         for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
                                                             std::uint32_t(size.hidden / k.tile.k),
                                                             k.secondTileGrid(size.m, size.hidden).tileCount(),
                                                             std::uint32_t(size.intermediate / k.tile.k), slots))
-          for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole});
+          for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole, staged});
       };
-      if (twoTiles != 0)
+      if (staged && swiGlu)
+        addCases(stagedSwiGluKernel);
+      else if (staged)
+        addCases(stagedGeluKernel);
+      else if (twoTiles != 0)
         addCases(twoTileKernels[twoTiles - 1]);
       else
         addCases(cluster ? clusterKernel : geluKernel);
@@ -157,7 +170,9 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.
-    const char* chainName = c.twoTiles == 1   ? "SwiGLU 128|256 2x1 clusters"
+    const char* chainName = c.staged && c.swiGlu ? "SwiGLU 128|256 2x1 clusters, staged epilogues"
+                            : c.staged        ? "GELU 2x1 clusters, staged epilogues"
+                            : c.twoTiles == 1 ? "SwiGLU 128|256 2x1 clusters"
                             : c.twoTiles == 2 ? "SwiGLU 128|96 2x1 clusters"
                             : c.twoTiles == 3 ? "SwiGLU 96|128 one math warp group"
                             : c.swiGlu        ? "SwiGLU"
@@ -172,8 +187,8 @@ int main(int argc, char** argv) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
-      FusedMlp mlp(c.cluster ? clusterKernel : geluKernel, c.size.m, c.size.hidden, c.size.intermediate, c.split,
-                   orders, slots, false);
+      const FusedChainEntry& kernel = c.staged ? stagedGeluKernel : c.cluster ? clusterKernel : geluKernel;
+      FusedMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp,
                    MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()},
@@ -182,7 +197,9 @@ int main(int argc, char** argv) {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                                 workspaceBytes, stream);
-      const SwiGluChainEntry& kernel = c.twoTiles != 0 ? twoTileKernels[c.twoTiles - 1] : swiGluKernel;
+      const SwiGluChainEntry& kernel = c.staged          ? stagedSwiGluKernel
+                                       : c.twoTiles != 0 ? twoTileKernels[c.twoTiles - 1]
+                                                         : swiGluKernel;
       pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.size.intermediate, c.size.hidden,
                      kernel.tile.n, stream);
       FusedSwiGluMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);

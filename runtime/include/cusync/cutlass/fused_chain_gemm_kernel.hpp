@@ -39,6 +39,7 @@
 #include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
+#include "cusync/cutlass/staged_tile_epilogue.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
@@ -75,7 +76,7 @@ struct OutputColumnsDivisor<Epilogue, std::void_t<decltype(Epilogue::OutputColum
 // Null when the epilogue can store the problem's tiles: CUTLASS's can_implement, or the epilogue's own reason.
 template <class Epilogue, class ProblemShape, class Arguments>
 const char* whyEpilogueCannotStore(ProblemShape const& problem, Arguments const& args) {
-  if constexpr (OutputColumnsDivisor<Epilogue>::value != 1)
+  if constexpr (OutputColumnsDivisor<Epilogue>::value != 1 || IsStagedEpilogue<Epilogue>::value)
     return Epilogue::why_not_implementable(problem, args);
   else
     return Epilogue::can_implement(problem, args) ? nullptr : "CUTLASS cannot implement GEMM 0's epilogue";
@@ -125,6 +126,16 @@ class FusedChainGemmKernel {
   static constexpr bool kOneEpilogueLoadPipeline =
       cute::is_same_v<typename EpilogueFirst::LoadPipeline, typename EpilogueSecond::LoadPipeline>;
   struct NoStorage {};
+  // Staged epilogues (staged_tile_epilogue.hpp): the math warps hand each unit's tile to the producer warp group's
+  // warps 1-3, which run the activation, the stores and the post while the math warps run the next unit.
+  static constexpr bool kStagedEpilogue = IsStagedEpilogue<EpilogueFirst>::value;
+  static_assert(kStagedEpilogue == IsStagedEpilogue<EpilogueSecond>::value, "both epilogues staged, or neither");
+  static constexpr int kMaxTileColumns = cute::size<1>(TileShape{}) > cute::size<1>(TileShapeSecond{})
+                                             ? int(cute::size<1>(TileShape{}))
+                                             : int(cute::size<1>(TileShapeSecond{}));
+  using StagedStorage = cute::conditional_t<kStagedEpilogue,
+                                            StagedTileStorage<int(cute::size<0>(TileShape{})), kMaxTileColumns>,
+                                            NoStorage>;
   static_assert(cute::is_void_v<typename EpilogueFirst::ElementC> && cute::is_void_v<typename EpilogueSecond::ElementC>,
                 "the fused chain reads no C operand");
 
@@ -157,6 +168,7 @@ class FusedChainGemmKernel {
         typename CollectiveMainloop::TensorStorage first;
         typename CollectiveMainloopSecond::TensorStorage second;
       } mainloop;
+      StagedStorage staged;
     } tensors;
     struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
@@ -251,10 +263,12 @@ class FusedChainGemmKernel {
   // k-blocks, and GEMM 1 reading GEMM 0's output with a different shape than GEMM 0 writes.
   static const char* why_not_implementable(Arguments const& args) {
     if (!CollectiveMainloop::can_implement(args.first.problem_shape, args.first.mainloop) ||
-        !CollectiveMainloopSecond::can_implement(args.second.problem_shape, args.second.mainloop) ||
-        !EpilogueSecond::can_implement(args.second.problem_shape, args.second.epilogue))
+        !CollectiveMainloopSecond::can_implement(args.second.problem_shape, args.second.mainloop))
       return "CUTLASS cannot implement one of the two problems";
     if (const char* why = detail::whyEpilogueCannotStore<EpilogueFirst>(args.first.problem_shape, args.first.epilogue))
+      return why;
+    if (const char* why =
+            detail::whyEpilogueCannotStore<EpilogueSecond>(args.second.problem_shape, args.second.epilogue))
       return why;
     if (!(tileGrid(args.first.problem_shape) == args.stages[0].grid) ||
         !(secondTileGrid(args.second.problem_shape) == args.stages[1].grid))
@@ -317,6 +331,37 @@ class FusedChainGemmKernel {
         /*isEpilogueProducer=*/false, isMath, warp_group_thread_idx);
   }
 
+  // The staged epilogue's warps (`thread` in [0, kStagedEpilogueThreads)): each tile the math warps stage, stored
+  // with its GEMM's activation, then posted when a later unit may wait for it. The post follows the stores of all
+  // epilogue threads (their barrier) and a gpu-scope fence, as the one-tile kernels' release after plain stores; a
+  // consumer's TMA reads the tile after its acquire and its own proxy fence (producer_range_wait.cuh).
+  CUTLASS_DEVICE static void runStagedEpilogue(Params const& params, StagedStorage& staged, int thread,
+                                               std::uint32_t clusterRank) {
+    for (std::uint32_t received = 0;; ++received) {
+      detail::stagedWait(staged.full, received & 1u);
+      const StagedUnit unit = staged.unit;
+      if (unit.stage == StagedUnit::kNoMoreUnits) return;
+      if (unit.stage == 0)
+        EpilogueFirst::storeTile(params.first.epilogue, cute::get<0>(params.first.problem_shape),
+                                 cute::get<1>(params.first.problem_shape), unit.tile, staged.chunks, thread);
+      else
+        EpilogueSecond::storeTile(params.second.epilogue, cute::get<0>(params.second.problem_shape),
+                                  cute::get<1>(params.second.problem_shape), unit.tile, staged.chunks, thread);
+      detail::stagedArrive(staged.empty);
+      const StageView& stage = params.stages[unit.stage];
+      if (stage.semaphores != nullptr) {
+        cutlass::arch::NamedBarrier::sync(kStagedEpilogueThreads, kStagedEpilogueBarrier);
+        if (thread == 0) {
+          CUSYNC_CHAIN_DELAY(unit.tile.x * 31u + unit.tile.y * 131u + unit.stage * 7u);
+          __threadfence();
+          stage.template postThread<Policy>(unit.tile);
+        }
+      }
+      if (params.trace != nullptr && clusterRank == 0 && thread == 0)
+        params.trace[unit.queueIndex].done = ::cusync::detail::globalTimerNs();
+    }
+  }
+
   CUTLASS_DEVICE void operator()(Params const& params, char* smem_buf) {
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
     using namespace cute;
@@ -364,6 +409,9 @@ class FusedChainGemmKernel {
     if constexpr (kClusterRows > 1) {
       if (warp_idx == 0 && cute::elect_one_sync()) UnitChannel::init(shared_storage.clusterUnits);
     }
+    if constexpr (kStagedEpilogue) {
+      if (warp_idx == 0 && cute::elect_one_sync()) initStagedTile(shared_storage.tensors.staged, int(NumMmaThreads));
+    }
 
     // Makes the barrier initialization visible to every thread (of the cluster: the peer arrives on this block's
     // barriers, and multicast loads complete on them).
@@ -380,6 +428,13 @@ class FusedChainGemmKernel {
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if constexpr (kStagedEpilogue) {
+        if (warp_idx % 4 != 0) {
+          runStagedEpilogue(params, shared_storage.tensors.staged, thread_idx - int(cutlass::NumThreadsPerWarp),
+                            clusterRank);
+          return;
+        }
+      }
       if (!isMainloopProducer) return;  // no C to load
       auto load_inputs_first = collective_mainloop.load_init(params.first.problem_shape, params.first.mainloop);
       auto load_inputs_second =
@@ -515,6 +570,7 @@ class FusedChainGemmKernel {
     auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
     typename WorkUnitPipeline::PipelineState unit_read;
     int lastEpilogueStage = -1;  // the stage whose epilogue ran last in this block (-1: none yet)
+    std::uint32_t stagedTiles = 0;  // tiles handed to the staged epilogue's warps
 
     // One unit: MMA over its k-range with collective kMainloop (GEMM 1's only when the widths differ), split-K
     // reduction, epilogue, post. With one width, both GEMMs share this code (one MMA loop, one reduction, as before
@@ -564,42 +620,50 @@ class FusedChainGemmKernel {
           return;  // another part of this tile arrives later and finishes it
         }
       }
-      // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
-      // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
-      if (lastEpilogueStage != -1 && lastEpilogueStage != s) {
-        completeBulkStores();
-        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
-      }
-      lastEpilogueStage = s;
-      auto blk_coord = blockCoord(unit.unit.ticket);
-      auto storeTile = [&](auto& epilogue, auto& loadPipeline, auto& loadState,
-                           auto& epilogueStorage) __attribute__((always_inline)) {
-        auto [load_next, store_next] =
-            epilogue.store(loadPipeline, loadState, epi_store_pipeline, epi_store_pipe_producer_state, problem,
-                           blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx, epilogueStorage);
-        loadState = load_next;
-        epi_store_pipe_producer_state = store_next;
-      };
-      // Diagnostic builds only (CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE, never in examples or benchmarks): no unit runs its
-      // epilogue (nothing stored, results wrong) but GEMM 0's units still post, so timing such a build bounds what
-      // an epilogue fully overlapped with the next unit's MMA could save.
-#if !defined(CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE)
-      if (s == 0) {
-        if constexpr (kOneTileShape || kMainloop == 0)
-          storeTile(epilogue_first, epi_load_pipeline_first, epi_load_pipe_consumer_state_first,
-                    shared_storage.tensors.epilogue.first);
+      if constexpr (kStagedEpilogue) {
+        // The epilogue warps store and post it (and record the unit's end in the trace).
+        stageAccumulators<StageTileShape>(shared_storage.tensors.staged, stagedTiles,
+                                          StagedUnit{tile, unit.stage, unit.queueIndex}, accumulators, tiled_mma,
+                                          mma_thread_idx);
+        ++stagedTiles;
       } else {
-        if constexpr (kOneTileShape || kMainloop == 1)
-          storeTile(epilogue_second, epi_load_pipeline, epi_load_pipe_consumer_state,
-                    shared_storage.tensors.epilogue.second);
-      }
+        // The two epilogues share shared memory: before the first epilogue of the other stage, this block's earlier
+        // stores must have read their shared-memory sources (and they are complete anyway, posted or not).
+        if (lastEpilogueStage != -1 && lastEpilogueStage != s) {
+          completeBulkStores();
+          cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
+        }
+        lastEpilogueStage = s;
+        auto blk_coord = blockCoord(unit.unit.ticket);
+        auto storeTile = [&](auto& epilogue, auto& loadPipeline, auto& loadState,
+                             auto& epilogueStorage) __attribute__((always_inline)) {
+          auto [load_next, store_next] =
+              epilogue.store(loadPipeline, loadState, epi_store_pipeline, epi_store_pipe_producer_state, problem,
+                             blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx, epilogueStorage);
+          loadState = load_next;
+          epi_store_pipe_producer_state = store_next;
+        };
+        // Diagnostic builds only (CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE, never in examples or benchmarks): no unit runs
+        // its epilogue (nothing stored, results wrong) but GEMM 0's units still post, so timing such a build bounds
+        // what an epilogue fully overlapped with the next unit's MMA could save.
+#if !defined(CUSYNC_DIAGNOSTIC_FUSED_NO_EPILOGUE)
+        if (s == 0) {
+          if constexpr (kOneTileShape || kMainloop == 0)
+            storeTile(epilogue_first, epi_load_pipeline_first, epi_load_pipe_consumer_state_first,
+                      shared_storage.tensors.epilogue.first);
+        } else {
+          if constexpr (kOneTileShape || kMainloop == 1)
+            storeTile(epilogue_second, epi_load_pipeline, epi_load_pipe_consumer_state,
+                      shared_storage.tensors.epilogue.second);
+        }
 #endif
-      if (stage.semaphores != nullptr) {
-        // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
-        CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
-        postStoredTile<Policy, int(NumMmaThreads)>(stage, tile, mma_thread_idx);
+        if (stage.semaphores != nullptr) {
+          // The post (tile_post.hpp); the next unit's operands keep streaming in meanwhile.
+          CUSYNC_CHAIN_DELAY(tile.x * 31u + tile.y * 131u + unit.stage * 7u + std::uint32_t(mma_thread_idx));
+          postStoredTile<Policy, int(NumMmaThreads)>(stage, tile, mma_thread_idx);
+        }
+        if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
       }
-      if (trace != nullptr) trace->done = ::cusync::detail::globalTimerNs();
     };
 
     while (true) {
@@ -629,7 +693,9 @@ class FusedChainGemmKernel {
       else
         computeUnit(cute::Int<1>{}, unit, trace, mathStartCycles);
     }
-    if (lastEpilogueStage == 0)
+    if constexpr (kStagedEpilogue)
+      finishStaging(shared_storage.tensors.staged, stagedTiles, mma_thread_idx);
+    else if (lastEpilogueStage == 0)
       epilogue_first.store_tail(epi_load_pipeline_first, epi_load_pipe_consumer_state_first, epi_store_pipeline,
                                 epi_store_pipe_producer_state);
     else if (lastEpilogueStage == 1)
