@@ -143,8 +143,12 @@ class FusedChainGemmKernel {
   static constexpr std::uint32_t NumLoadWarpGroups = 1;
   static constexpr std::uint32_t NumMmaThreads = cute::size(TiledMma{});
   static constexpr std::uint32_t MaxThreadsPerBlock = NumMmaThreads + NumLoadWarpGroups * cutlass::NumThreadsPerWarpGroup;
-  static constexpr std::uint32_t LoadRegisterRequirement = 40;
-  static constexpr std::uint32_t MmaRegisterRequirement = 232;
+  // With staged epilogues, the producer warp group's warps 1-3 hold a few staged chunks each: the math warp groups
+  // give up 8 registers of their 232 for them where there are two (the block's 384 x 168 registers at launch).
+  static constexpr std::uint32_t LoadRegisterRequirement =
+      !kStagedEpilogue ? 40 : NumMmaThreads > cutlass::NumThreadsPerWarpGroup ? 56 : 64;
+  static constexpr std::uint32_t MmaRegisterRequirement =
+      kStagedEpilogue && NumMmaThreads > cutlass::NumThreadsPerWarpGroup ? 224 : 232;
   static constexpr int kStages = 2;  // GEMM 0 and GEMM 1
   // Columns GEMM 0's epilogue writes per tile column: 1, or 2 for the paired SwiGLU (paired_glu_epilogue.hpp),
   // whose TileN-wide tile yields TileN/2 columns of GEMM 1's A.
