@@ -12,11 +12,25 @@
 // chains' run-to-run spread in the same builds.
 #pragma once
 
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
 namespace cusync {
 
 #if defined(__CUDACC__)
 __device__ __forceinline__ float fastSilu(float x) {
   return __fdividef(x, 1.0f + __expf(-x));
+}
+
+// Two fp16 values at once, for an epilogue that reads fp16-rounded GEMM outputs (the staged epilogue):
+// x sigmoid(x) = x/2 (1 + tanh(x/2)), one tanh.approx.f16x2 per pair where fastSilu takes an exponential and a
+// reciprocal per value, plus the conversions.
+__device__ __forceinline__ __half2 fastSiluHalf2(__half2 x) {
+  const __half2 halfX = __hmul2(__float2half2_rn(0.5f), x);
+  __half2 t;
+  asm("tanh.approx.f16x2 %0, %1;" : "=r"(reinterpret_cast<unsigned&>(t)) : "r"(reinterpret_cast<const unsigned&>(halfX)));
+  return __hfma2(halfX, t, halfX);
 }
 #endif
 

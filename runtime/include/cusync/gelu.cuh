@@ -10,6 +10,9 @@
 #pragma once
 
 #include <cmath>
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
 
 namespace cusync {
 
@@ -44,6 +47,18 @@ __device__ __forceinline__ float geluFast(float v) {
   } else {
     return 0.5f * v * (1.0f + erff(v * 0.70710678118654752f));
   }
+}
+
+// Two fp16 values at once, for an epilogue that reads fp16-rounded GEMM outputs (the staged epilogue): the tanh form
+// in half2 arithmetic, one tanh.approx.f16x2 per pair where geluFast takes a tanh and two conversions per value.
+// Tanh builds only (the exact form has no half2 counterpart here; callers convert and use geluFast). Where
+// v * v overflows (|v| >= 256) the tanh is +-1 and the result v or 0, as in fp32.
+__device__ __forceinline__ __half2 geluFastHalf2(__half2 v) {
+  const __half2 inner = __hmul2(v, __hfma2(__hmul2(__float2half2_rn(0.0356774081363001f), v), v,
+                                           __float2half2_rn(0.7978845608028654f)));
+  __half2 t;
+  asm("tanh.approx.f16x2 %0, %1;" : "=r"(reinterpret_cast<unsigned&>(t)) : "r"(reinterpret_cast<const unsigned&>(inner)));
+  return __hmul2(__float2half2_rn(0.5f), __hfma2(v, t, v));
 }
 #endif
 
