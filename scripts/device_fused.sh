@@ -12,7 +12,8 @@
 #   SKIP_CHECK=1      no separate check-only pass (the timed run still checks every variant before timing it)
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
-#   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs
+#   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs;
+#                     SANITIZE_CONFIGS the configurations they run at M = 1 (default fused_64x128x128_s4_ws)
 #   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt; device_configure.sh passes
 #                         it and the other CUSYNC_*_CONFIGS on)
 # Extra arguments go to mlp_fused_example.
@@ -63,7 +64,7 @@ if [ "${SKIP_STRESS:-0}" != 1 ]; then
   echo "stress: rc ${PIPESTATUS[0]}"
   for tool in ${SANITIZERS-racecheck synccheck}; do
     timeout 100 compute-sanitizer --tool $tool --error-exitcode 9 "$build/examples/mlp/mlp_fused_example" --m 1 \
-      --check-only --configs fused_64x128x128_s4_ws --csv /tmp/sanitize.csv >>"$out/checks.log" 2>&1
+      --check-only --configs "${SANITIZE_CONFIGS:-fused_64x128x128_s4_ws}" --csv /tmp/sanitize.csv >>"$out/checks.log" 2>&1
     echo "compute-sanitizer $tool: rc $?" | tee -a "$out/checks.log"
   done
 fi
