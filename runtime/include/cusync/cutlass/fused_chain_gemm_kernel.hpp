@@ -22,6 +22,9 @@
 // [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues
 // share shared memory: a block's units come in ticket order, so it switches from GEMM 0 to GEMM 1 once, after
 // completing all its GEMM-0 stores.
+// With staged epilogues (staged_tile_epilogue.hpp; both GEMMs' or neither) the math warps only stage each tile in
+// shared memory as fp16, and the producer warp group's warps 1-3 apply the activation, store and post it while the
+// math warps run the next unit. Correct and stressed, but on the H100 it won no M (docs/BENCHMARKS.md, session 11).
 #pragma once
 
 #include <type_traits>
