@@ -12,6 +12,7 @@
 #   SKIP_CHECK=1      no separate check-only pass (the timed run still checks every variant before timing it)
 #   TORCH_BUDGET_S    no new max-autotune shape after this many seconds (default 240)
 #   SKIP_TORCH=1      no torch baselines
+#   TORCH_WARMUP_MS   torch_baselines.py's --warmup-ms (pass the same --warmup-ms to the example for a fair pair)
 #   SKIP_STRESS=1     no stress test and no sanitizers; SANITIZERS="" (or a subset) for fewer sanitizer runs;
 #                     SANITIZE_CONFIGS the configurations they run at M = 1 (default fused_64x128x128_s4_ws)
 #   CUSYNC_FUSED_CONFIGS  tile configurations to build (examples/gemm/CMakeLists.txt; device_configure.sh passes
@@ -32,7 +33,8 @@ if [ "${SKIP_TORCH:-0}" != 1 ]; then
      autotune_var=TORCH_AUTOTUNE_M_$model
      autotune=${!autotune_var:-${TORCH_AUTOTUNE_M:-}}
      PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --model "$model" --csv "$out/${model}_torch.csv" \
-       --m "$ms" ${autotune:+--autotune-m "$autotune"} --budget-s "${TORCH_BUDGET_S:-240}"
+       --m "$ms" ${autotune:+--autotune-m "$autotune"} --budget-s "${TORCH_BUDGET_S:-240}" \
+       --warmup-ms "${TORCH_WARMUP_MS:-0}"
    done) >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi

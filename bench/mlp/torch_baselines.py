@@ -41,8 +41,12 @@ def swiglu_mlp_eager(x, w1, w2):
     return F.linear(F.silu(gate) * up, w2)
 
 
+WARMUP_MS = 0  # --warmup-ms: sustained warm-up before timing, as mlp_fused_example's --warmup-ms
+
+
 def time_graph(fn, calls=10, warmups=3, samples=9):
-    """Median microseconds per call of `fn` captured `calls` times into one CUDA graph."""
+    """Median microseconds per call of `fn` captured `calls` times into one CUDA graph, after `warmups` replays and
+    then replays for at least WARMUP_MS milliseconds (the power state of sustained work; graph_timer.cuh says why)."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
@@ -55,6 +59,11 @@ def time_graph(fn, calls=10, warmups=3, samples=9):
             out = fn()
     for _ in range(warmups):
         graph.replay()
+    warm_end = time.time() + WARMUP_MS / 1000.0
+    while time.time() < warm_end:
+        graph.replay()
+        graph.replay()
+        torch.cuda.synchronize()
     times = []
     for _ in range(samples):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -81,9 +90,13 @@ def main():
     parser.add_argument("--autotune-m", default=None)
     parser.add_argument("--budget-s", type=float, default=480.0)
     parser.add_argument("--gelu", choices=("tanh", "none"), default="tanh")
+    parser.add_argument("--warmup-ms", type=int, default=0)
     args = parser.parse_args()
-    global GELU_APPROXIMATE
+    if args.warmup_ms < 0:
+        parser.error("--warmup-ms must not be negative")
+    global GELU_APPROXIMATE, WARMUP_MS
     GELU_APPROXIMATE = args.gelu
+    WARMUP_MS = args.warmup_ms
     suffix = "" if args.gelu == "tanh" or args.model == "llama" else "-exact-gelu"
     ms = [int(v) for v in args.m.split(",")]
     autotune_ms = set(ms if args.autotune_m is None else [int(v) for v in args.autotune_m.split(",")])

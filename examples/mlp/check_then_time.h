@@ -38,7 +38,9 @@ inline Measurement checkThenTime(const std::function<void(cudaStream_t)>& enqueu
   Measurement result{0, compareToReference(output, reference)};
   if (options.checkOnly) return result;
   poison(output, stream);
-  result.microseconds = timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples).medianMicroseconds;
+  result.microseconds =
+      timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples, options.warmupMilliseconds)
+          .medianMicroseconds;
   const auto after = compareToReference(output, reference);
   if (!after.passes(kRelativeErrorBound)) result.check = after;
   return result;

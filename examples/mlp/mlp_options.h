@@ -38,6 +38,7 @@ struct MlpOptions {
   std::vector<int> ms{1, 8, 64, 128, 256, 512, 1024, 2048, 4096};
   int pairsPerGraph = 10;
   int samples = 9;
+  int warmupMilliseconds = 0;  // sustained warm-up before each timing (graph_timer.cuh): steady power state
   std::string csvPath;
   bool checkOnly = false;
   bool verbose = false;
@@ -110,6 +111,8 @@ inline std::string mlpUsage(const MlpProgram& program) {
          "  --m M1,M2,...       token counts M (positive; default 1,8,64,128,256,512,1024,2048,4096)\n"
          "  --pairs N           MLPs per timed CUDA graph (default 10)\n"
          "  --samples N         timed graph launches per variant (default 9)\n"
+         "  --warmup-ms N       replay each variant for N ms before timing it, so that it is timed in the power\n"
+         "                      state it would run in, not in a burst after idle time (default 0)\n"
          "  --csv FILE          results (default " + program.defaultCsv + ")\n"
          "  --check-only        check correctness, time nothing\n"
          "  --configs a,b       tile configurations to try (default: every registered one)\n"
@@ -148,6 +151,8 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
       options.pairsPerGraph = positiveIntArgument(name, arg, value());
     } else if (arg == "--samples") {
       options.samples = positiveIntArgument(name, arg, value());
+    } else if (arg == "--warmup-ms") {
+      options.warmupMilliseconds = int(integerArgument(name, arg, value(), 0, 600000));
     } else if (arg == "--csv") {
       options.csvPath = value();
     } else if (arg == "--streamk") {
