@@ -28,7 +28,8 @@
 #   DECODE          token-generation shapes BxS' (default 1x512 1x1024 1x2048 2x1024 4x1024 4x2048)
 #   PROMPT          prompt shapes BxS (default 1x512 2x512 4x512 1x1024 2x1024 1x2048: attention_prompt.dep proves
 #                   S = 512, 1024 and 2048 for every B*S up to 4096; attention_example refuses any other S)
-#   SKIP_TORCH=1    no torch baselines; NO_COMPILE=1 torch eager only
+#   SKIP_TORCH=1    no torch baselines; NO_COMPILE=1 torch eager only; TORCH_WARMUP_MS their --warmup-ms (pass the
+#                   same --warmup-ms to attention_example for a fair pair: docs/BENCHMARKS.md, session 11)
 # Extra arguments go to every timed attention_example run (e.g. --samples 50).
 set -uo pipefail
 out=${OUT:-/tmp/cusync-out}
@@ -50,7 +51,7 @@ torch_pid=
 if [ "${SKIP_TORCH:-0}" != 1 ]; then
   PYTHONUNBUFFERED=1 python3 "$root/bench/attention/torch_attention_baselines.py" --csv "$out/attention_torch.csv" \
     --model "$(tr ' ' , <<<"$models")" --decode "$(tr ' ' , <<<"$decode")" --prompt "$(tr ' ' , <<<"$prompt")" \
-    ${NO_COMPILE:+--no-compile} >"$out/torch.log" 2>&1 &
+    ${NO_COMPILE:+--no-compile} --warmup-ms "${TORCH_WARMUP_MS:-0}" >"$out/torch.log" 2>&1 &
   torch_pid=$!
 fi
 device_configure "$build" >/dev/null || exit 1  # passes the CUSYNC_ATTENTION_*_CONFIGS lists on when set

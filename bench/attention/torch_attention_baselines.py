@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/mlp")
+import torch_baselines  # noqa: E402
 from torch_baselines import relative_error, time_graph  # noqa: E402
 
 MODELS = {"gpt3": (12288, 12), "llama": (8192, 8)}  # hidden size, heads of 128 per GPU
@@ -79,7 +80,11 @@ def main():
     parser.add_argument("--decode", default="1x512,1x1024,1x2048,2x1024,4x1024,4x2048")
     parser.add_argument("--prompt", default="1x512,2x512,4x512")
     parser.add_argument("--no-compile", action="store_true")
+    parser.add_argument("--warmup-ms", type=int, default=0)  # sustained warm-up, as torch_baselines.py's
     args = parser.parse_args()
+    if args.warmup_ms < 0:
+        parser.error("--warmup-ms must not be negative")
+    torch_baselines.WARMUP_MS = args.warmup_ms
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
     torch.backends.cudnn.allow_tf32 = False
     torch.manual_seed(int(time.time()))

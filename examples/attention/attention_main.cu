@@ -45,6 +45,7 @@ struct Options {
   std::string csvPath = "attention.csv";
   int samples = 20;
   int repetitions = 10;  // chains per graph replay
+  int warmupMilliseconds = 0;  // sustained warm-up before each timing (graph_timer.cuh): steady power state
   std::vector<std::string> variants;  // names to run; empty: all
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
@@ -54,7 +55,8 @@ struct Options {
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
-    "                         [--seed N] [--samples N] [--reps N] [--variants a,b] [--gemm-configs a,b]\n"
+    "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--variants a,b]\n"
+    "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--split-order together|k-ranges]\n"
     "                         [--check-only] [--csv FILE]\n"
@@ -123,6 +125,8 @@ Options parseOptions(int argc, char** argv) {
       options.samples = positiveIntArgument(program, arg, value());
     } else if (arg == "--reps") {
       options.repetitions = positiveIntArgument(program, arg, value());
+    } else if (arg == "--warmup-ms") {
+      options.warmupMilliseconds = int(integerArgument(program, arg, value(), 0, 600000));
     } else if (arg == "--variants") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         bool known = false;
@@ -204,7 +208,7 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
   poison(buffers.y, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   result.microseconds = timeWithGraph([&](cudaStream_t s) { chain.enqueue(s); }, stream, options.repetitions, 3,
-                                      options.samples)
+                                      options.samples, options.warmupMilliseconds)
                             .medianMicroseconds;
   const Comparison after = compareToReference(buffers.y, buffers.yReference);
   if (!after.passes(kRelativeErrorBound)) result.output = after;
