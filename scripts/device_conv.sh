@@ -15,6 +15,8 @@
 #                                                 directory is ignored by git and stays between calls)
 #   CUSYNC_CONV_CONFIGS="64,64,64,4,1;..."        (limits the tile configurations built, examples/conv2d/CMakeLists.txt)
 #   STEP_TIMEOUT_S=300                            (each run step's limit; the table is printed from what finished)
+#   TORCH_WARMUP_MS=0                             (torch_conv_baselines.py's --warmup-ms; pass the same --warmup-ms
+#                                                  to conv2d_chain_example for a fair pair: BENCHMARKS, session 11)
 # Extra arguments go to the timing run (e.g. --variants StreamSync,RowSync-PDL).
 #
 # The GPU machine has no isl, so cusyncgen's headers are made on the CPU machine and carried in build-gen/. The
@@ -93,7 +95,7 @@ fi
 if want torch; then
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     timeout "$limit" python3 "$root/bench/conv2d/torch_conv_baselines.py" --model "$models" "${layer_args[@]}" \
-      --batch "$batches" --csv "$out/torch_conv.csv" >"$out/torch_conv.log" 2>&1 ||
+      --batch "$batches" --csv "$out/torch_conv.csv" --warmup-ms "${TORCH_WARMUP_MS:-0}" >"$out/torch_conv.log" 2>&1 ||
       fail "the torch baselines failed (exit $?): torch_conv.log"
   else
     echo "device_conv.sh: no torch with CUDA here; cuDNN baselines skipped" | tee "$out/torch_conv.log"

@@ -98,7 +98,7 @@ Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVa
   if (options.checkOnly || !r.passed()) return r;
   buffers.poisonOutputs(stream);
   r.microseconds = timeWithGraph([&](cudaStream_t s) { chain.enqueue(s); }, stream, options.repetitions, 3,
-                                 options.samples)
+                                 options.samples, options.warmupMilliseconds)
                        .medianMicroseconds;
   compareStages(buffers, r);  // after every replay: a late race fails too
   return r;

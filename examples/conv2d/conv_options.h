@@ -35,6 +35,7 @@ struct ConvOptions {
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
+  int warmupMilliseconds = 0;  // sustained warm-up before each timing (graph_timer.cuh): steady power state
   long long seed = 1;
   std::string csv;
 };
@@ -68,6 +69,8 @@ inline void printConvUsage() {
       "  --no-ceilings      do not measure the GEMM rate and read bandwidth (the floor is then 0)\n"
       "  --repetitions N    chains per CUDA graph (default 10)\n"
       "  --samples N        graph replays timed, median reported (default 10)\n"
+      "  --warmup-ms N      replay each variant for N ms before timing it: the power state of sustained work\n"
+      "                     instead of a burst after idle time (default 0)\n"
       "  --seed N           seed of the random inputs (default 1)\n"
       "  --csv PATH         write one row per chain, configuration and variant\n"
       "  --help             print this help\n"
@@ -134,6 +137,8 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
       options.repetitions = positiveIntArgument(program, arg, value());
     } else if (arg == "--samples") {
       options.samples = positiveIntArgument(program, arg, value());
+    } else if (arg == "--warmup-ms") {
+      options.warmupMilliseconds = int(integerArgument(program, arg, value(), 0, 600000));
     } else if (arg == "--seed") {
       options.seed = integerArgument(program, arg, value(), 0, LLONG_MAX);
     } else if (arg == "--csv") {
