@@ -20,11 +20,12 @@ struct GraphTiming {
 };
 
 // Captures `repetitions` calls of `enqueue(stream)` into one graph, replays it `warmups` + `samples` times, and
-// returns the per-repetition time of the median replay. With `warmupMilliseconds` > 0 the warm-up goes on for at least
-// that long first: at large M the H100 runs the MLP at its 700 W cap once the power limiter has caught up (about
-// 1.37 GHz), while a short burst after idle time runs faster (docs/BENCHMARKS.md, session 11: torch's cuBLAS MLP at
-// M = 1024 took 465 us sustained against 416-427 us in the bursts of the default timing). `enqueue` may fork work onto other streams through events;
+// returns the per-repetition time of the median replay. `enqueue` may fork work onto other streams through events;
 // it must join them back into `stream`.
+// With `warmupMilliseconds` > 0 the warm-up goes on for at least that long, so that the work is timed in the power
+// and thermal state of sustained work. A short burst after idle time runs faster: on the H100, torch's cuBLAS GPT-3
+// MLP at M = 1024 took 419-427 us right after idle, 452-491 after 50-500 ms of warm-up and 503-534 after 1-2 s
+// (docs/BENCHMARKS.md, session 11), where the GPU runs at its 700 W cap.
 inline GraphTiming timeWithGraph(const std::function<void(cudaStream_t)>& enqueue, cudaStream_t stream,
                                  int repetitions, int warmups, int samples, int warmupMilliseconds = 0) {
   cudaGraph_t graph = nullptr;
@@ -39,7 +40,7 @@ inline GraphTiming timeWithGraph(const std::function<void(cudaStream_t)>& enqueu
   for (int i = 0; i < warmups; ++i) CUSYNC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
   const auto warmEnd = std::chrono::steady_clock::now() + std::chrono::milliseconds(warmupMilliseconds);
   while (std::chrono::steady_clock::now() < warmEnd) {
-    // Two replays in flight at a time: the GPU never idles, and the host never queues more than it waits for.
+    // Two replays per host round trip: the GPU idles only for a launch, and the host queues no more than it waits for.
     CUSYNC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
     CUSYNC_CUDA_CHECK(cudaGraphLaunch(exec, stream));
     CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
