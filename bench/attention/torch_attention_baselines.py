@@ -80,10 +80,8 @@ def main():
     parser.add_argument("--decode", default="1x512,1x1024,1x2048,2x1024,4x1024,4x2048")
     parser.add_argument("--prompt", default="1x512,2x512,4x512")
     parser.add_argument("--no-compile", action="store_true")
-    parser.add_argument("--warmup-ms", type=int, default=0)  # sustained warm-up, as torch_baselines.py's
+    torch_baselines.add_warmup_argument(parser)
     args = parser.parse_args()
-    if args.warmup_ms < 0:
-        parser.error("--warmup-ms must not be negative")
     torch_baselines.WARMUP_MS = args.warmup_ms
     torch.backends.cuda.matmul.allow_tf32 = False  # the float32 reference is float32
     torch.backends.cudnn.allow_tf32 = False

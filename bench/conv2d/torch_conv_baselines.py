@@ -68,10 +68,8 @@ def main():
     parser.add_argument("--model", default="resnet,vgg")
     parser.add_argument("--layers", default="56,28,14,7")
     parser.add_argument("--batch", default="1,2,4,8,16,32")
-    parser.add_argument("--warmup-ms", type=int, default=0)  # sustained warm-up, as torch_baselines.py's
+    torch_baselines.add_warmup_argument(parser)
     args = parser.parse_args()
-    if args.warmup_ms < 0:
-        parser.error("--warmup-ms must not be negative")
     torch_baselines.WARMUP_MS = args.warmup_ms
     torch.backends.cudnn.benchmark = True
     torch.backends.cudnn.allow_tf32 = False  # the float32 reference is float32

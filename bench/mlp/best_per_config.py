@@ -13,9 +13,11 @@ from collections import defaultdict
 
 
 def configuration(name, keep_splits):
+    """The configuration of a variant name: without its padding, tile order and unit-wait suffix, and without its
+    split unless keep_splits (e.g. fused_128x192x64_s5_coop_c2_sk2x1_g8_ww -> fused_128x192x64_s5_coop_c2)."""
     name = re.sub(r"_pad\d+", "", name)
-    pattern = r"_(g\d+|row|col|g\d+:g\d+)(_ww)?" + ("" if keep_splits else r"(_sk\d+x\d+)?") + "$"
-    return re.sub(pattern, "", name) if keep_splits else re.sub(r"_sk\d+x\d+", "", re.sub(pattern, "", name))
+    name = re.sub(r"_(g\d+:g\d+|g\d+|row|col)(_ww)?$", "", name)
+    return name if keep_splits else re.sub(r"_sk\d+x\d+$", "", name)
 
 
 def main():

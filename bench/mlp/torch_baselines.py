@@ -44,6 +44,17 @@ def swiglu_mlp_eager(x, w1, w2):
 WARMUP_MS = 0  # --warmup-ms: sustained warm-up before timing, as mlp_fused_example's --warmup-ms
 
 
+def add_warmup_argument(parser):
+    """--warmup-ms N (milliseconds, 0 or more), for this script and the ones that time with time_graph."""
+    def milliseconds(text):
+        value = int(text)
+        if value < 0:
+            raise argparse.ArgumentTypeError(f"'{text}' is negative")
+        return value
+    parser.add_argument("--warmup-ms", type=milliseconds, default=0,
+                        help="replay each variant this long before timing it (the power state of sustained work)")
+
+
 def time_graph(fn, calls=10, warmups=3, samples=9):
     """Median microseconds per call of `fn` captured `calls` times into one CUDA graph, after `warmups` replays and
     then replays for at least WARMUP_MS milliseconds (the power state of sustained work; graph_timer.cuh says why)."""
@@ -90,10 +101,8 @@ def main():
     parser.add_argument("--autotune-m", default=None)
     parser.add_argument("--budget-s", type=float, default=480.0)
     parser.add_argument("--gelu", choices=("tanh", "none"), default="tanh")
-    parser.add_argument("--warmup-ms", type=int, default=0)
+    add_warmup_argument(parser)
     args = parser.parse_args()
-    if args.warmup_ms < 0:
-        parser.error("--warmup-ms must not be negative")
     global GELU_APPROXIMATE, WARMUP_MS
     GELU_APPROXIMATE = args.gelu
     WARMUP_MS = args.warmup_ms

@@ -126,7 +126,7 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--reps") {
       options.repetitions = positiveIntArgument(program, arg, value());
     } else if (arg == "--warmup-ms") {
-      options.warmupMilliseconds = int(integerArgument(program, arg, value(), 0, 600000));
+      options.warmupMilliseconds = warmupMillisecondsArgument(program, arg, value());
     } else if (arg == "--variants") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         bool known = false;

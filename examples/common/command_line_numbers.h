@@ -52,6 +52,13 @@ inline int positiveIntArgument(const std::string& program, const std::string& op
   return int(integerArgument(program, option, text, 1, INT_MAX));
 }
 
+// --warmup-ms: milliseconds of sustained warm-up before a timing (graph_timer.cuh), from 0 to 10 minutes (a device
+// call's limit).
+inline int warmupMillisecondsArgument(const std::string& program, const std::string& option,
+                                      const std::string& text) {
+  return int(integerArgument(program, option, text, 0, 600000));
+}
+
 // A comma-separated list of positive ints, e.g. --m 1,8,64. An empty list or an empty item ("1,,8") is an error:
 // it is a typo more often than a wish to skip a value.
 inline std::vector<int> positiveIntListArgument(const std::string& program, const std::string& option,

@@ -138,7 +138,7 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
     } else if (arg == "--samples") {
       options.samples = positiveIntArgument(program, arg, value());
     } else if (arg == "--warmup-ms") {
-      options.warmupMilliseconds = int(integerArgument(program, arg, value(), 0, 600000));
+      options.warmupMilliseconds = warmupMillisecondsArgument(program, arg, value());
     } else if (arg == "--seed") {
       options.seed = integerArgument(program, arg, value(), 0, LLONG_MAX);
     } else if (arg == "--csv") {

@@ -67,7 +67,8 @@ struct FusedChainInstance {
   using CollectiveMainloop = Mainloop<TileShape>;
   using CollectiveMainloopSecond = Mainloop<TileShapeSecond>;
   using CutlassEpilogueFirst =
-      std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>, EpilogueGelu>;
+      std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
+                         EpilogueGelu>;
   using StagedActivation = cusync::cutlass_sm90::StagedActivation;
   using StagedEpilogueFirst = cusync::cutlass_sm90::StagedTileEpilogue<
       kSwiGlu ? StagedActivation::PairedSwiGlu : StagedActivation::Gelu, EpilogueIdentity, TileShape>;

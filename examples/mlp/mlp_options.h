@@ -152,7 +152,7 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
     } else if (arg == "--samples") {
       options.samples = positiveIntArgument(name, arg, value());
     } else if (arg == "--warmup-ms") {
-      options.warmupMilliseconds = int(integerArgument(name, arg, value(), 0, 600000));
+      options.warmupMilliseconds = warmupMillisecondsArgument(name, arg, value());
     } else if (arg == "--csv") {
       options.csvPath = value();
     } else if (arg == "--streamk") {

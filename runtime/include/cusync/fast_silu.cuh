@@ -29,7 +29,9 @@ __device__ __forceinline__ float fastSilu(float x) {
 __device__ __forceinline__ __half2 fastSiluHalf2(__half2 x) {
   const __half2 halfX = __hmul2(__float2half2_rn(0.5f), x);
   __half2 t;
-  asm("tanh.approx.f16x2 %0, %1;" : "=r"(reinterpret_cast<unsigned&>(t)) : "r"(reinterpret_cast<const unsigned&>(halfX)));
+  asm("tanh.approx.f16x2 %0, %1;"
+      : "=r"(reinterpret_cast<unsigned&>(t))
+      : "r"(reinterpret_cast<const unsigned&>(halfX)));
   return __hfma2(halfX, t, halfX);
 }
 #endif

@@ -57,7 +57,9 @@ __device__ __forceinline__ __half2 geluFastHalf2(__half2 v) {
   const __half2 inner = __hmul2(v, __hfma2(__hmul2(__float2half2_rn(0.0356774081363001f), v), v,
                                            __float2half2_rn(0.7978845608028654f)));
   __half2 t;
-  asm("tanh.approx.f16x2 %0, %1;" : "=r"(reinterpret_cast<unsigned&>(t)) : "r"(reinterpret_cast<const unsigned&>(inner)));
+  asm("tanh.approx.f16x2 %0, %1;"
+      : "=r"(reinterpret_cast<unsigned&>(t))
+      : "r"(reinterpret_cast<const unsigned&>(inner)));
   return __hmul2(__float2half2_rn(0.5f), __hfma2(v, t, v));
 }
 #endif

@@ -72,6 +72,13 @@ CUTLASS_DEVICE void stagedArrive(cutlass::arch::ClusterBarrier& barrier) {
 }
 }  // namespace detail
 
+// Math threads, before they write the staged tile (or the end record) for the `staged`-th time: the epilogue warps
+// have read the previous one.
+template <class Storage>
+CUTLASS_DEVICE void waitStagedTileFree(Storage& storage, std::uint32_t staged) {
+  if (staged > 0) detail::stagedWait(storage.empty, (staged - 1) & 1u);
+}
+
 // Called once, by one thread, before the block barrier that follows the kernel's pipeline setup.
 template <class Storage>
 CUTLASS_DEVICE void initStagedTile(Storage& storage, int mathThreads) {
@@ -90,8 +97,9 @@ CUTLASS_DEVICE void stageAccumulators(Storage& storage, std::uint32_t staged, St
   // Values 2i and 2i + 1 of a thread's wgmma accumulators are adjacent columns of one row (the atom's values are
   // (2, 2, N/8): two columns, the row 8 further down, one group per 8 columns).
   static_assert(decltype(size<0, 0>(accumulators))::value == 2, "wgmma accumulators in column pairs");
-  if (staged > 0) detail::stagedWait(storage.empty, (staged - 1) & 1u);
-  auto coordinates = tiled_mma.get_thread_slice(mmaThreadIndex).partition_C(make_identity_tensor(take<0, 2>(TileShape{})));
+  waitStagedTileFree(storage, staged);
+  auto coordinates =
+      tiled_mma.get_thread_slice(mmaThreadIndex).partition_C(make_identity_tensor(take<0, 2>(TileShape{})));
   char* bytes = reinterpret_cast<char*>(storage.chunks);
   CUTLASS_PRAGMA_UNROLL
   for (int i = 0; i < int(size(accumulators)); i += 2) {
@@ -107,7 +115,7 @@ CUTLASS_DEVICE void stageAccumulators(Storage& storage, std::uint32_t staged, St
 // Math threads, after their last unit: tell the epilogue warps that no more tiles come.
 template <class Storage>
 CUTLASS_DEVICE void finishStaging(Storage& storage, std::uint32_t staged, int mmaThreadIndex) {
-  if (staged > 0) detail::stagedWait(storage.empty, (staged - 1) & 1u);
+  waitStagedTileFree(storage, staged);
   if (mmaThreadIndex == 0) storage.unit = StagedUnit{};
   detail::stagedArrive(storage.full);
 }
@@ -167,7 +175,7 @@ class StagedTileEpilogue {
   // outputs before the pairing, from the staged chunks to global memory. A warp takes 4 rows x 8 output chunks at a
   // step, so each row's 8 lanes store 128 contiguous bytes, and kBatch steps at once: their shared-memory loads
   // issue back to back and their activations interleave. One step at a time, each warp waited for its load, then
-  // for its tanh, per chunk: 20-38 us per 256 x 192 GELU tile (session 11, device call 2) where the math warps
+  // for its tanh, per chunk: 20-38 us per 256 x 192 GELU tile (session 11, device call 3) where the math warps
   // take 230 us per unit, and every post that late.
   CUTLASS_DEVICE static void storeTile(Params const& params, int rows, int columns, TileCoord tile, uint4 const* chunks,
                                        int thread) {
@@ -180,39 +188,45 @@ class StagedTileEpilogue {
     const int outputColumns = columns / OutputColumnsDivisor;
     const int firstRow = int(tile.y) * kTileRows;
     const int firstColumn = int(tile.x) * kOutputColumns;
-    // Where step `step` of this lane reads and writes; `inside` false past the tile's chunks or the problem's edges.
-    auto place = [&](int step, int& r, int& c, std::int64_t& offset) {
-      r = step / kChunkGroups * 4 + lane / 8;
-      c = step % kChunkGroups * 8 + lane % 8;
-      const int row = firstRow + r;
-      const int column = firstColumn + c * int(StagedTileLayout::kChunkColumns);
-      offset = std::int64_t(row) * outputColumns + column;
-      return step < kSteps && c < kOutputChunks && row < rows && column < outputColumns;
+    // Where step `step` of this lane reads (tile row r, output chunk c) and writes (`offset` into D); `inside` is
+    // false past the tile's chunks or the problem's edges. The store loop computes it again rather than keeping
+    // kBatch of them: the producer warp group has 56 registers, and the staged data takes 16.
+    struct Place {
+      int r, c;
+      std::int64_t offset;
+      bool inside;
+    };
+    auto place = [&](int step) {
+      Place p;
+      p.r = step / kChunkGroups * 4 + lane / 8;
+      p.c = step % kChunkGroups * 8 + lane % 8;
+      const int row = firstRow + p.r;
+      const int column = firstColumn + p.c * int(StagedTileLayout::kChunkColumns);
+      p.offset = std::int64_t(row) * outputColumns + column;
+      p.inside = step < kSteps && p.c < kOutputChunks && row < rows && column < outputColumns;
+      return p;
     };
     for (int first = thread / 32; first < kSteps; first += kWarps * kBatch) {
       uint4 staged[kBatch][kSourcesPerChunk];
       CUTLASS_PRAGMA_UNROLL
       for (int b = 0; b < kBatch; ++b) {
-        int r, c;
-        std::int64_t offset;
-        if (place(first + b * kWarps, r, c, offset)) {
-          CUTLASS_PRAGMA_UNROLL
-          for (int source = 0; source < kSourcesPerChunk; ++source)
-            staged[b][source] = chunks[StagedTileLayout::chunkIndex(kTileRows, r, c + source * kOutputChunks)];
-        }
+        const Place p = place(first + b * kWarps);
+        if (!p.inside) continue;
+        CUTLASS_PRAGMA_UNROLL
+        for (int source = 0; source < kSourcesPerChunk; ++source)
+          staged[b][source] = chunks[StagedTileLayout::chunkIndex(kTileRows, p.r, p.c + source * kOutputChunks)];
       }
       CUTLASS_PRAGMA_UNROLL
       for (int b = 0; b < kBatch; ++b) {
-        int r, c;
-        std::int64_t offset;
-        if (!place(first + b * kWarps, r, c, offset)) continue;
+        const Place p = place(first + b * kWarps);
+        if (!p.inside) continue;
         uint4 result = staged[b][0];
         if constexpr (kActivation == StagedActivation::Gelu) {
           result = gelu(result);
         } else if constexpr (kActivation == StagedActivation::PairedSwiGlu) {
           result = swiGlu(result, staged[b][kSourcesPerChunk - 1]);
         }
-        *reinterpret_cast<uint4*>(params.d + offset) = result;
+        *reinterpret_cast<uint4*>(params.d + p.offset) = result;
       }
     }
   }
