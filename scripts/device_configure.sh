@@ -12,7 +12,8 @@
 # Every tile-configuration list set in the environment is passed on, so each script takes the same variables:
 # CUSYNC_GEMM_CONFIGS (examples/gemm's hooked GEMMs), CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS (the fused
 # chains), CUSYNC_STOCK_GEMM_CONFIGS (CUTLASS's stock GEMMs), CUSYNC_CONV_CONFIGS (examples/conv2d),
-# CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS (examples/attention). Unset: the CMake cache's value, else
+# CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS and CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS (examples/attention).
+# Unset: the CMake cache's value, else
 # the CMakeLists' default.
 
 device_configure_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -24,7 +25,7 @@ device_configure() {
   for name in CUSYNC_GEMM_CONFIGS CUSYNC_FUSED_CONFIGS CUSYNC_SWIGLU_FUSED_CONFIGS CUSYNC_STOCK_GEMM_CONFIGS \
       CUSYNC_CONV_CONFIGS \
       CUSYNC_ATTENTION_PROMPT_QKV_CONFIGS CUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS \
-      CUSYNC_ATTENTION_DECODE_QKV_CONFIGS CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS; do
+      CUSYNC_ATTENTION_DECODE_QKV_CONFIGS CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS; do
     if [ -n "${!name:-}" ]; then lists+=("-D$name=${!name}"); fi
   done
   cmake -S "$device_configure_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \

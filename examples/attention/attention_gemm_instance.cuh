@@ -12,11 +12,6 @@
 
 namespace cusync::examples::attention {
 
-// The specs' tile of each phase: prompt processing 128-row tiles, token generation 64-row tiles (one row tile for
-// B <= 64), both 128 columns wide (one head).
-template <Phase P>
-inline constexpr int kSpecTileM = P == Phase::Prompt ? 128 : 64;
-
 template <int TileM_, int TileN_, int TileK_, int Stages_, bool Cooperative_, int MinBlocksPerSm_, bool Persistent_>
 struct GemmConfig {
   static constexpr int tileM = TileM_, tileN = TileN_, tileK = TileK_, stages = Stages_;
@@ -45,7 +40,7 @@ struct AttentionGemmInstance {
   // TileM-row tile, and StridedSync groups exactly those. The output GEMM's tile is free: it only waits, for the T
   // tiles its rows and k-blocks overlap (whatever its shape), and TileSync and RowSync on T are sound for every
   // consumer that reads all of T's tiles, which any tiling of Y does.
-  static_assert(R != GemmRole::Qkv || (Config::tileM == kSpecTileM<P> && Config::tileN == 128),
+  static_assert(R != GemmRole::Qkv || (Config::tileM == kSpecTileM<P> && Config::tileN == kSpecTileN),
                 "the QKV GEMM's tile is the spec's: TileM rows (128 prompt, 64 decode) by one 128-wide head");
 
   static AttentionGemm entry() {

@@ -14,6 +14,12 @@ namespace cusync::examples::attention {
 enum class Model { Gpt3, Llama };
 enum class Phase { Decode, Prompt };
 
+// The specs' tile of each phase: prompt processing 128-row tiles, token generation 64-row tiles (one row tile for
+// B <= 64), both 128 columns wide (one head). The QKV GEMM's tiles are these: StridedSync groups them.
+template <Phase P>
+inline constexpr int kSpecTileM = P == Phase::Prompt ? 128 : 64;
+inline constexpr int kSpecTileN = 128;
+
 // What a head tile of T is posted under, and what the output GEMM waits for: one semaphore per head tile
 // (TileSync, the output GEMM waits k-block by k-block), or one per row of T (RowSync, it waits once per row).
 enum class TPolicyKind { TileSync, RowSync };

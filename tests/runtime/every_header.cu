@@ -1,6 +1,7 @@
 // Includes every runtime header and instantiates the device API once, so that a header that stops compiling for
 // an architecture (sm_80, sm_90a) fails a test. Compiled by tests/runtime/CMakeLists.txt; never run.
 #include <cusync/cusync.cuh>
+#include <cusync/hooked_gemv_kernel.cuh>
 
 namespace {
 // The block-level free functions (block_sync.cuh).
@@ -65,4 +66,11 @@ void launchChain(cusync::Stage& first, cusync::Stage& middle, cusync::Stage& fin
                        final.view(), middle.inputFor<cusync::TileSync>(final), static_cast<const float*>(b), c);
   cusync::launchKernel(postFromOneThread, dim3(middle.grid().tileCount()), dim3(32), 0, stream,
                        LaunchOrdering::StreamOrder, middle.view<cusync::TileSync>());
+}
+
+// The hooked GEMV stage (hooked_gemv_kernel.cuh): one launch, which instantiates the kernel.
+void launchGemv(const cusync::HookedGemvParams<cusync::TileSync>& params, cudaStream_t stream) {
+  cusync::launchKernel(cusync::hookedGemvKernel<cusync::TileSync, cusync::RowSync, 2, 128, 4>,
+                       dim3(params.stage.workUnits()), dim3(cusync::kGemvThreads), 4096, stream,
+                       cusync::LaunchOrdering::Programmatic, params);
 }

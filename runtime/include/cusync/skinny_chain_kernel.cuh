@@ -35,6 +35,7 @@
 #include "cusync/chain_queue.cuh"
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
+#include "cusync/half_dot.cuh"
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/producer_tile_range.hpp"
 #include "cusync/skinny_mma.cuh"
@@ -132,25 +133,6 @@ __device__ void storeSkinnyTile(const SkinnyGemm& g, int m, std::uint32_t tileX,
     if (g.activation == SkinnyActivation::Gelu) v = geluFast(v);
     g.d[std::size_t(token) * g.n + tileX * kTileN + row] = __float2half(v);
   }
-}
-
-// The sum of `v` over the warp's lanes, in every lane.
-__device__ __forceinline__ float warpSum(float v) {
-#pragma unroll
-  for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
-  return v;
-}
-
-// acc[r] += w . x over one 16-byte (8-half) vector.
-__device__ __forceinline__ float dot8(float acc, uint4 w, uint4 x) {
-  const __half2* wh = reinterpret_cast<const __half2*>(&w);
-  const __half2* xh = reinterpret_cast<const __half2*>(&x);
-#pragma unroll
-  for (int j = 0; j < 4; ++j) {
-    const float2 wf = __half22float2(wh[j]), xf = __half22float2(xh[j]);
-    acc = fmaf(wf.x, xf.x, fmaf(wf.y, xf.y, acc));
-  }
-  return acc;
 }
 
 // The k-range [begin, begin + length) that part `part` of a stage-`s` tile reduces: kBlocksOfPart's balanced split

@@ -1,0 +1,100 @@
+// The hooked GEMV stage (runtime/include/cusync/hooked_gemv_kernel.cuh) behind the type-erased GemmLaunchArgs of the
+// hooked CUTLASS GEMMs (gemm_registry.h): its tile grid, occupancy and a launch that refuses, with the reason, what
+// the kernel cannot run (gemv_stage_shape.h). A chain registers it where it would a HookedGemm (the attention
+// chain's token generation: examples/attention/attention_gemv_instance.cuh). Include from the translation unit that
+// instantiates it. Device + host code.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <cuda_runtime.h>
+
+#include "common/kernel_occupancy.cuh"
+#include "cusync/error.h"
+#include "cusync/hooked_gemv_kernel.cuh"
+#include "cusync/launch.cuh"
+#include "cusync/tile.h"
+#include "gemm_registry.h"
+
+namespace cusync::examples {
+
+// D = A x B^T for M <= kGemvMaxTokens tokens, in tiles of TileM rows (the spec's: only row tile 0 exists) by TileN
+// columns, BlocksPerSm blocks of kGemvThreads per SM; waits for A under InputPolicy_ and posts D under
+// OutputPolicy_, as HookedGemm does.
+template <int TileM, int TileN, int BlocksPerSm, class InputPolicy_, class OutputPolicy_>
+struct HookedGemv {
+  using InputPolicy = InputPolicy_;
+  using OutputPolicy = OutputPolicy_;
+  // Dynamic shared memory asked of every instance once: the staged activations of the longest k-range it may get.
+  static constexpr int kSharedBytesAllowed = 96 * 1024;
+
+  template <int kTokens>
+  static constexpr auto kernel = &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
+
+  static std::string name() { return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" +
+                                     std::to_string(BlocksPerSm); }
+
+  static GridShape tileGrid(int m, int n) {
+    return GridShape{std::uint32_t((n + TileN - 1) / TileN), std::uint32_t((m + TileM - 1) / TileM), 1};
+  }
+
+  // At the most tokens and a k-range of 2048 (what the attention chain's splits give): what sizes its splits.
+  static int maxActiveBlocksPerSm() {
+    KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(kSharedBytesAllowed);  // once per kernel: the most
+    return KernelOccupancy<kernel<kGemvMaxTokens>>::maxActiveBlocksPerSm(kGemvThreads,
+                                                                          kGemvMaxTokens * 2048 * 2);
+  }
+
+  static void launch(const GemmLaunchArgs& args, cudaStream_t stream) {
+    GemvStageProblem problem;
+    problem.m = args.m;
+    problem.n = args.n;
+    problem.k = args.k;
+    problem.tileN = TileN;
+    problem.gridRows = args.stage.grid.y;
+    problem.parts = args.stage.blocksPerTile;
+    problem.wholeTiles = args.stage.wholeTiles;
+    problem.persistentBlocks = args.stage.persistentBlocks;
+    problem.splitBuffers = args.splitPartials != nullptr && args.splitArrivals != nullptr;
+    if (const std::string why = whyNotGemvStage(problem); !why.empty())
+      throw cusync::Error("cusync GEMV " + name() + ": " + why);
+    const int sharedBytes = args.m * gemvLongestPart(args.k, problem.parts) * 2;
+    if (sharedBytes > kSharedBytesAllowed)
+      throw cusync::Error("cusync GEMV " + name() + ": a part's activations take " + std::to_string(sharedBytes) +
+                          " bytes of shared memory, more than " + std::to_string(kSharedBytesAllowed) +
+                          " (split K in more parts)");
+    HookedGemvParams<InputPolicy> params;
+    params.m = args.m;
+    params.n = args.n;
+    params.k = args.k;
+    params.a = args.a;
+    params.w = args.b;
+    params.d = args.d;
+    params.stage = args.stage;
+    params.input = InputView<InputPolicy>{args.producerSemaphores, args.producerGrid};
+    params.producerTileRows = args.producerTileRows;
+    params.producerTileColumns = args.producerTileColumns;
+    params.splitPartials = args.splitPartials;
+    params.splitArrivals = args.splitArrivals;
+    params.triggerDependentsAtStart = args.triggerDependentsAtStart;
+    params.waitForPriorGrid = args.waitForPriorGrid;
+    switch (args.m) {
+      case 1: return launchWith<1>(params, sharedBytes, args, stream);
+      case 2: return launchWith<2>(params, sharedBytes, args, stream);
+      case 3: return launchWith<3>(params, sharedBytes, args, stream);
+      default: return launchWith<4>(params, sharedBytes, args, stream);
+    }
+  }
+
+ private:
+  template <int kTokens>
+  static void launchWith(const HookedGemvParams<InputPolicy>& params, int sharedBytes, const GemmLaunchArgs& args,
+                         cudaStream_t stream) {
+    KernelOccupancy<kernel<kTokens>>::allowSharedMemory(kSharedBytesAllowed);
+    cusync::launchKernel(kernel<kTokens>, dim3(args.stage.workUnits()), dim3(kGemvThreads), std::size_t(sharedBytes),
+                         stream, args.launchOrdering, params);
+  }
+};
+
+}  // namespace cusync::examples
