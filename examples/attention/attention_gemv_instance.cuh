@@ -13,7 +13,7 @@
 
 namespace cusync::examples::attention {
 
-template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, int Rank>
+template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, bool StageWeights, int TileN, int Rank>
 struct AttentionGemvInstance {
   using ChainPolicies = Policies<M, Phase::Decode>;
   // As AttentionGemmInstance: the QKV GEMM posts under StridedSync (and waits for nothing), the output GEMM waits
@@ -22,7 +22,12 @@ struct AttentionGemvInstance {
                                          typename ChainPolicies::template T<K>>;
   using OutputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided, cusync::TileSync>;
   // The spec's tile (64 rows, one 128-wide head): the attention kernels read QKV by it, whichever kernel wrote it.
-  using Gemv = HookedGemv<kSpecTileM<Phase::Decode>, kSpecTileN, BlocksPerSm, InputPolicy, OutputPolicy>;
+  // The QKV GEMM's tile is the spec's (64 rows, one 128-wide head): the attention kernels read QKV by it. The
+  // output GEMM's is free, as AttentionGemmInstance says: 32 columns give it whole-K units (no split-K) with one
+  // row group per warp. StageWeights: the output GEMM's weights staged in shared memory while it waits for T.
+  static_assert(R != GemmRole::Qkv || (TileN == kSpecTileN && !StageWeights),
+                "the QKV GEMM's tile is the spec's, and it waits for nothing to stage weights behind");
+  using Gemv = HookedGemv<kSpecTileM<Phase::Decode>, TileN, BlocksPerSm, StageWeights, InputPolicy, OutputPolicy>;
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_decode_" +
@@ -35,7 +40,7 @@ struct AttentionGemvInstance {
                          Phase::Decode,
                          R,
                          K,
-                         GemmTileShape{kSpecTileM<Phase::Decode>, kSpecTileN, kGemvKBlock},
+                         GemmTileShape{kSpecTileM<Phase::Decode>, TileN, kGemvKBlock},
                          false,
                          &Gemv::tileGrid,
                          &Gemv::maxActiveBlocksPerSm,
@@ -46,9 +51,10 @@ struct AttentionGemvInstance {
 }  // namespace cusync::examples::attention
 
 // One registration per translation unit; RANK as CUSYNC_REGISTER_ATTENTION_GEMM's (after the CUTLASS list's).
-#define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM)                                 \
+#define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM, STAGE_WEIGHTS, TILE_N)          \
   namespace {                                                                                                   \
   using namespace ::cusync::examples::attention;                                                                \
   const AttentionGemmRegistration registration{                                                                 \
-      AttentionGemvInstance<Model::MODEL, GemmRole::ROLE, TPolicyKind::POLICY, BLOCKS_PER_SM, RANK>::entry()};   \
+      AttentionGemvInstance<Model::MODEL, GemmRole::ROLE, TPolicyKind::POLICY, BLOCKS_PER_SM, STAGE_WEIGHTS,     \
+                            TILE_N, RANK>::entry()};                                                            \
   }

@@ -21,19 +21,25 @@ namespace cusync::examples {
 
 // D = A x B^T for M <= kGemvMaxTokens tokens, in tiles of TileM rows (the spec's: only row tile 0 exists) by TileN
 // columns, BlocksPerSm blocks of kGemvThreads per SM; waits for A under InputPolicy_ and posts D under
-// OutputPolicy_, as HookedGemm does.
-template <int TileM, int TileN, int BlocksPerSm, class InputPolicy_, class OutputPolicy_>
+// OutputPolicy_, as HookedGemm does. StageWeights: when the launch waits (tile by tile or for the whole previous
+// grid), each block copies its unit's weights into shared memory before the wait (hooked_gemv_kernel.cuh), where
+// they fit in kStagedWeightBytes; otherwise, and in a launch that does not wait, it streams them through registers.
+template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_>
 struct HookedGemv {
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
-  // Dynamic shared memory asked of every instance once: the staged activations of the longest k-range it may get.
-  static constexpr int kSharedBytesAllowed = 96 * 1024;
+  // Dynamic shared memory asked of every instance once: the staged activations and weights of the longest k-range
+  // it may get.
+  static constexpr int kSharedBytesAllowed = 200 * 1024;
+  static constexpr int kStagedWeightBytes = 160 * 1024;
 
   template <int kTokens>
   static constexpr auto kernel = &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
 
-  static std::string name() { return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" +
-                                     std::to_string(BlocksPerSm); }
+  static std::string name() {
+    return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
+           (StageWeights ? "_sw" : "");
+  }
 
   static GridShape tileGrid(int m, int n) {
     return GridShape{std::uint32_t((n + TileN - 1) / TileN), std::uint32_t((m + TileM - 1) / TileM), 1};
@@ -59,11 +65,17 @@ struct HookedGemv {
     problem.splitBuffers = args.splitPartials != nullptr && args.splitArrivals != nullptr;
     if (const std::string why = whyNotGemvStage(problem); !why.empty())
       throw cusync::Error("cusync GEMV " + name() + ": " + why);
-    const int sharedBytes = args.m * gemvLongestPart(args.k, problem.parts) * 2;
+    const int longestPart = gemvLongestPart(args.k, problem.parts);
+    const int activationBytes = args.m * longestPart * 2;
+    const int weightBytes = TileN * longestPart * 2;
+    const bool waits = args.producerSemaphores != nullptr || args.waitForPriorGrid;
+    const bool stageWeights = StageWeights && waits && weightBytes <= kStagedWeightBytes;
+    const int sharedBytes = activationBytes + (stageWeights ? weightBytes : 0);
     if (sharedBytes > kSharedBytesAllowed)
       throw cusync::Error("cusync GEMV " + name() + ": a part's activations take " + std::to_string(sharedBytes) +
                           " bytes of shared memory, more than " + std::to_string(kSharedBytesAllowed) +
                           " (split K in more parts)");
+    static_assert(TileN % 8 == 0, "whole 16-byte vectors per staged row");
     HookedGemvParams<InputPolicy> params;
     params.m = args.m;
     params.n = args.n;
@@ -79,6 +91,8 @@ struct HookedGemv {
     params.splitArrivals = args.splitArrivals;
     params.triggerDependentsAtStart = args.triggerDependentsAtStart;
     params.waitForPriorGrid = args.waitForPriorGrid;
+    params.stageWeights = stageWeights;
+    params.activationVectors = activationBytes / 16;
     switch (args.m) {
       case 1: return launchWith<1>(params, sharedBytes, args, stream);
       case 2: return launchWith<2>(params, sharedBytes, args, stream);

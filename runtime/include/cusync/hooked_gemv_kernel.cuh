@@ -13,6 +13,9 @@
 //
 // Per unit:
 //   1. every warp issues its first weight loads, which need nothing from the producer (weights before the wait);
+//      a waiting stage may instead copy the unit's whole weight slab into shared memory (stageWeights), so that its
+//      weights stream while the producer computes: in token generation the output GEMM's blocks are resident
+//      during the attention stage, which reads little from memory;
 //   2. warp 0 waits until the producer tiles covering A's rows [0, M) and the unit's k-range are posted
 //      (warpWaitPostedColumns: acquire in every lane, the barrier extends it to the block);
 //   3. the block stages the activations, streams its rows, and sums each row over its lanes;
@@ -52,6 +55,11 @@ struct HookedGemvParams {
   std::uint32_t* splitArrivals = nullptr;  // split-K: one counter per tile, zero before the first run
   bool triggerDependentsAtStart = false;  // this stage is a programmatic-launch producer
   bool waitForPriorGrid = false;          // the PDL grid-sync baseline: the whole previous grid before A
+  // A waiting stage's blocks copy their unit's whole weight slab (TileN rows of the k-range) into shared memory
+  // before they wait, behind the staged activations (`activationVectors` 16-byte vectors: kTokens x the longest
+  // part), and multiply from there: the weights then stream while the producer still computes.
+  bool stageWeights = false;
+  int activationVectors = 0;
 };
 
 namespace detail {
@@ -71,6 +79,26 @@ __device__ __forceinline__ void loadGemvWeights(uint4 (&w)[kUnroll][kRows], cons
   }
 }
 
+// The same batch from a unit's weight slab staged in shared memory ([row of the tile][k-range / 8] vectors).
+template <int kRows, int kUnroll>
+__device__ __forceinline__ void loadStagedGemvWeights(uint4 (&w)[kUnroll][kRows], const uint4* slab, int row0,
+                                                      int vectorsPerRow, int step, int kLength, int lane) {
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) {
+    const bool valid = (step + u) * kGemvStep + 8 * lane < kLength;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r)
+      w[u][r] = valid ? slab[(row0 + r) * vectorsPerRow + (step + u) * 32 + lane] : make_uint4(0u, 0u, 0u, 0u);
+  }
+}
+
+__device__ __forceinline__ void copyAsync16(void* shared, const void* global) {
+  const unsigned address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(address), "l"(global) : "memory");
+}
+__device__ __forceinline__ void commitAsyncCopies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
+__device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
+
 }  // namespace detail
 
 // Blocks per SM the registers are budgeted for: kBlocksPerSm, or three quarters of it from three tokens on, where
@@ -87,7 +115,9 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   constexpr int kRows = kGemvRowsPerLoad, kUnroll = kGemvUnroll;
   constexpr int kGroupRows = kGemvWarps * kRows;  // rows the block streams at once
   constexpr int kGroups = kTileN / kGroupRows;
-  extern __shared__ uint4 activations[];        // [token][the unit's k-range / 8]
+  extern __shared__ uint4 dynamicShared[];  // activations [token][the unit's k-range / 8], then the staged slab
+  uint4* const activations = dynamicShared;
+  uint4* const slab = dynamicShared + p.activationVectors;  // [row of the tile][the unit's k-range / 8]
   __shared__ float tileSums[kTokens * kTileN];  // [token][column of the tile]
   alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];  // WorkUnit has member initializers
   __shared__ bool arrivedLast;
@@ -113,9 +143,21 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     return p.w + (std::size_t(tile.x) * kTileN + group * kGroupRows + warp * kRows) * k + kBegin + 8 * lane;
   };
 
-  // 1. The weights need nothing from the producer: their first loads are in flight during the wait.
+  // 1. The weights need nothing from the producer: the whole slab (staged) or the first loads are in flight during
+  // the wait.
+  const int vectorsPerRow = kLength / 8;
+  const bool staged = p.stageWeights;
   uint4 w[kUnroll][kRows];
-  detail::loadGemvWeights<kRows, kUnroll>(w, rowsOfGroup(0), k, 0, kLength, lane);
+  if (staged) {
+    const __half* unitRows = p.w + std::size_t(tile.x) * kTileN * k + kBegin;
+    for (int i = threadIdx.x; i < kTileN * vectorsPerRow; i += kGemvThreads) {
+      const int row = i / vectorsPerRow, j = i % vectorsPerRow;
+      detail::copyAsync16(slab + i, unitRows + std::size_t(row) * k + 8 * j);
+    }
+    detail::commitAsyncCopies();
+  } else {
+    detail::loadGemvWeights<kRows, kUnroll>(w, rowsOfGroup(0), k, 0, kLength, lane);
+  }
 
   // 2. A's producer tiles: rows [0, m), the unit's k-range.
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 131u + unit.part);  // stress builds: a slow consumer
@@ -135,6 +177,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     const int token = i / vectorsPerToken, j = i % vectorsPerToken;
     activations[i] = __ldcg(reinterpret_cast<const uint4*>(p.a + std::size_t(token) * k + kBegin) + j);
   }
+  if (staged) detail::waitAsyncCopies();  // this thread's copies; the barrier makes every thread's visible
   __syncthreads();
 
   const int steps = (kLength + kGemvStep - 1) / kGemvStep;
@@ -144,7 +187,11 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     float acc[kRows][kTokens] = {};
 #pragma unroll 1
     for (int step = 0; step < steps; step += kUnroll) {
-      if (group != 0 || step != 0) detail::loadGemvWeights<kRows, kUnroll>(w, rows, k, step, kLength, lane);
+      if (staged)
+        detail::loadStagedGemvWeights<kRows, kUnroll>(w, slab, group * kGroupRows + warp * kRows, vectorsPerRow, step,
+                                                      kLength, lane);
+      else if (group != 0 || step != 0)
+        detail::loadGemvWeights<kRows, kUnroll>(w, rows, k, step, kLength, lane);
 #pragma unroll
       for (int u = 0; u < kUnroll; ++u) {
         if ((step + u) * kGemvStep + 8 * lane >= kLength) continue;  // past the k-range: this lane has no data
