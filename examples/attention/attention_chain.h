@@ -222,11 +222,13 @@ class AttentionChain {
   // on the legacy default stream.
   // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder);
   // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h); `promptQueryParts`: blocks per
-  // prompt attention tile (1: 128 queries each, 2: 64, 0: promptAttentionBlocks chooses).
+  // prompt attention tile (1: 128 queries each, 2: 64, 0: promptAttentionBlocks chooses); `decodeBlocksPerSm`: the
+  // token-generation attention stage's blocks per SM that decodeParts splits the cache for.
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
-                 PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1)
+                 PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1,
+                 std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm)
       : problem_(problem), variant_(variant), buffers_(buffers),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -254,7 +256,7 @@ class AttentionChain {
     setPersistent(*out_, *outGemm_, multiprocessors);
 
     if constexpr (P == Phase::Decode) {
-      attentionParts_ = decodeParts(problem, multiprocessors, kDecodeMaxChunk);
+      attentionParts_ = decodeParts(problem, multiprocessors, kDecodeMaxChunk, decodeBlocksPerSm);
       attn_->setBlocksPerTile(attentionParts_);
       if (attentionParts_ > 1) {
         const std::size_t slots = std::size_t(attentionGrid.tileCount()) * attentionParts_;

@@ -51,6 +51,7 @@ struct Options {
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
+  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
 };
 
 const char* const kUsage =
@@ -58,7 +59,7 @@ const char* const kUsage =
     "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--variants a,b]\n"
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
-    "                         [--split-order together|k-ranges]\n"
+    "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -84,6 +85,8 @@ const char* const kUsage =
     "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
     "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
     "            read the same k-range at once; default)\n"
+    "  --decode-blocks-per-sm    token generation: the attention stage's blocks per SM, which sets how many parts\n"
+    "            each head's cache is split into (1..16, default 8)\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -142,6 +145,8 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--attention-blocks") {
       const std::string v = value();
       options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
+    } else if (arg == "--decode-blocks-per-sm") {
+      options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
     } else if (arg == "--split-order") {
       const std::string v = value();
       if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
@@ -245,7 +250,8 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                             workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks);
+                             workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
+                             options.decodeBlocksPerSm);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -328,7 +334,8 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
     const Variant variant = r.variant == "StreamSync" ? Variant{Ordering::StreamSync, TPolicyKind::TileSync}
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
-                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks);
+                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
+                             options.decodeBlocksPerSm);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;

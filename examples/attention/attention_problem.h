@@ -63,12 +63,16 @@ inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
 }
 
 // Token generation: parts a head's S'+1 keys are split into, each a block of the attention stage. Enough blocks
-// for two per SM, at least 64 keys per part (fewer only re-read q), at most kMaxKeysPerPart keys per part (its
-// scores live in shared memory).
-inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors, std::uint32_t maxKeysPerPart) {
+// for `blocksPerSm` per SM (each block keeps a few keys' loads in flight, so more blocks stream the cache faster:
+// 8 instead of 2 took GPT-3's stage at B = 4, S' = 2048 from 27.6 to 24.7 us on the H100, docs/BENCHMARKS.md session
+// 12), at least 64 keys per part (fewer only re-read q), at most kMaxKeysPerPart keys per part (its scores live in
+// shared memory).
+inline constexpr std::uint32_t kDecodeBlocksPerSm = 8;
+inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors, std::uint32_t maxKeysPerPart,
+                                 std::uint32_t blocksPerSm = kDecodeBlocksPerSm) {
   const std::uint32_t keys = std::uint32_t(p.cached) + 1;
   const std::uint32_t tiles = std::uint32_t(p.batch) * std::uint32_t(p.shape.heads);
-  const std::uint32_t wanted = (2 * std::uint32_t(multiprocessors) + tiles - 1) / tiles;
+  const std::uint32_t wanted = (blocksPerSm * std::uint32_t(multiprocessors) + tiles - 1) / tiles;
   const std::uint32_t fewest = (keys + maxKeysPerPart - 1) / maxKeysPerPart;
   const std::uint32_t most = std::max(1u, (keys + 63) / 64);
   return std::max(fewest, std::min(wanted, most));

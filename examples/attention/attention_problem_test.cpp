@@ -68,7 +68,7 @@ TEST_CASE("prompt processing refuses a sequence length attention_prompt.dep has 
   }
 }
 
-TEST_CASE("token generation splits a head's keys into parts of at most 512 keys, about two blocks per SM",
+TEST_CASE("token generation splits a head's keys into parts of at most 512 keys, about eight blocks per SM",
           "[attention]") {
   for (ModelShape shape : {kGpt3, kLlama})
     for (int batch : {1, 2, 4, 64})
@@ -82,8 +82,12 @@ TEST_CASE("token generation splits a head's keys into parts of at most 512 keys,
         if (keys <= 512 * parts && parts > 1) CHECK((keys + parts - 2) / (parts - 1) >= 64);  // not split finer
       }
   // GPT-3, B = 1, S' = 1024: 12 heads want 22 parts for two blocks per SM; 64 keys per part at least gives 17.
+  CHECK(decodeParts(decode(kGpt3, 1, 1024), 132, 512, 2) == 17);
+  CHECK(decodeParts(decode(kGpt3, 4, 2048), 132, 512, 2) == 6);
+  // The default, eight blocks per SM, splits finer (8 x 132 / 48 tiles), still at least 64 keys a part (17 parts of
+  // 1025 keys).
+  CHECK(decodeParts(decode(kGpt3, 4, 2048), 132, 512) == 22);
   CHECK(decodeParts(decode(kGpt3, 1, 1024), 132, 512) == 17);
-  CHECK(decodeParts(decode(kGpt3, 4, 2048), 132, 512) == 6);
 }
 
 TEST_CASE("split-K parts fit one wave and keep four k-blocks each", "[attention]") {
