@@ -17,6 +17,7 @@
 
 #include "cusync/block_sync.cuh"
 #include "cusync/stage_view.cuh"
+#include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
 
 namespace cusync::examples::attention {
@@ -193,6 +194,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
 
   // Wait for the q, k and v tiles (one thread), then the barrier extends its acquire to the block.
   if (threadIdx.x == 0) {
+    CUSYNC_CHAIN_DELAY(head * 37u + unit.part);  // stress builds: a slow consumer, before its wait
     SatisfiedSemaphoreCache<4> seen;
     detail::waitOnce(qkvInput, seen, tiles.q(head, sequence), unit.ticket, view);
     detail::waitOnce(qkvInput, seen, tiles.k(head, sequence), unit.ticket, view);
@@ -329,6 +331,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
     tRow[d] = __float2half(o / l);
   }
   // Every thread's store of the row, a barrier, then one thread's release under the stage's policy.
+  if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(head * 11u + sequence);  // stress builds: a slow producer, before its post
   blockPost<OutputPolicy>(view, unit.ticket.tile);
 }
 

@@ -1,0 +1,181 @@
+// Stress test of the attention chain's token generation on the hooked GEMV stages (ctest label gpu): QKV GEMV ->
+// decode attention -> output GEMV, tile-synchronized under the proven StridedSync and T policies (TileSync and
+// RowSync), ordered by programmatic dependent launch and by wait-kernels, with a pseudo-random delay of up to
+// CUSYNC_CHAIN_DELAY_NS injected into every GEMV unit and attention block before its wait and before its post
+// (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
+// configurations (128- and 32-column output tiles, weights staged in shared memory or streamed) and their split-K
+// choices vary. Every chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y and the caches' new
+// positions with NaN and followed by an element-wise comparison of T and Y with the fp32 reference, so one execution
+// that read an unposted tile, or lost a write, is counted. Graphs are replayed without resetting counters or
+// semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
+//
+// Usage: attention_decode_stress [--executions N] [--help]   (default 20000 chain executions in all)
+#define CUSYNC_CHAIN_DELAY_NS 20000
+#define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "attention_chain.h"
+#include "attention_gemv_instance.cuh"
+#include "common/graph_timer.cuh"
+#include "common/mismatch_count.cuh"
+#include "common/stress_executions.h"
+
+using namespace cusync;
+using namespace cusync::examples;
+using namespace cusync::examples::attention;
+
+namespace {
+
+constexpr const char* kProgram = "attention_decode_stress";
+constexpr const char* kUsage =
+    "Usage: attention_decode_stress [--executions N]\n"
+    "Stress test of the attention chain's token generation on the hooked GEMV stages: random delays in every unit,\n"
+    "every chain execution checked against the fp32 reference.\n"
+    "\n"
+    "  --executions N   chain executions in all (default 20000)\n"
+    "  --help           print this help\n"
+    "\n"
+    "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA device.\n";
+
+// The GEMV configurations of a model, as the example registers them (attention_gemv_instance.cuh), each output
+// GEMM under both T policies.
+template <Model M>
+struct GemvEntries {
+  AttentionGemm qkvB4 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 4, false, 128, 0>::entry();
+  AttentionGemm qkvB2 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 1>::entry();
+  // [T policy]: TileSync, RowSync.
+  AttentionGemm out32B4[2] = {AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 4, false, 32, 0>::entry(),
+                              AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 4, false, 32, 0>::entry()};
+  AttentionGemm out32B2Staged[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, true, 32, 1>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, true, 32, 1>::entry()};
+  AttentionGemm out128B2[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 128, 2>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 128, 2>::entry()};
+};
+
+struct Case {
+  int batch, cached;
+  Variant variant;
+  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2
+  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2
+  SplitChoice qkvSplit, outSplit;
+};
+
+template <Model M>
+long long stressModel(const ModelShape& shape, long long executions, int multiprocessors, cudaStream_t stream,
+                      cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes, std::uint64_t seed,
+                      long long& mismatchesOut) {
+  const GemvEntries<M> gemvs;
+  const std::vector<Variant> variants{{Ordering::Pdl, TPolicyKind::TileSync},
+                                      {Ordering::Pdl, TPolicyKind::RowSync},
+                                      {Ordering::WaitKernel, TPolicyKind::TileSync},
+                                      {Ordering::WaitKernel, TPolicyKind::RowSync}};
+  const AttentionGemm* qkvGemms[2] = {&gemvs.qkvB4, &gemvs.qkvB2};
+  auto outGemm = [&](int out, TPolicyKind k) {
+    const int i = k == TPolicyKind::TileSync ? 0 : 1;
+    return out == 0 ? &gemvs.out32B4[i] : out == 1 ? &gemvs.out32B2Staged[i] : &gemvs.out128B2[i];
+  };
+  std::vector<Case> cases;
+  for (int batch : {1, 3, 4})
+    for (int cached : {63, 700})
+      for (const Variant& variant : variants)
+        for (int qkv = 0; qkv < 2; ++qkv)
+          for (int out = 0; out < 3; ++out) {
+            AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
+            const auto qkvSplits =
+                splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(), shape.hidden, multiprocessors);
+            const auto outSplits = splitCandidates(*outGemm(out, variant.tPolicy), Phase::Decode, p.tokens(),
+                                                   shape.hidden, p.tColumns(), multiprocessors);
+            // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
+            for (const SplitChoice& o : outSplits) cases.push_back({batch, cached, variant, qkv, out, qkvSplits.front(), o});
+            if (qkvSplits.size() > 1)
+              cases.push_back({batch, cached, variant, qkv, out, qkvSplits.back(), outSplits.front()});
+          }
+  const int perGraph = 20;
+  const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
+  std::printf("%s: %zu cases (batch x cache x variant x GEMVs x splits), %d chain executions per graph, %lld replays "
+              "each, delays up to %d ns per unit\n",
+              shape.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
+  DeviceBuffer<unsigned long long> mismatches(1);
+  long long done = 0;
+  int preparedBatch = -1, preparedCache = -1;
+  std::unique_ptr<AttentionBuffers> buffers;
+  for (const Case& c : cases) {
+    const AttentionProblem p{shape, Phase::Decode, c.batch, 1, c.cached};
+    if (c.batch != preparedBatch || c.cached != preparedCache) {
+      buffers = std::make_unique<AttentionBuffers>(p);
+      prepareAttentionReference(*buffers, p, seed + std::uint64_t(c.batch * 100000 + c.cached), lt, workspace,
+                                workspaceBytes, stream);
+      preparedBatch = c.batch, preparedCache = c.cached;
+    }
+    const GemmChoice gemms{qkvGemms[c.qkv], outGemm(c.out, c.variant.tPolicy), c.qkvSplit, c.outSplit};
+    AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
+                                          workspaceBytes);
+    // Named before it runs, so that a hang is attributed.
+    std::printf("  running %s B=%d S'=%d %s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
+                chain.description().c_str());
+    const auto start = std::chrono::steady_clock::now();
+    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
+    AttentionBuffers& b = *buffers;
+    timeWithGraph(
+        [&](cudaStream_t s) {
+          poison(b.qkv, s);
+          poison(b.t, s);
+          poison(b.y, s);
+          poisonAppended(b, p, s);
+          chain.enqueue(s);
+          countMismatches<><<<132, 256, 0, s>>>(b.t.get(), b.tReference.get(), b.t.size(), mismatches.get());
+          countMismatches<><<<264, 256, 0, s>>>(b.y.get(), b.yReference.get(), b.y.size(), mismatches.get());
+          CUSYNC_CUDA_CHECK(cudaGetLastError());
+        },
+        stream, perGraph, 0, int(replays));
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    unsigned long long bad = 0;
+    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    done += perGraph * replays;
+    mismatchesOut += (long long)bad;
+    std::printf("%s B=%d S'=%d %s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name, c.batch,
+                c.cached, c.variant.name().c_str(), chain.description().c_str(), perGraph * replays, seconds, bad,
+                bad ? "  FAILED" : "");
+  }
+  return done;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IONBF, 0);
+  const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 20000);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  std::printf("device: %s, %d SMs\n", properties.name, properties.multiProcessorCount);
+  cudaStream_t stream;
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  cublasLtHandle_t lt;
+  checkCublas(cublasLtCreate(&lt), "create");
+  const std::size_t workspaceBytes = 64ull << 20;
+  DeviceBuffer<char> workspace(workspaceBytes);
+  const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  long long total = 0, mismatches = 0;
+  total += stressModel<Model::Gpt3>(kGpt3, executions / 2, properties.multiProcessorCount, stream, lt, workspace.get(),
+                                    workspaceBytes, seed, mismatches);
+  total += stressModel<Model::Llama>(kLlama, executions / 2, properties.multiProcessorCount, stream, lt,
+                                     workspace.get(), workspaceBytes, seed, mismatches);
+  std::printf("%lld chain executions, %lld mismatched elements, 0 hangs (a hang traps the watchdog): %s\n", total,
+              mismatches, mismatches == 0 ? "PASSED" : "FAILED");
+  cublasLtDestroy(lt);
+  return mismatches == 0 ? 0 : 1;
+}
