@@ -9,7 +9,7 @@
 // that read an unposted tile, or lost a write, is counted. Graphs are replayed without resetting counters or
 // semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
 //
-// Usage: attention_decode_stress [--executions N] [--help]   (default 20000 chain executions in all)
+// Usage: attention_decode_stress [--executions N] [--help]   (default 60000 chain executions in all)
 #define CUSYNC_CHAIN_DELAY_NS 20000
 #define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
 
@@ -38,7 +38,7 @@ constexpr const char* kUsage =
     "Stress test of the attention chain's token generation on the hooked GEMV stages: random delays in every unit,\n"
     "every chain execution checked against the fp32 reference.\n"
     "\n"
-    "  --executions N   chain executions in all (default 20000)\n"
+    "  --executions N   chain executions in all (default 60000)\n"
     "  --help           print this help\n"
     "\n"
     "Exit status: 0 every execution correct, 1 a wrong execution, 2 bad command line, 77 no CUDA device.\n";
@@ -153,7 +153,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
-  const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 20000);
+  const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 60000);
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::printf("SKIPPED: no CUDA device\n");
