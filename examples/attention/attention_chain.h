@@ -325,6 +325,11 @@ class AttentionChain {
     return qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() + out_->blocksPerLaunch();
   }
 
+  // Diagnostics: the next launches record a BlockTrace per block of the stages whose kernels record one (the GEMV
+  // stages and the decode attention kernel), the QKV stage's at [0, its blocks), attention's after them, the output
+  // GEMM's last (blocksPerLaunch() records in all); null stops it.
+  void setTrace(BlockTrace* trace) { trace_ = trace; }
+
   // Enqueues the three stages; everything is joined back into `stream` before it returns.
   void enqueue(cudaStream_t stream) const {
     if (variant_.ordering == Ordering::CublasAttention) {
@@ -370,6 +375,8 @@ class AttentionChain {
     if (!synchronized) first.stage.semaphores = nullptr;
     first.triggerDependentsAtStart = pdl || variant_.ordering == Ordering::PdlGridSync;
     qkvSplit_->applyTo(first);
+    first.trace = trace_;
+    first.traceStage = 0;
     return first;
   }
 
@@ -395,6 +402,8 @@ class AttentionChain {
     }
     last.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
     outSplit_->applyTo(last);
+    last.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() : nullptr;
+    last.traceStage = 2;
     return last;
   }
 
@@ -435,6 +444,8 @@ class AttentionChain {
       args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
       args.triggerDependents = triggerDependents;
       args.waitForPriorGrid = gridSync;
+      args.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
+      args.traceStage = 1;
       launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
                    ordering, view, input, args);
     } else {
@@ -480,6 +491,7 @@ class AttentionChain {
   std::unique_ptr<DeviceBuffer<float>> partialOutputs_, partialMaxSum_;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals_;
   std::unique_ptr<CublasLtGemm> cublasQkv_, cublasOut_;
+  BlockTrace* trace_ = nullptr;  // setTrace
   ChainExecutor executor_;  // the tile-synchronized and stream-ordered variants' three stages
 };
 

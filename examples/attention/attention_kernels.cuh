@@ -16,6 +16,7 @@
 #include <cuda_fp16.h>
 
 #include "cusync/block_sync.cuh"
+#include "cusync/block_trace.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -173,13 +174,26 @@ struct DecodeAttentionArgs {
   std::uint32_t* arrivals = nullptr;  // one per tile, zeroed once; counts up across launches
   bool triggerDependents = false;   // a PDL producer: let the output GEMM launch once every block is resident
   bool waitForPriorGrid = false;    // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
+  BlockTrace* trace = nullptr;      // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
+  std::uint32_t traceStage = 0;
 };
+
+namespace detail {
+// Thread 0 writes the block's record.
+__device__ __forceinline__ void writeDecodeTrace(const DecodeAttentionArgs& args, std::uint32_t head,
+                                                 std::uint64_t start, std::uint64_t waited) {
+  std::uint32_t sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  args.trace[blockIdx.x] = BlockTrace{args.traceStage, blockIdx.x, sm, head, start, waited, ::cusync::detail::globalTimerNs()};
+}
+}  // namespace detail
 
 template <class InputPolicy, class OutputPolicy>
 __global__ void __launch_bounds__(kDecodeThreads)
     decodeAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           DecodeAttentionArgs args) {
   if (args.triggerDependents) triggerDependentLaunch();
+  const std::uint64_t traceStart = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
   if (args.waitForPriorGrid) waitForPriorGrids();
   __shared__ float q[kHeadDim];
   __shared__ float scores[kDecodeMaxChunk];
@@ -201,6 +215,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
     detail::waitOnce(qkvInput, seen, tiles.v(head, sequence), unit.ticket, view);
   }
   __syncthreads();
+  const std::uint64_t traceWaited = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
 
   const __half* qkvRow = args.qkv + std::size_t(sequence) * qkvColumns;
   const __half* newKey = qkvRow + (args.heads + head) * kHeadDim;
@@ -315,7 +330,10 @@ __global__ void __launch_bounds__(kDecodeThreads)
       __stcg(args.partialMaxSum + 2 * slot, m);
       __stcg(args.partialMaxSum + 2 * slot + 1, l);
     }
-    if (!detail::blockArrivesLast(args.arrivals + tileIndex, args.parts, unit.ticket.iteration)) return;
+    if (!detail::blockArrivesLast(args.arrivals + tileIndex, args.parts, unit.ticket.iteration)) {
+      if (args.trace != nullptr && threadIdx.x == 0) detail::writeDecodeTrace(args, head, traceStart, traceWaited);
+      return;
+    }
     float combinedMax = -INFINITY;
     for (std::uint32_t p = 0; p < args.parts; ++p)
       combinedMax = fmaxf(combinedMax, __ldcg(args.partialMaxSum + 2 * (std::size_t(tileIndex) * args.parts + p)));
@@ -333,6 +351,7 @@ __global__ void __launch_bounds__(kDecodeThreads)
   // Every thread's store of the row, a barrier, then one thread's release under the stage's policy.
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(head * 11u + sequence);  // stress builds: a slow producer, before its post
   blockPost<OutputPolicy>(view, unit.ticket.tile);
+  if (args.trace != nullptr && threadIdx.x == 0) detail::writeDecodeTrace(args, head, traceStart, traceWaited);
 }
 
 // ==== Prompt processing =========================================================================================

@@ -52,6 +52,7 @@ struct Options {
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
+  std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
 };
 
 const char* const kUsage =
@@ -59,7 +60,7 @@ const char* const kUsage =
     "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--variants a,b]\n"
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
-    "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N]\n"
+    "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -87,6 +88,9 @@ const char* const kUsage =
     "            read the same k-range at once; default)\n"
     "  --decode-blocks-per-sm    token generation: the attention stage's blocks per SM, which sets how many parts\n"
     "            each head's cache is split into (1..16, default 8)\n"
+    "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
+    "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
+    "            chain's first block) and prints each stage's span\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -145,6 +149,8 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--attention-blocks") {
       const std::string v = value();
       options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
+    } else if (arg == "--trace") {
+      options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
       options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
     } else if (arg == "--split-order") {
@@ -350,6 +356,65 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
   }
 }
 
+// Token generation: each variant's fastest chain (not cuBLAS+attn, whose GEMMs record nothing) run once more with
+// a block trace (block_trace.h), after a few untraced runs; the records go to `path` as CSV (us since the chain's
+// first block) and each stage's span is printed: when its blocks started (first, median, last), their median wait
+// for producer tiles, and when they finished (first, last). Stages whose kernels record nothing (the CUTLASS GEMMs)
+// are left out.
+template <Model M, Phase P>
+void traceBestChains(const Options& options, const std::vector<Result>& best, AttentionBuffers& buffers,
+                     int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                     cudaStream_t stream) {
+  std::FILE* file = std::fopen(options.tracePath.c_str(), "w");
+  if (!file) {
+    std::fprintf(stderr, "attention_example: cannot write %s\n", options.tracePath.c_str());
+    return;
+  }
+  std::fprintf(file, "variant,configuration,stage,block,sm,tile_x,start_us,waited_us,done_us\n");
+  for (const Result& r : best) {
+    if (r.variant == "cuBLAS+attn" || !r.correct()) continue;
+    Variant variant{};
+    for (const Variant& v : allVariants())
+      if (v.name() == r.variant) variant = v;
+    AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
+                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
+                               options.decodeBlocksPerSm);
+    DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
+    for (int i = 0; i < 3; ++i) chain.enqueue(stream);
+    CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));
+    chain.setTrace(trace.get());
+    chain.enqueue(stream);
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+    std::vector<BlockTrace> records(trace.size());
+    CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), trace.get(), trace.bytes(), cudaMemcpyDeviceToHost));
+    std::uint64_t origin = UINT64_MAX;
+    for (const BlockTrace& t : records)
+      if (t.start != 0) origin = std::min(origin, t.start);
+    std::printf("trace %-26s [%s]\n", r.variant.c_str(), r.configuration.c_str());
+    for (std::uint32_t stage = 0; stage < 3; ++stage) {
+      std::vector<double> starts, waits, dones;
+      for (const BlockTrace& t : records) {
+        if (t.start == 0 || t.stage != stage) continue;
+        starts.push_back((t.start - origin) / 1000.0);
+        waits.push_back((t.waited - t.start) / 1000.0);
+        dones.push_back((t.done - origin) / 1000.0);
+        std::fprintf(file, "%s,%s,%s,%u,%u,%u,%.3f,%.3f,%.3f\n", r.variant.c_str(), r.configuration.c_str(),
+                     AttentionChain<M, P>::stageName(int(stage)), t.block, t.sm, t.tileX, (t.start - origin) / 1000.0,
+                     (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
+      }
+      if (starts.empty()) continue;
+      std::sort(starts.begin(), starts.end());
+      std::sort(waits.begin(), waits.end());
+      std::sort(dones.begin(), dones.end());
+      std::printf("  %-4s %4zu blocks: start %6.1f / %6.1f / %6.1f us (first / median / last), wait %5.1f us "
+                  "(median), done %6.1f .. %6.1f us\n",
+                  AttentionChain<M, P>::stageName(int(stage)), starts.size(), starts.front(),
+                  starts[starts.size() / 2], starts.back(), waits[waits.size() / 2], dones.front(), dones.back());
+    }
+  }
+  std::fclose(file);
+}
+
 void writeCsv(const std::string& path, const Options& options, const std::vector<Result>& results,
               double streamSyncMicroseconds) {
   std::FILE* file = std::fopen(path.c_str(), "w");
@@ -418,6 +483,11 @@ int main(int argc, char** argv) {
   if (!options.checkOnly)
     withChainTypes([&](auto model, auto phase) {
       printStageTimes<decltype(model)::value, decltype(phase)::value>(options, best, buffers, sms, lt,
+                                                                      workspace.get(), workspaceBytes, stream);
+    });
+  if (!options.tracePath.empty() && p.phase == Phase::Decode)
+    withChainTypes([&](auto model, auto phase) {
+      traceBestChains<decltype(model)::value, decltype(phase)::value>(options, best, buffers, sms, lt,
                                                                       workspace.get(), workspaceBytes, stream);
     });
   double streamSync = 0;

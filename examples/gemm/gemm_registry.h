@@ -10,6 +10,7 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "cusync/block_trace.h"
 #include "cusync/cutlass/load_order.hpp"
 #include "cusync/launch.cuh"
 #include "cusync/stage_view.cuh"
@@ -45,6 +46,10 @@ struct GemmLaunchArgs {
   // one zeroed arrival counter per tile.
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
+  // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage): a record per block at
+  // trace[blockIdx.x], stage index traceStage. The CUTLASS GEMMs ignore it.
+  BlockTrace* trace = nullptr;
+  std::uint32_t traceStage = 0;
 };
 
 struct GemmKernelEntry {

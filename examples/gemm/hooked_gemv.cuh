@@ -93,6 +93,8 @@ struct HookedGemv {
     params.waitForPriorGrid = args.waitForPriorGrid;
     params.stageWeights = stageWeights;
     params.activationVectors = activationBytes / 16;
+    params.trace = args.trace;
+    params.traceStage = args.traceStage;
     switch (args.m) {
       case 1: return launchWith<1>(params, sharedBytes, args, stream);
       case 2: return launchWith<2>(params, sharedBytes, args, stream);

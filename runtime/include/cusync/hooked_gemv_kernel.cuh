@@ -32,6 +32,7 @@
 
 #include <cuda_fp16.h>
 
+#include "cusync/block_trace.h"
 #include "cusync/gemv_stage_shape.h"
 #include "cusync/half_dot.cuh"
 #include "cusync/producer_range_wait.cuh"
@@ -60,6 +61,9 @@ struct HookedGemvParams {
   // part), and multiply from there: the weights then stream while the producer still computes.
   bool stageWeights = false;
   int activationVectors = 0;
+  // Diagnostics: one record per block at trace[blockIdx.x] (block_trace.h), stage index `traceStage`; null: none.
+  BlockTrace* trace = nullptr;
+  std::uint32_t traceStage = 0;
 };
 
 namespace detail {
@@ -99,6 +103,14 @@ __device__ __forceinline__ void copyAsync16(void* shared, const void* global) {
 __device__ __forceinline__ void commitAsyncCopies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
 
+// Thread 0 writes the block's record (the caller has the times).
+__device__ __forceinline__ void writeBlockTrace(BlockTrace* trace, std::uint32_t stage, std::uint32_t tileX,
+                                                std::uint64_t start, std::uint64_t waited) {
+  std::uint32_t sm;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
+  trace[blockIdx.x] = BlockTrace{stage, blockIdx.x, sm, tileX, start, waited, globalTimerNs()};
+}
+
 }  // namespace detail
 
 // Blocks per SM the registers are budgeted for: kBlocksPerSm, or three quarters of it from three tokens on, where
@@ -124,6 +136,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   WorkUnit& sharedUnit = *reinterpret_cast<WorkUnit*>(unitStorage);
 
   if (p.triggerDependentsAtStart) triggerDependentLaunch();
+  const std::uint64_t traceStart = p.trace != nullptr ? detail::globalTimerNs() : 0;
   if (threadIdx.x == 0) {
     // As the hooked GEMMs: a stage that posts, waits or splits takes a ticket (the iteration its semaphore targets
     // and arrivals count by, and its wait-kernel's count of started blocks); otherwise the unit its index names.
@@ -170,6 +183,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   }
   if (p.waitForPriorGrid) waitForPriorGrids();
   __syncthreads();  // warp 0's acquire, for every thread's reads of A
+  const std::uint64_t traceWaited = p.trace != nullptr ? detail::globalTimerNs() : 0;
 
   // 3. The tokens' k-range (from L2: A was written by other SMs during this launch's lifetime), then the rows.
   const int vectorsPerToken = kLength / 8;
@@ -228,7 +242,11 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
       __threadfence();                             // acquire: the other parts' partials before our reads
     }
     __syncthreads();
-    if (!arrivedLast) return;  // a later part finishes the tile
+    if (!arrivedLast) {  // a later part finishes the tile
+      if (p.trace != nullptr && threadIdx.x == 0)
+        detail::writeBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
+      return;
+    }
     const float* slots = p.splitPartials + std::size_t(linear) * parts * kSlot;
     for (int i = threadIdx.x; i < kTokens * kTileN; i += kGemvThreads) {
       float sum = 0.0f;
@@ -245,6 +263,8 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
   __syncthreads();  // every thread's stores before thread 0's release
   if (threadIdx.x == 0) p.stage.template postThread<OutputPolicy>(tile);
+  if (p.trace != nullptr && threadIdx.x == 0)
+    detail::writeBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
 }
 
 }  // namespace cusync
