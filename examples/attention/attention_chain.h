@@ -226,13 +226,15 @@ class AttentionChain {
   // `attentionOrder`: the order the prompt attention stage takes its head tiles in (promptAttentionOrder);
   // `partOrder`: how the GEMMs' split-K parts follow each other (part_order.h); `promptQueryParts`: blocks per
   // prompt attention tile (1: 128 queries each, 2: 64, 0: promptAttentionBlocks chooses); `decodeBlocksPerSm`: the
-  // token-generation attention stage's blocks per SM that decodeParts splits the cache for.
+  // token-generation attention stage's blocks per SM that decodeParts splits the cache for;
+  // `decodeTriggerAfterWait`: its blocks let the output GEMM launch (PDL) once they have their q, k and v, not at
+  // their start.
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
                  PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1,
-                 std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm)
-      : problem_(problem), variant_(variant), buffers_(buffers),
+                 std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false)
+      : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
@@ -443,6 +445,7 @@ class AttentionChain {
       args.partialMaxSum = partialMaxSum_ ? partialMaxSum_->get() : nullptr;
       args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
       args.triggerDependents = triggerDependents;
+      args.triggerAfterWait = decodeTriggerAfterWait_;
       args.waitForPriorGrid = gridSync;
       args.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
       args.traceStage = 1;
@@ -483,6 +486,7 @@ class AttentionChain {
   AttentionProblem problem_;
   Variant variant_;
   AttentionBuffers& buffers_;
+  bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
   const AttentionGemm* qkvGemm_ = nullptr;
   const AttentionGemm* outGemm_ = nullptr;
   std::unique_ptr<Stage> qkv_, attn_, out_;

@@ -173,6 +173,9 @@ struct DecodeAttentionArgs {
   float* partialMaxSum = nullptr;   // tiles * parts * 2
   std::uint32_t* arrivals = nullptr;  // one per tile, zeroed once; counts up across launches
   bool triggerDependents = false;   // a PDL producer: let the output GEMM launch once every block is resident
+  // ... or once every block has its q, k and v (after its wait): the output GEMM's blocks then start (and load
+  // their weights) while the attention computes, not while the QKV GEMM's last tiles still stream.
+  bool triggerAfterWait = false;
   bool waitForPriorGrid = false;    // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
   BlockTrace* trace = nullptr;      // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
   std::uint32_t traceStage = 0;
@@ -192,7 +195,7 @@ template <class InputPolicy, class OutputPolicy>
 __global__ void __launch_bounds__(kDecodeThreads)
     decodeAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           DecodeAttentionArgs args) {
-  if (args.triggerDependents) triggerDependentLaunch();
+  if (args.triggerDependents && !args.triggerAfterWait) triggerDependentLaunch();
   const std::uint64_t traceStart = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
   if (args.waitForPriorGrid) waitForPriorGrids();
   __shared__ float q[kHeadDim];
@@ -216,6 +219,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
   }
   __syncthreads();
   const std::uint64_t traceWaited = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
+  // Progress holds either way: the QKV GEMM waits for nothing, so every block here gets past its wait.
+  if (args.triggerDependents && args.triggerAfterWait) triggerDependentLaunch();
 
   const __half* qkvRow = args.qkv + std::size_t(sequence) * qkvColumns;
   const __half* newKey = qkvRow + (args.heads + head) * kHeadDim;

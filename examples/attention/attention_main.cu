@@ -53,6 +53,8 @@ struct Options {
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
   std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
+  bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
+                                        // after its wait (else at block start)
 };
 
 const char* const kUsage =
@@ -61,6 +63,7 @@ const char* const kUsage =
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
+    "                         [--decode-trigger start|after-wait]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -88,6 +91,8 @@ const char* const kUsage =
     "            read the same k-range at once; default)\n"
     "  --decode-blocks-per-sm    token generation: the attention stage's blocks per SM, which sets how many parts\n"
     "            each head's cache is split into (1..16, default 8)\n"
+    "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
+    "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
     "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
     "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
     "            chain's first block) and prints each stage's span\n"
@@ -149,6 +154,11 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--attention-blocks") {
       const std::string v = value();
       options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
+    } else if (arg == "--decode-trigger") {
+      const std::string v = value();
+      if (v == "start") options.decodeTriggerAfterWait = false;
+      else if (v == "after-wait") options.decodeTriggerAfterWait = true;
+      else exitWithUsageError(program, "--decode-trigger: '" + v + "' is neither start nor after-wait");
     } else if (arg == "--trace") {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
@@ -257,7 +267,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -341,7 +351,7 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
@@ -378,7 +388,7 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
       if (v.name() == r.variant) variant = v;
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                               options.decodeBlocksPerSm);
+                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
     DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
     for (int i = 0; i < 3; ++i) chain.enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));

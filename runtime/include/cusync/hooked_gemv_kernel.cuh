@@ -138,12 +138,18 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   if (p.triggerDependentsAtStart) triggerDependentLaunch();
   const std::uint64_t traceStart = p.trace != nullptr ? detail::globalTimerNs() : 0;
   if (threadIdx.x == 0) {
-    // As the hooked GEMMs: a stage that posts, waits or splits takes a ticket (the iteration its semaphore targets
-    // and arrivals count by, and its wait-kernel's count of started blocks); otherwise the unit its index names.
-    const WorkUnit hardware = p.stage.hardwareUnit(blockIdx.x);
-    const bool needsTicket = p.stage.semaphores != nullptr || p.input.synchronized() || p.stage.blocksPerTile > 1;
-    sharedUnit = needsTicket ? p.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part)
-                             : p.stage.unsynchronizedWorkUnit(blockIdx.x);
+    // Only a stage that waits needs a ticket: the iteration its semaphore targets count by. Its split-K arrivals
+    // count on across runs without one, and a post only adds. A stage that waits for nothing takes the unit its
+    // index names in the stage's order, and if it posts, counts itself as started for its consumers' wait-kernels
+    // without waiting for the atomic. Why: 250-400 blocks drawing tickets from one counter at once took about 2 us
+    // before their first loads (block traces, docs/BENCHMARKS.md session 12).
+    if (p.input.synchronized()) {
+      const WorkUnit hardware = p.stage.hardwareUnit(blockIdx.x);
+      sharedUnit = p.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part);
+    } else {
+      sharedUnit = p.stage.unsynchronizedWorkUnit(blockIdx.x);
+      if (p.stage.semaphores != nullptr) p.stage.countBlock();
+    }
   }
   __syncthreads();
   const WorkUnit unit = sharedUnit;
