@@ -327,6 +327,17 @@ class AttentionChain {
     return qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() + out_->blocksPerLaunch();
   }
 
+  // Fills the chain's scratch with NaN: the GEMMs' split-K partials and the decode attention's partial results, which
+  // each part writes before it arrives and the last part reads. A stress test calls it before every execution, so
+  // that a last part reading a slot not yet written reads NaN rather than the previous execution's equal value.
+  void poisonScratch(cudaStream_t stream) const {
+    for (const GemmSplit* split : {qkvSplit_.get(), outSplit_.get()})
+      if (split && split->partials)
+        CUSYNC_CUDA_CHECK(cudaMemsetAsync(split->partials->get(), 0xFF, split->partials->bytes(), stream));
+    for (const auto* buffer : {partialOutputs_.get(), partialMaxSum_.get()})
+      if (buffer) CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0xFF, buffer->bytes(), stream));
+  }
+
   // Diagnostics: the next launches record a BlockTrace per block of the stages whose kernels record one (the GEMV
   // stages and the decode attention kernel), the QKV stage's at [0, its blocks), attention's after them, the output
   // GEMM's last (blocksPerLaunch() records in all); null stops it.

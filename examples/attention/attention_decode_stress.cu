@@ -3,10 +3,12 @@
 // RowSync), ordered by programmatic dependent launch and by wait-kernels, with a pseudo-random delay of up to
 // CUSYNC_CHAIN_DELAY_NS injected into every GEMV unit and attention block before its wait and before its post
 // (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
-// configurations (128- and 32-column output tiles, weights staged in shared memory or streamed) and their split-K
-// choices vary. Every chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y and the caches' new
-// positions with NaN and followed by an element-wise comparison of T and Y with the fp32 reference, so one execution
-// that read an unposted tile, or lost a write, is counted. Graphs are replayed without resetting counters or
+// configurations (128- and 32-column output tiles, weights staged in shared memory or streamed), their split-K
+// choices, the PDL grid-sync baseline and the attention stage's PDL trigger (at start, after its wait) vary. Every
+// chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
+// and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
+// with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
+// counted. Graphs are replayed without resetting counters or
 // semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
 //
 // Usage: attention_decode_stress [--executions N] [--help]   (default 60000 chain executions in all)
@@ -50,8 +52,9 @@ struct GemvEntries {
   AttentionGemm qkvB4 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 4, false, 128, 0>::entry();
   AttentionGemm qkvB2 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 1>::entry();
   // [T policy]: TileSync, RowSync.
-  AttentionGemm out32B4[2] = {AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 4, false, 32, 0>::entry(),
-                              AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 4, false, 32, 0>::entry()};
+  AttentionGemm out32B4[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 4, false, 32, 0>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 4, false, 32, 0>::entry()};
   AttentionGemm out32B2Staged[2] = {
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, true, 32, 1>::entry(),
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, true, 32, 1>::entry()};
@@ -63,6 +66,7 @@ struct GemvEntries {
 struct Case {
   int batch, cached;
   Variant variant;
+  bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
   int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2
   int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2
   SplitChoice qkvSplit, outSplit;
@@ -76,32 +80,38 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
   const std::vector<Variant> variants{{Ordering::Pdl, TPolicyKind::TileSync},
                                       {Ordering::Pdl, TPolicyKind::RowSync},
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
-                                      {Ordering::WaitKernel, TPolicyKind::RowSync}};
+                                      {Ordering::WaitKernel, TPolicyKind::RowSync},
+                                      {Ordering::PdlGridSync, TPolicyKind::TileSync}};
   const AttentionGemm* qkvGemms[2] = {&gemvs.qkvB4, &gemvs.qkvB2};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
     return out == 0 ? &gemvs.out32B4[i] : out == 1 ? &gemvs.out32B2Staged[i] : &gemvs.out128B2[i];
   };
   std::vector<Case> cases;
-  for (int batch : {1, 3, 4})
+  for (int batch : {1, 2, 3, 4})
     for (int cached : {63, 700})
       for (const Variant& variant : variants)
-        for (int qkv = 0; qkv < 2; ++qkv)
-          for (int out = 0; out < 3; ++out) {
-            AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
-            const auto qkvSplits =
-                splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(), shape.hidden, multiprocessors);
-            const auto outSplits = splitCandidates(*outGemm(out, variant.tPolicy), Phase::Decode, p.tokens(),
-                                                   shape.hidden, p.tColumns(), multiprocessors);
-            // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
-            for (const SplitChoice& o : outSplits) cases.push_back({batch, cached, variant, qkv, out, qkvSplits.front(), o});
-            if (qkvSplits.size() > 1)
-              cases.push_back({batch, cached, variant, qkv, out, qkvSplits.back(), outSplits.front()});
-          }
+        for (bool afterWait : {false, true}) {
+          if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
+          for (int qkv = 0; qkv < 2; ++qkv)
+            for (int out = 0; out < 3; ++out) {
+              AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
+              const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),
+                                                     shape.hidden, multiprocessors);
+              const auto outSplits = splitCandidates(*outGemm(out, variant.tPolicy), Phase::Decode, p.tokens(),
+                                                     shape.hidden, p.tColumns(), multiprocessors);
+              if (qkvSplits.empty() || outSplits.empty()) continue;  // a GEMV that does not fit on this device
+              // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
+              for (const SplitChoice& o : outSplits)
+                cases.push_back({batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o});
+              if (qkvSplits.size() > 1)
+                cases.push_back({batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front()});
+            }
+        }
   const int perGraph = 20;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
-  std::printf("%s: %zu cases (batch x cache x variant x GEMVs x splits), %d chain executions per graph, %lld replays "
-              "each, delays up to %d ns per unit\n",
+  std::printf("%s: %zu cases (batch x cache x variant x trigger x GEMVs x splits), %d chain executions per graph, "
+              "%lld replays each, delays up to %d ns per unit\n",
               shape.name, cases.size(), perGraph, replays, CUSYNC_CHAIN_DELAY_NS);
   DeviceBuffer<unsigned long long> mismatches(1);
   long long done = 0;
@@ -117,10 +127,11 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     }
     const GemmChoice gemms{qkvGemms[c.qkv], outGemm(c.out, c.variant.tPolicy), c.qkvSplit, c.outSplit};
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
-                                          workspaceBytes);
+                                          workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
+                                          kDecodeBlocksPerSm, c.triggerAfterWait);
     // Named before it runs, so that a hang is attributed.
-    std::printf("  running %s B=%d S'=%d %s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
-                chain.description().c_str());
+    std::printf("  running %s B=%d S'=%d %s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
+                c.triggerAfterWait ? " (trigger after wait)" : "", chain.description().c_str());
     const auto start = std::chrono::steady_clock::now();
     CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
     AttentionBuffers& b = *buffers;
@@ -130,9 +141,13 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
           poison(b.t, s);
           poison(b.y, s);
           poisonAppended(b, p, s);
+          chain.poisonScratch(s);
           chain.enqueue(s);
           countMismatches<><<<132, 256, 0, s>>>(b.t.get(), b.tReference.get(), b.t.size(), mismatches.get());
           countMismatches<><<<264, 256, 0, s>>>(b.y.get(), b.yReference.get(), b.y.size(), mismatches.get());
+          gatherAppended(b, p, s);
+          countMismatches<><<<132, 256, 0, s>>>(b.appended.get(), b.appendedReference.get(), b.appended.size(),
+                                                mismatches.get());
           CUSYNC_CUDA_CHECK(cudaGetLastError());
         },
         stream, perGraph, 0, int(replays));
@@ -142,9 +157,9 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     done += perGraph * replays;
     mismatchesOut += (long long)bad;
-    std::printf("%s B=%d S'=%d %s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name, c.batch,
-                c.cached, c.variant.name().c_str(), chain.description().c_str(), perGraph * replays, seconds, bad,
-                bad ? "  FAILED" : "");
+    std::printf("%s B=%d S'=%d %s%s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name,
+                c.batch, c.cached, c.variant.name().c_str(), c.triggerAfterWait ? " (trigger after wait)" : "",
+                chain.description().c_str(), perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
   }
   return done;
 }

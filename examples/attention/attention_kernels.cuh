@@ -187,7 +187,8 @@ __device__ __forceinline__ void writeDecodeTrace(const DecodeAttentionArgs& args
                                                  std::uint64_t start, std::uint64_t waited) {
   std::uint32_t sm;
   asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  args.trace[blockIdx.x] = BlockTrace{args.traceStage, blockIdx.x, sm, head, start, waited, ::cusync::detail::globalTimerNs()};
+  args.trace[blockIdx.x] =
+      BlockTrace{args.traceStage, blockIdx.x, sm, head, start, waited, ::cusync::detail::globalTimerNs()};
 }
 }  // namespace detail
 

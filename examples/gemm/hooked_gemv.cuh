@@ -5,6 +5,7 @@
 // instantiates it. Device + host code.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -23,15 +24,28 @@ namespace cusync::examples {
 // columns, BlocksPerSm blocks of kGemvThreads per SM; waits for A under InputPolicy_ and posts D under
 // OutputPolicy_, as HookedGemm does. StageWeights: when the launch waits (tile by tile or for the whole previous
 // grid), each block copies its unit's weights into shared memory before the wait (hooked_gemv_kernel.cuh), where
-// they fit in kStagedWeightBytes; otherwise, and in a launch that does not wait, it streams them through registers.
+// they fit (kStagedWeightBytes, and the device's shared memory beside the activations); otherwise, and in a launch
+// that does not wait, it streams them through registers.
 template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_>
 struct HookedGemv {
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
-  // Dynamic shared memory asked of every instance once: the staged activations and weights of the longest k-range
-  // it may get.
-  static constexpr int kSharedBytesAllowed = 200 * 1024;
+  // Dynamic shared memory asked of every instance once, for the staged activations and weights of the longest
+  // k-range it may get: 200 KB, or what the device lets a block have beside the kernel's static shared memory (an
+  // sm_80 or sm_86 part has less, and asking for more would fail).
+  static constexpr int kSharedBytesWanted = 200 * 1024;
   static constexpr int kStagedWeightBytes = 160 * 1024;
+  static int sharedBytesAllowed() {
+    static const int allowed = [] {
+      int device = 0, optIn = 0;
+      CUSYNC_CUDA_CHECK(cudaGetDevice(&device));
+      CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&optIn, cudaDevAttrMaxSharedMemoryPerBlockOptin, device));
+      cudaFuncAttributes attributes{};
+      CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel<kGemvMaxTokens>));
+      return std::min(kSharedBytesWanted, optIn - int(attributes.sharedSizeBytes));
+    }();
+    return allowed;
+  }
 
   template <int kTokens>
   static constexpr auto kernel = &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
@@ -47,7 +61,7 @@ struct HookedGemv {
 
   // At the most tokens and a k-range of 2048 (what the attention chain's splits give): what sizes its splits.
   static int maxActiveBlocksPerSm() {
-    KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(kSharedBytesAllowed);  // once per kernel: the most
+    KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(sharedBytesAllowed());  // once per kernel: the most
     return KernelOccupancy<kernel<kGemvMaxTokens>>::maxActiveBlocksPerSm(kGemvThreads,
                                                                           kGemvMaxTokens * 2048 * 2);
   }
@@ -69,11 +83,12 @@ struct HookedGemv {
     const int activationBytes = args.m * longestPart * 2;
     const int weightBytes = TileN * longestPart * 2;
     const bool waits = args.producerSemaphores != nullptr || args.waitForPriorGrid;
-    const bool stageWeights = StageWeights && waits && weightBytes <= kStagedWeightBytes;
+    const bool stageWeights = StageWeights && waits && weightBytes <= kStagedWeightBytes &&
+                              activationBytes + weightBytes <= sharedBytesAllowed();
     const int sharedBytes = activationBytes + (stageWeights ? weightBytes : 0);
-    if (sharedBytes > kSharedBytesAllowed)
+    if (sharedBytes > sharedBytesAllowed())
       throw cusync::Error("cusync GEMV " + name() + ": a part's activations take " + std::to_string(sharedBytes) +
-                          " bytes of shared memory, more than " + std::to_string(kSharedBytesAllowed) +
+                          " bytes of shared memory, more than " + std::to_string(sharedBytesAllowed()) +
                           " (split K in more parts)");
     static_assert(TileN % 8 == 0, "whole 16-byte vectors per staged row");
     HookedGemvParams<InputPolicy> params;
@@ -107,7 +122,7 @@ struct HookedGemv {
   template <int kTokens>
   static void launchWith(const HookedGemvParams<InputPolicy>& params, int sharedBytes, const GemmLaunchArgs& args,
                          cudaStream_t stream) {
-    KernelOccupancy<kernel<kTokens>>::allowSharedMemory(kSharedBytesAllowed);
+    KernelOccupancy<kernel<kTokens>>::allowSharedMemory(sharedBytesAllowed());
     cusync::launchKernel(kernel<kTokens>, dim3(args.stage.workUnits()), dim3(kGemvThreads), std::size_t(sharedBytes),
                          stream, args.launchOrdering, params);
   }

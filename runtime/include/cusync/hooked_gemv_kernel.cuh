@@ -20,7 +20,8 @@
 //      (warpWaitPostedColumns: acquire in every lane, the barrier extends it to the block);
 //   3. the block stages the activations, streams its rows, and sums each row over its lanes;
 //   4. split-K: each part writes its fp32 sums to its own slot; the part that arrives last adds the slots in part
-//      order (the result does not depend on the order of arrival) and finishes the tile;
+//      order (the result does not depend on the order of arrival), resets the tile's arrival counter and finishes
+//      the tile;
 //   5. the tile is stored and, after a block barrier, posted by thread 0 (release).
 // Progress: a unit waits only for tiles of an earlier stage, launched before it; its consumers start only once
 // every block of it is resident or done (programmatic launch triggered at block start, or the wait-kernel), so
@@ -142,7 +143,10 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     // count on across runs without one, and a post only adds. A stage that waits for nothing takes the unit its
     // index names in the stage's order, and if it posts, counts itself as started for its consumers' wait-kernels
     // without waiting for the atomic. Why: 250-400 blocks drawing tickets from one counter at once took about 2 us
-    // before their first loads (block traces, docs/BENCHMARKS.md session 12).
+    // before their first loads (block traces, docs/BENCHMARKS.md session 12). Progress does not need the ticket's
+    // order here: a consumer starts only once every block of this stage has started (its wait-kernel, or the
+    // programmatic launch triggered at block start), or, without a wait-kernel, only where all the blocks fit at
+    // once (wait_kernel_decision.h).
     if (p.input.synchronized()) {
       const WorkUnit hardware = p.stage.hardwareUnit(blockIdx.x);
       sharedUnit = p.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part);
@@ -244,7 +248,11 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     if (threadIdx.x == 0) {
       __threadfence();
       const std::uint32_t before = atomicAdd(p.splitArrivals + linear, 1u);
-      arrivedLast = (before + 1u) % parts == 0u;  // the counters count on across runs, `parts` per run
+      arrivedLast = before + 1u == parts;
+      // The last part takes the count back to 0 (split_k_reduction.hpp's LastResets): every part of this run has
+      // arrived, and the next run's parts come after this launch, so the counter never grows and never wraps. (Counting
+      // on across runs and testing a multiple of `parts` breaks at the 32-bit wrap unless `parts` is a power of two.)
+      if (arrivedLast) atomicSub(p.splitArrivals + linear, parts);
       __threadfence();                             // acquire: the other parts' partials before our reads
     }
     __syncthreads();

@@ -57,7 +57,7 @@ struct SkinnyGemm {
   const __half* w = nullptr;  // [n, k], row-major (a Linear layer's weights; paired gate/up rows for PairedSwiGlu)
   __half* d = nullptr;        // [m, n] ([m, n / 2] for PairedSwiGlu), row-major
   float* partials = nullptr;  // [m, n] fp32, zero before a run (and left zero after it); null when unsplit
-  std::uint32_t* arrivals = nullptr;  // one per tile, counting parts up across runs; null when unsplit
+  std::uint32_t* arrivals = nullptr;  // one per tile, zero between runs (the last part resets it); null when unsplit
   int n = 0, k = 0;
   SkinnyActivation activation = SkinnyActivation::Identity;
 };
@@ -181,7 +181,11 @@ __device__ void finishSkinnyTile(const SkinnyChainParams<Policy>& p, std::uint32
     if (threadIdx.x == 0) {
       __threadfence();
       const std::uint32_t before = atomicAdd(gemm.arrivals + tile.x, 1u);
-      arrivedLast = (before + 1u) % parts == 0u;  // the counters count on across runs, parts per run
+      arrivedLast = before + 1u == parts;
+      // The last part takes the count back to 0: every part of this run has arrived and the next run's come after
+      // this launch, so the counter never wraps (counting on across runs breaks at the 32-bit wrap unless `parts`
+      // is a power of two: split_k_reduction.hpp's LastResets).
+      if (arrivedLast) atomicSub(gemm.arrivals + tile.x, parts);
       __threadfence();                             // acquire: the other parts' additions before our reads
     }
     barrier();
