@@ -21,7 +21,6 @@ struct AttentionGemvInstance {
   using InputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided,
                                          typename ChainPolicies::template T<K>>;
   using OutputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided, cusync::TileSync>;
-  // The spec's tile (64 rows, one 128-wide head): the attention kernels read QKV by it, whichever kernel wrote it.
   // The QKV GEMM's tile is the spec's (64 rows, one 128-wide head): the attention kernels read QKV by it. The
   // output GEMM's is free, as AttentionGemmInstance says: 32 columns give it whole-K units (no split-K) with one
   // row group per warp. StageWeights: the output GEMM's weights staged in shared memory while it waits for T.
