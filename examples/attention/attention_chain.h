@@ -105,10 +105,8 @@ inline void prepareAttentionReference(AttentionBuffers& b, const AttentionProble
   CublasLtGemm outGemm(lt, p.tokens(), p.shape.hidden, p.tColumns(), false, workspace, workspaceBytes);
   qkvGemm.run(b.x.get(), b.wqkv.get(), b.qkvReference.get(), stream);
   const std::size_t scoreBytes = std::size_t(p.cached + p.sequence) * sizeof(float);
-  // Set for every problem, not once per process (KernelOccupancy::allowSharedMemory): the attribute is a maximum,
-  // and a first, shorter cache would refuse every longer one's launch (attention_decode_stress runs several).
-  CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(referenceAttentionKernel<>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                         int(scoreBytes)));
+  // Raised to each longer cache's scores (attention_decode_stress runs several lengths in one process).
+  KernelOccupancy<&referenceAttentionKernel<>>::allowSharedMemory(int(scoreBytes));
   referenceAttentionKernel<><<<dim3(p.tokens(), p.shape.heads), kReferenceThreads, scoreBytes, stream>>>(
       b.qkvReference.get(), b.kCache.get(), b.vCache.get(), b.tReference.get(), p.shape.heads, p.sequence,
       p.cached, p.cacheCapacity());
