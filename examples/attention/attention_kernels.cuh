@@ -16,7 +16,7 @@
 #include <cuda_fp16.h>
 
 #include "cusync/block_sync.cuh"
-#include "cusync/block_trace.h"
+#include "cusync/block_trace.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -181,17 +181,6 @@ struct DecodeAttentionArgs {
   std::uint32_t traceStage = 0;
 };
 
-namespace detail {
-// Thread 0 writes the block's record.
-__device__ __forceinline__ void writeDecodeTrace(const DecodeAttentionArgs& args, std::uint32_t head,
-                                                 std::uint64_t start, std::uint64_t waited) {
-  std::uint32_t sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  args.trace[blockIdx.x] =
-      BlockTrace{args.traceStage, blockIdx.x, sm, head, start, waited, ::cusync::detail::globalTimerNs()};
-}
-}  // namespace detail
-
 template <class InputPolicy, class OutputPolicy>
 __global__ void __launch_bounds__(kDecodeThreads)
     decodeAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
@@ -337,7 +326,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
       __stcg(args.partialMaxSum + 2 * slot + 1, l);
     }
     if (!detail::blockArrivesLast(args.arrivals + tileIndex, args.parts, unit.ticket.iteration)) {
-      if (args.trace != nullptr && threadIdx.x == 0) detail::writeDecodeTrace(args, head, traceStart, traceWaited);
+      if (args.trace != nullptr && threadIdx.x == 0)
+        recordBlockTrace(args.trace, args.traceStage, head, traceStart, traceWaited);
       return;
     }
     float combinedMax = -INFINITY;
@@ -357,7 +347,8 @@ __global__ void __launch_bounds__(kDecodeThreads)
   // Every thread's store of the row, a barrier, then one thread's release under the stage's policy.
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(head * 11u + sequence);  // stress builds: a slow producer, before its post
   blockPost<OutputPolicy>(view, unit.ticket.tile);
-  if (args.trace != nullptr && threadIdx.x == 0) detail::writeDecodeTrace(args, head, traceStart, traceWaited);
+  if (args.trace != nullptr && threadIdx.x == 0)
+    recordBlockTrace(args.trace, args.traceStage, head, traceStart, traceWaited);
 }
 
 // ==== Prompt processing =========================================================================================

@@ -61,7 +61,7 @@ struct HookedGemv {
 
   // At the most tokens and a k-range of 2048 (what the attention chain's splits give): what sizes its splits.
   static int maxActiveBlocksPerSm() {
-    KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(sharedBytesAllowed());  // once per kernel: the most
+    KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(sharedBytesAllowed());  // the most any launch asks
     return KernelOccupancy<kernel<kGemvMaxTokens>>::maxActiveBlocksPerSm(kGemvThreads,
                                                                           kGemvMaxTokens * 2048 * 2);
   }

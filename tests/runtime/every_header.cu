@@ -1,6 +1,7 @@
 // Includes every runtime header and instantiates the device API once, so that a header that stops compiling for
 // an architecture (sm_80, sm_90a) fails a test. Compiled by tests/runtime/CMakeLists.txt; never run.
 #include <cusync/cusync.cuh>
+#include <cusync/block_trace.cuh>
 #include <cusync/hooked_gemv_kernel.cuh>
 
 namespace {

@@ -33,7 +33,7 @@
 
 #include <cuda_fp16.h>
 
-#include "cusync/block_trace.h"
+#include "cusync/block_trace.cuh"
 #include "cusync/gemv_stage_shape.h"
 #include "cusync/half_dot.cuh"
 #include "cusync/producer_range_wait.cuh"
@@ -103,14 +103,6 @@ __device__ __forceinline__ void copyAsync16(void* shared, const void* global) {
 }
 __device__ __forceinline__ void commitAsyncCopies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
 __device__ __forceinline__ void waitAsyncCopies() { asm volatile("cp.async.wait_all;" ::: "memory"); }
-
-// Thread 0 writes the block's record (the caller has the times).
-__device__ __forceinline__ void writeBlockTrace(BlockTrace* trace, std::uint32_t stage, std::uint32_t tileX,
-                                                std::uint64_t start, std::uint64_t waited) {
-  std::uint32_t sm;
-  asm volatile("mov.u32 %0, %%smid;" : "=r"(sm));
-  trace[blockIdx.x] = BlockTrace{stage, blockIdx.x, sm, tileX, start, waited, globalTimerNs()};
-}
 
 }  // namespace detail
 
@@ -258,7 +250,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
     __syncthreads();
     if (!arrivedLast) {  // a later part finishes the tile
       if (p.trace != nullptr && threadIdx.x == 0)
-        detail::writeBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
+        recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
       return;
     }
     const float* slots = p.splitPartials + std::size_t(linear) * parts * kSlot;
@@ -278,7 +270,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
   __syncthreads();  // every thread's stores before thread 0's release
   if (threadIdx.x == 0) p.stage.template postThread<OutputPolicy>(tile);
   if (p.trace != nullptr && threadIdx.x == 0)
-    detail::writeBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
+    recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
 }
 
 }  // namespace cusync
