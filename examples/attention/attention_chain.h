@@ -166,6 +166,7 @@ struct GemmChoice {
 // (gemmSplitCandidates).
 inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
                                                 int multiprocessors) {
+  if (gemm.clusterRows > 1) return {SplitChoice{1, 0}};  // a cluster's blocks share every k-block: unsplit
   const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
   const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount();
   const int kBlocks = k / gemm.tile.k;
@@ -245,7 +246,14 @@ class AttentionChain {
                            : GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.batch), 1};
     attn_ = std::make_unique<Stage>("attn", attentionGrid);
     qkv_->setOutputPolicy<QkvPolicy>();
-    qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    // A GEMM in clusters computes the tiles of its cluster's rows together: the same grouped order over clusters of
+    // rows (the QKV stage waits for nothing, so any order is free of deadlock; the order only decides which head
+    // tiles the attention stage gets first).
+    if (qkvGemm_->clusterRows > 1)
+      qkv_->setClusterTileOrder<typename ChainPolicies::QkvOrder>(std::uint32_t(qkvGemm_->clusterRows));
+    else
+      qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    if (outGemm_->clusterRows > 1) out_->setClusterTileOrder(std::uint32_t(outGemm_->clusterRows));
     if (P == Phase::Prompt)
       attn_->setTileOrder(promptAttentionOrder(attentionOrder, attentionGrid.x, attentionGrid.y,
                                                std::uint32_t(problem.sequence / 128)));

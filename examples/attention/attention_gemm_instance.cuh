@@ -12,16 +12,17 @@
 
 namespace cusync::examples::attention {
 
-template <int TileM_, int TileN_, int TileK_, int Stages_, bool Cooperative_, int MinBlocksPerSm_, bool Persistent_>
+template <int TileM_, int TileN_, int TileK_, int Stages_, bool Cooperative_, int MinBlocksPerSm_, bool Persistent_,
+          int ClusterRows_ = 1>
 struct GemmConfig {
   static constexpr int tileM = TileM_, tileN = TileN_, tileK = TileK_, stages = Stages_;
-  static constexpr int minBlocksPerSm = MinBlocksPerSm_;
+  static constexpr int minBlocksPerSm = MinBlocksPerSm_, clusterRows = ClusterRows_;
   static constexpr bool cooperative = Cooperative_, persistent = Persistent_;
   // As examples/gemm names its configurations (and mlp_example's --configs takes them).
   static std::string name() {
     return std::to_string(tileM) + "x" + std::to_string(tileN) + "x" + std::to_string(tileK) + "_s" +
            std::to_string(stages) + (cooperative ? "_coop" : "_ws") + "_b" + std::to_string(minBlocksPerSm) +
-           (persistent ? "_p" : "");
+           (persistent ? "_p" : "") + (clusterRows > 1 ? "_c" + std::to_string(clusterRows) + "x1" : "");
   }
 };
 
@@ -35,7 +36,7 @@ struct AttentionGemmInstance {
   using OutputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided, cusync::TileSync>;
   using Gemm = HookedGemm<Config::tileM, Config::tileN, Config::tileK, Config::stages, Config::cooperative,
                           Config::minBlocksPerSm, Config::persistent, Activation::Identity, InputPolicy,
-                          OutputPolicy>;
+                          OutputPolicy, Config::clusterRows>;
   // The QKV GEMM's tiles are the spec's: the attention kernels read one head as one 128-wide column tile of a
   // TileM-row tile, and StridedSync groups exactly those. The output GEMM's tile is free: it only waits, for the T
   // tiles its rows and k-blocks overlap (whatever its shape), and TileSync and RowSync on T are sound for every
@@ -59,7 +60,8 @@ struct AttentionGemmInstance {
                          Config::persistent,
                          &Gemm::tileGrid,
                          &Gemm::maxActiveBlocksPerSm,
-                         &Gemm::launch};
+                         &Gemm::launch,
+                         Config::clusterRows};
   }
 };
 
@@ -68,11 +70,12 @@ struct AttentionGemmInstance {
 // One registration per translation unit. RANK: the configuration's place in its CMake list (the first is the
 // baseline the search starts from).
 #define CUSYNC_REGISTER_ATTENTION_GEMM(MODEL, PHASE, ROLE, POLICY, RANK, TILE_M, TILE_N, TILE_K, STAGES,          \
-                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT)                                      \
+                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT, CLUSTER_ROWS)                        \
   namespace {                                                                                                    \
   using namespace ::cusync::examples::attention;                                                                 \
   const AttentionGemmRegistration registration{                                                                  \
       AttentionGemmInstance<Model::MODEL, Phase::PHASE, GemmRole::ROLE, TPolicyKind::POLICY,                      \
-                            GemmConfig<TILE_M, TILE_N, TILE_K, STAGES, COOPERATIVE, MIN_BLOCKS, PERSISTENT>,      \
+                            GemmConfig<TILE_M, TILE_N, TILE_K, STAGES, COOPERATIVE, MIN_BLOCKS, PERSISTENT,      \
+                                       CLUSTER_ROWS>,                                                            \
                             RANK>::entry()};                                                                     \
   }

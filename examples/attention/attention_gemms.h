@@ -31,6 +31,9 @@ struct AttentionGemm {
   GridShape (*tileGrid)(int m, int n);
   int (*maxActiveBlocksPerSm)();
   void (*launch)(const GemmLaunchArgs& args, cudaStream_t stream);
+  // Blocks per cluster along M (hooked_gemm.cuh's ClusterRows): 2 needs the stage's order in clusters of 2 rows
+  // (Stage::setClusterTileOrder) and runs unsplit.
+  int clusterRows = 1;
 };
 
 std::vector<AttentionGemm>& attentionGemms();

@@ -41,10 +41,13 @@ struct ActivationFunction<Activation::Gelu> {
 
 // One hooked CUTLASS sm90 GEMM: D = act(A * B^T) of a tile configuration, waiting for A's producer tiles under
 // InputPolicy_ and posting D's tiles under OutputPolicy_ (policy types generated and proven by cusyncgen, from
-// whichever spec names the dependency).
+// whichever spec names the dependency). ClusterRows 2: 2x1 clusters sharing B by multicast, one tile per block;
+// the stage's order must pair the tiles (Stage::setClusterTileOrder(2)).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
-          Activation Act, class InputPolicy_, class OutputPolicy_>
+          Activation Act, class InputPolicy_, class OutputPolicy_, int ClusterRows = 1>
 struct HookedGemm {
+  static_assert(ClusterRows == 1 || (ClusterRows == 2 && !Persistent && MinBlocksPerSm == 1),
+                "2x1 clusters: one-tile-per-block kernels at one block per SM");
   using ElementA = cutlass::half_t;
   using ElementB = cutlass::half_t;
   using ElementD = cutlass::half_t;
@@ -54,7 +57,7 @@ struct HookedGemm {
   using LayoutD = cutlass::layout::RowMajor;
   static constexpr int kAlignment = 8;
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
-  using ClusterShape = cute::Shape<cute::_1, cute::_1, cute::_1>;
+  using ClusterShape = cute::Shape<cute::Int<ClusterRows>, cute::_1, cute::_1>;
   using KernelSchedule = std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
                                             cutlass::gemm::KernelTmaWarpSpecialized>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
@@ -123,9 +126,10 @@ struct HookedGemm {
     if (const char* why = Kernel::why_not_implementable(arguments))
       throw cusync::Error(std::string("cusync GEMM: ") + why);
     auto params = Kernel::to_underlying_arguments(arguments);
-    cusync::launchKernel(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>, Kernel::get_grid_shape(arguments),
-                         dim3(Kernel::MaxThreadsPerBlock), Kernel::SharedStorageSize, stream,
-                         args.launchOrdering, params);
+    cusync::launchKernelInClusters(cusync::cutlass_sm90::tileSyncGemmEntry<Kernel>,
+                                   Kernel::get_grid_shape(arguments), dim3(Kernel::MaxThreadsPerBlock),
+                                   Kernel::SharedStorageSize, stream, args.launchOrdering, unsigned(ClusterRows),
+                                   params);
   }
 };
 

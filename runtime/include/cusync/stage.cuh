@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <cuda_runtime.h>
 
+#include "cusync/cluster_tile_order.h"
 #include "cusync/error.h"
 #include "cusync/output_policy.h"
 #include "cusync/stage_view.cuh"
@@ -49,6 +51,7 @@ class Stage {
     std::swap(partOrder_, other.partOrder_);
     std::swap(wholeTiles_, other.wholeTiles_);
     std::swap(persistentBlocks_, other.persistentBlocks_);
+    std::swap(clusterRows_, other.clusterRows_);
     return *this;
   }
   ~Stage() {
@@ -70,6 +73,24 @@ class Stage {
     setTileOrder(indexOfTile);
   }
   void setTileOrder(const std::vector<std::uint32_t>& orderIndexOfLinearTile) {
+    clusterRows_ = 1;
+    writeOrderTable(orderIndexOfLinearTile);
+  }
+
+  // The order for a kernel launched in clusters of `rows` blocks along M (StageView::clusterRows,
+  // cluster_tile_order.h): `Order` orders the clusters (void: row-major), and each cluster's tiles follow each other.
+  template <class Order = void>
+  void setClusterTileOrder(std::uint32_t rows) {
+    writeOrderTable(clusterTileOrder(grid_, rows, [](TileCoord cluster, GridShape clusters) {
+      if constexpr (std::is_void_v<Order>) return linearIndex(cluster, clusters);
+      else return Order::index(cluster, clusters);
+    }));  // rejects an Order that is not a bijection of the cluster grid
+    clusterRows_ = rows;
+  }
+  std::uint32_t clusterRows() const { return clusterRows_; }
+
+ private:
+  void writeOrderTable(const std::vector<std::uint32_t>& orderIndexOfLinearTile) {
     const std::uint32_t tiles = grid_.tileCount();
     if (orderIndexOfLinearTile.size() != tiles)
       throw Error("cusync: tile order of stage '" + name_ + "' has " + std::to_string(orderIndexOfLinearTile.size()) +
@@ -90,6 +111,8 @@ class Stage {
     CUSYNC_CUDA_CHECK(
         cudaMemcpy(orderTable_, tileOfOrderIndex.data(), tiles * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
   }
+
+ public:
 
   // "Avoid custom order": each block computes the tile its own block index names.
   void useHardwareOrder(bool enabled) { hardwareOrder_ = enabled; }
@@ -166,6 +189,7 @@ class Stage {
     v.partOrder = partOrder_;
     v.wholeTiles = wholeTiles_;
     v.persistentBlocks = persistentBlocks_;
+    v.clusterRows = clusterRows_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
   }
@@ -198,6 +222,7 @@ class Stage {
   PartOrder partOrder_ = PartOrder::PartsOfATileTogether;
   std::uint32_t wholeTiles_ = 0;
   std::uint32_t persistentBlocks_ = 0;
+  std::uint32_t clusterRows_ = 1;
 };
 
 }  // namespace cusync

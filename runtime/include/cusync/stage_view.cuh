@@ -50,6 +50,10 @@ struct StageView {
   // one that tells it to stop), so a launch spans workUnits() + persistentBlocks tickets; counting those keeps
   // the next launch's tickets its own.
   std::uint32_t persistentBlocks = 0;
+  // Clusters of `clusterRows` blocks along M (one-unit-per-block kernels; 1: none). The stage's order then lists the
+  // tiles of each cluster back to back, (x, rows*y' + r) for r < rows (Stage::setClusterTileOrder), so consecutive
+  // blocks, which the hardware groups into one cluster, share a column and its weight (B) tiles by TMA multicast.
+  std::uint32_t clusterRows = 1;
 
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const {
     return wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile;
@@ -103,6 +107,13 @@ struct StageView {
   // (grouped for L2 reuse, say) still holds approximately, as it would with tickets. The counter is left alone; a
   // stage that synchronizes in any launch takes tickets in every launch.
   __device__ WorkUnit unsynchronizedWorkUnit(std::uint32_t blockIndex) const { return unitAt(blockIndex, 0u); }
+
+  // A block whose tile its own index fixes in the stage's order (a cluster's block: its cluster peers compute the
+  // neighbouring tiles of the order, so the counter cannot choose it) draws a ticket only for the launch's iteration,
+  // which its semaphore targets need; the counter still counts every block, for the consumers' wait-kernels.
+  __device__ std::uint32_t acquireIteration() const {
+    return std::uint32_t(atomicAdd(tileCounter, 1ull) / ticketsPerLaunch());
+  }
 
   // Hardware order, a block that needs neither its tile nor the iteration from the counter (it posts, it does not
   // wait): counts itself as started, for its consumers' wait-kernels, without waiting for the atomic's result.

@@ -14,6 +14,11 @@
 //  * Split-K without waiting (split_k_reduction.hpp): with stage.blocksPerTile = P > 1, P blocks share a tile,
 //    each over its own k-range; the last to arrive adds the others' partials and posts. A consumer part waits only
 //    for the A k-blocks of its own k-range.
+//  * Optionally 2x1 clusters (ClusterShape along M): the two blocks of a cluster compute vertically adjacent tiles
+//    of one column and share each weight (B) k-block by TMA multicast, half the B traffic from L2 per tile, as
+//    cuBLAS's kernels at these shapes do. A ticket cannot pick a cluster's tiles (the peer's must be its
+//    neighbour), so a block's tile is the one its index names in the stage's order, which lists each cluster's tiles
+//    back to back (Stage::setClusterTileOrder); the counter then only yields the iteration. Unsplit only.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -60,7 +65,10 @@ class TileSyncGemmKernel {
   using TiledMma = typename CollectiveMainloop::TiledMma;
   using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
   using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
-  static_assert(cute::size(ClusterShape{}) == 1, "tiles come from a stage counter: clusters are not supported");
+  static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
+  static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
+                    (kClusterRows == 1 || kClusterRows == 2),
+                "the one-tile-per-block cusync GEMM runs single blocks or 2x1 clusters");
 
   static constexpr int MinBlocksPerSm = MinBlocksPerSm_;
   static constexpr bool Persistent = false;  // one block per work unit
@@ -138,6 +146,13 @@ class TileSyncGemmKernel {
       return "a persistent GEMM takes its tiles from the counter, not blockIdx (hardware order would never stop)";
     if (!persistent && stage.persistentBlocks != 0)
       return "the stage counts persistent blocks, but this GEMM is not persistent";
+    if (kClusterRows > 1) {
+      if (stage.clusterRows != kClusterRows)
+        return "a GEMM in 2x1 clusters needs its stage's tile order in clusters of 2 rows (Stage::setClusterTileOrder)";
+      if (stage.hardwareOrder) return "a GEMM in clusters takes its tiles from the stage's cluster order, not hardware order";
+      if (parts > 1) return "a GEMM in clusters runs unsplit (both blocks of a cluster share every k-block)";
+      if (persistent) return "the persistent GEMM runs without clusters";
+    }
     return nullptr;
   }
   static const char* why_not_implementable(Arguments const& args) { return whyNotImplementable(args, Persistent); }
@@ -187,11 +202,18 @@ class TileSyncGemmKernel {
     if (thread_idx == 0) {
       // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names. A
       // stage that neither posts nor waits, unsplit (split-K arrivals count by iteration), takes no ticket at all.
-      const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
       const bool needsTicket =
           sync.stage.semaphores != nullptr || sync.a.input.synchronized() || sync.stage.blocksPerTile > 1;
-      shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part)
-                                        : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
+      if constexpr (kClusterRows > 1) {
+        // The block's own place in the cluster order (unsplit: unit index = order index).
+        WorkUnit unit = sync.stage.unitAt(blockIdx.x, 0u);
+        if (needsTicket) unit.ticket.iteration = sync.stage.acquireIteration();
+        shared_storage.unit = unit;
+      } else {
+        const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
+        shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part)
+                                          : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
+      }
     }
     if (warp_idx == 0 && cute::elect_one_sync()) {
       CollectiveMainloop::prefetch_tma_descriptors(params.mainloop);
@@ -212,8 +234,15 @@ class TileSyncGemmKernel {
     auto epi_load_pipe_producer_state = cutlass::make_producer_start_state<EpiLoadPipeline>();
     auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
 
-    // Makes the pipeline initialization and the ticket visible to every thread.
-    __syncthreads();
+    // Makes the pipeline initialization and the ticket visible to every thread, and in a cluster the barriers to the
+    // peer, whose multicast copies complete on them and whose math warps release this block's stages.
+    if constexpr (kClusterRows > 1) {
+      cute::cluster_arrive();
+      cute::cluster_wait();
+    } else {
+      __syncthreads();
+    }
+    const std::uint32_t clusterRank = kClusterRows > 1 ? cute::block_rank_in_cluster() : 0u;
     const TileTicket ticket = shared_storage.unit.ticket;
     const std::uint32_t part = shared_storage.unit.part;
     const std::uint32_t parts = shared_storage.unit.parts;
@@ -238,7 +267,7 @@ class TileSyncGemmKernel {
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, blk_coord, k_tile_iter, k_tile_count,
                                              shared_storage.tensors.mainloop, sync.a, sync.loadOrder, ticket,
-                                             sync.stage);
+                                             sync.stage, /*knownPostedColumnsEnd=*/0u, clusterRank);
         mainloop_pipe_producer_state.advance(k_tile_count);
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       } else if (producer_warp_role == ProducerWarpRole::Epilogue) {
