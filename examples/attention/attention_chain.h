@@ -166,16 +166,18 @@ struct GemmChoice {
 // (gemmSplitCandidates).
 inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
                                                 int multiprocessors) {
-  if (gemm.clusterRows > 1) return {SplitChoice{1, 0}};  // a cluster's blocks share every k-block: unsplit
-  const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
-  const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount();
+  // A GEMM in clusters splits whole clusters (both blocks take the same k-range): the waves are counted in clusters.
+  const std::uint32_t rows = std::uint32_t(gemm.clusterRows);
+  const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()) / rows;
+  const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount() / rows;
   const int kBlocks = k / gemm.tile.k;
   std::vector<SplitChoice> choices;
   for (std::uint32_t parts : phase == Phase::Prompt ? waveBalancingSplits(tiles, kBlocks, slots)
                                                     : gemmSplitCandidates(tiles, kBlocks, slots))
     choices.push_back({parts, 0});
   if (phase == Phase::Prompt)
-    for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots)) choices.push_back(choice);
+    for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots))
+      choices.push_back({choice.parts, choice.wholeTiles * rows});
   return choices;
 }
 

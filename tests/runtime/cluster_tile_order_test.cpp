@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cusync/cluster_tile_order.h"
+#include "cusync/part_order.h"
 
 namespace {
 // The attention chain's QKV grid at GPT-3's 512 tokens: 36 column tiles (Q, K, V of 12 heads) by 4 row tiles.
@@ -56,4 +57,26 @@ TEST_CASE("clusters that do not divide the rows are refused", "[cluster]") {
   CHECK_THROWS_WITH(cusync::clusterTileOrder(cusync::GridShape{36, 3, 1}, 2, &rowMajor),
                     Catch::Contains("3 row tiles cannot run in clusters of 2"));
   CHECK_THROWS(cusync::clusterTileOrder(kQkvGrid, 0, &rowMajor));
+}
+
+TEST_CASE("split-K in clusters: both blocks of a cluster take the same part of their two tiles", "[cluster]") {
+  // GPT-3's QKV GEMM at 1024 tokens: 288 tiles, the last wave's 24 (12 clusters) split in 5 parts.
+  constexpr std::uint32_t tiles = 288, whole = 264, parts = 5;
+  const std::uint32_t blocks = whole + (tiles - whole) * parts;
+  for (auto order : {cusync::PartOrder::PartsOfATileTogether, cusync::PartOrder::KRangesInTurn}) {
+    std::vector<std::uint32_t> seen(std::size_t(tiles) * parts, 0);
+    for (std::uint32_t block = 0; block < blocks; block += 2) {
+      const cusync::UnitSlot first = cusync::clusterUnitSlot(block, 2, tiles, whole, parts, order);
+      const cusync::UnitSlot second = cusync::clusterUnitSlot(block + 1, 2, tiles, whole, parts, order);
+      REQUIRE(first.orderIndex % 2 == 0);
+      CHECK(second.orderIndex == first.orderIndex + 1);  // the cluster's other row: the paired order's next tile
+      CHECK(second.part == first.part);
+      if (first.orderIndex < whole) CHECK(first.part == 0);
+      ++seen[std::size_t(first.orderIndex) * parts + first.part];
+      ++seen[std::size_t(second.orderIndex) * parts + second.part];
+    }
+    // Every whole tile once as part 0, every split tile once per part.
+    for (std::uint32_t t = 0; t < tiles; ++t)
+      for (std::uint32_t p = 0; p < parts; ++p) CHECK(seen[std::size_t(t) * parts + p] == (t < whole && p > 0 ? 0u : 1u));
+  }
 }

@@ -34,4 +34,20 @@ CUSYNC_HOST_DEVICE constexpr UnitSlot unitSlot(std::uint32_t index, std::uint32_
                                                   : UnitSlot{index % tiles, index / tiles};
 }
 
+// The unit of block `blockIndex` of a one-unit-per-block launch in clusters of `rows` blocks along M, of a stage of
+// `tiles` tiles (a multiple of `rows`) whose first `wholeTiles` (a multiple of `rows`) run unsplit and the others in
+// `parts`, and whose tile order lists each cluster's tiles back to back (cluster_tile_order.h). The cluster,
+// blockIndex / rows, takes the unit the stage's unit order gives it over cluster tiles (whole ones first, then the
+// split ones' parts in `order`); its block of rank r takes row r of that cluster tile and the same part. So the
+// blocks of a cluster always run one column and one k-range, which their shared (multicast) weight k-blocks need.
+CUSYNC_HOST_DEVICE constexpr UnitSlot clusterUnitSlot(std::uint32_t blockIndex, std::uint32_t rows,
+                                                      std::uint32_t tiles, std::uint32_t wholeTiles,
+                                                      std::uint32_t parts, PartOrder order) {
+  const std::uint32_t cluster = blockIndex / rows, rank = blockIndex % rows;
+  const std::uint32_t wholeClusters = wholeTiles / rows, clusterTiles = tiles / rows;
+  if (cluster < wholeClusters) return UnitSlot{cluster * rows + rank, 0u};
+  const UnitSlot split = unitSlot(cluster - wholeClusters, clusterTiles - wholeClusters, parts, order);
+  return UnitSlot{(wholeClusters + split.orderIndex) * rows + rank, split.part};
+}
+
 }  // namespace cusync

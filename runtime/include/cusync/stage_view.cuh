@@ -79,6 +79,16 @@ struct StageView {
     return WorkUnit{TileTicket{tileAtLinear(linear, grid), iteration}, slot.part, partsOfTile(slot.orderIndex)};
   }
 
+  // The unit of block `blockIndex` of a one-unit-per-block launch in clusters of `clusterRows` blocks along M
+  // (part_order.h's clusterUnitSlot; the stage's order pairs the tiles: Stage::setClusterTileOrder). The iteration
+  // is 0 (acquireIteration supplies it).
+  CUSYNC_HOST_DEVICE WorkUnit clusterUnitAt(std::uint32_t blockIndex) const {
+    const UnitSlot slot =
+        clusterUnitSlot(blockIndex, clusterRows, grid.tileCount(), wholeTiles, blocksPerTile, partOrder);
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[slot.orderIndex] : slot.orderIndex;
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), 0u}, slot.part, partsOfTile(slot.orderIndex)};
+  }
+
   // The unit a block of a one-unit-per-block launch computes in hardware order ("avoid custom order"): the one its
   // index names, tiles row-major (not the stage's tile order), parts in the stage's part order.
   CUSYNC_HOST_DEVICE WorkUnit hardwareUnit(std::uint32_t blockIndex) const {

@@ -18,7 +18,8 @@
 //    of one column and share each weight (B) k-block by TMA multicast, half the B traffic from L2 per tile, as
 //    cuBLAS's kernels at these shapes do. A ticket cannot pick a cluster's tiles (the peer's must be its
 //    neighbour), so a block's tile is the one its index names in the stage's order, which lists each cluster's tiles
-//    back to back (Stage::setClusterTileOrder); the counter then only yields the iteration. Unsplit only.
+//    back to back (Stage::setClusterTileOrder); the counter then only yields the iteration. Split-K comes in whole
+//    clusters: both blocks of a cluster take the same part of their two tiles (StageView::clusterUnitAt).
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -150,7 +151,8 @@ class TileSyncGemmKernel {
       if (stage.clusterRows != kClusterRows)
         return "a GEMM in 2x1 clusters needs its stage's tile order in clusters of 2 rows (Stage::setClusterTileOrder)";
       if (stage.hardwareOrder) return "a GEMM in clusters takes its tiles from the stage's cluster order, not hardware order";
-      if (parts > 1) return "a GEMM in clusters runs unsplit (both blocks of a cluster share every k-block)";
+      if (stage.wholeTiles % kClusterRows != 0 || stage.grid.tileCount() % kClusterRows != 0)
+        return "a GEMM in clusters splits whole clusters: its whole tiles and tiles must be multiples of the cluster";
       if (persistent) return "the persistent GEMM runs without clusters";
     }
     return nullptr;
@@ -205,8 +207,8 @@ class TileSyncGemmKernel {
       const bool needsTicket =
           sync.stage.semaphores != nullptr || sync.a.input.synchronized() || sync.stage.blocksPerTile > 1;
       if constexpr (kClusterRows > 1) {
-        // The block's own place in the cluster order (unsplit: unit index = order index).
-        WorkUnit unit = sync.stage.unitAt(blockIdx.x, 0u);
+        // The block's own place in the cluster order: its cluster's unit, its row of the cluster tile.
+        WorkUnit unit = sync.stage.clusterUnitAt(blockIdx.x);
         if (needsTicket) unit.ticket.iteration = sync.stage.acquireIteration();
         shared_storage.unit = unit;
       } else {
