@@ -16,7 +16,9 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); t
   extra+=("-DCUSYNC_STOCK_GEMM_CONFIGS=128,256,64,1,coop")  # CUTLASS's stock GEMM reference: one configuration
   extra+=("-DCUSYNC_CONV_CONFIGS=64,64,64,4,1")  # the convolutions: one configuration
   # The attention chain: each role's baseline only.
-  extra+=("-DCUSYNC_ATTENTION_PROMPT_QKV_CONFIGS=128,128,64,4,true,1,false")
+  # The QKV GEMM in 2x1 clusters: CI compiles the cluster path of the one-tile kernel, and the other lists its
+  # single-block path.
+  extra+=("-DCUSYNC_ATTENTION_PROMPT_QKV_CONFIGS=128,128,64,6,true,1,false,2")
   extra+=("-DCUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS=128,128,64,4,true,1,false")
   extra+=("-DCUSYNC_ATTENTION_DECODE_QKV_CONFIGS=64,128,128,4,false,1,true")
   extra+=("-DCUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS=64,128,128,4,false,1,true")
