@@ -133,9 +133,10 @@ class FusedMlpChain {
     for (const auto& launch : launches_) kernel_.launch(arguments(*launch, operands), stream);
   }
 
-  // The counters a run advances and nothing resets: every launch's 64-bit ticket counter (two words), GEMM 1's
-  // semaphores (synchronized), and the split-K arrival counters. The examples let them count on, as the runtime
-  // intends; the PyTorch op zeroes them before every run (python/csrc/mlp_plan.h says why).
+  // The counters a run advances and nothing resets: every launch's 64-bit ticket counter (two words) and GEMM 1's
+  // semaphores (synchronized); and the split-K arrival counters, which each run's last parts take back to 0 but an
+  // abandoned run would leave counted. The examples let them count on, as the runtime intends; the PyTorch op zeroes
+  // them before every run (python/csrc/mlp_plan.h says why).
   std::vector<CounterWords> counters() const {
     std::vector<CounterWords> counters;
     for (const auto& launch : launches_)

@@ -241,7 +241,7 @@ __global__ void __launch_bounds__(kGemvThreads, gemvBlocksPerSmAt(kTokens, kBloc
       __threadfence();
       const std::uint32_t before = atomicAdd(p.splitArrivals + linear, 1u);
       arrivedLast = before + 1u == parts;
-      // The last part takes the count back to 0 (split_k_reduction.hpp's LastResets): every part of this run has
+      // The last part takes the count back to 0 (as split_k_reduction.hpp does): every part of this run has
       // arrived, and the next run's parts come after this launch, so the counter never grows and never wraps. (Counting
       // on across runs and testing a multiple of `parts` breaks at the 32-bit wrap unless `parts` is a power of two.)
       if (arrivedLast) atomicSub(p.splitArrivals + linear, parts);

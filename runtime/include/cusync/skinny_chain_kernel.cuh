@@ -184,7 +184,7 @@ __device__ void finishSkinnyTile(const SkinnyChainParams<Policy>& p, std::uint32
       arrivedLast = before + 1u == parts;
       // The last part takes the count back to 0: every part of this run has arrived and the next run's come after
       // this launch, so the counter never wraps (counting on across runs breaks at the 32-bit wrap unless `parts`
-      // is a power of two: split_k_reduction.hpp's LastResets).
+      // is a power of two; split_k_reduction.hpp counts the same way).
       if (arrivedLast) atomicSub(gemm.arrivals + tile.x, parts);
       __threadfence();                             // acquire: the other parts' additions before our reads
     }

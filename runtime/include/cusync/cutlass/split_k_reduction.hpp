@@ -17,16 +17,13 @@
 namespace cusync::cutlass_sm90 {
 
 // Where a split stage keeps its partials: tileCount * parts * TileM * TileN floats, and one arrival counter per
-// tile (zeroed once). How it counts across launches is the caller's choice (ArrivalCounting).
-// How a tile's arrival counter goes on from one launch to the next; both need no reset between launches (graph
-// replays) and both assume what split-K needs anyway for its partials: every part of a tile in one launch arrives
-// before any part of that tile in the next (the stage's next launch is stream-ordered after this one's last
-// consumer, which read every tile).
-//  * CountUp: the counter counts every arrival ever; the last of a launch sees a multiple of the parts. Sound while
-//    the 32-bit count does not wrap, or forever when the parts are a power of two (2^32 is then a multiple).
-//  * LastResets: the last arrival takes the parts back off (an atomic subtraction), so between launches the counter
-//    is 0 and it never grows: wrap-safe for any number of parts and launches.
-enum class ArrivalCounting { CountUp, LastResets };
+// tile (zeroed once). The last arrival of a launch takes the parts back off the counter (an atomic subtraction), so
+// between launches it is 0 and needs no reset (graph replays), for any number of parts and launches. That assumes
+// what split-K needs anyway for its partials: every part of a tile in one launch arrives before any part of that
+// tile in the next (the stage's next launch is stream-ordered after this one's last consumer, which read every
+// tile). Counting every arrival ever and testing for a multiple of the parts, as these kernels did until session
+// 13, breaks at the 32-bit wrap unless the parts are a power of two: after 2^32 / parts launches (a day of serving
+// a 100 us chain at 5 parts), a tile would be finished by the wrong part, before its other partials were written.
 
 struct SplitKBuffers {
   float* partials = nullptr;
@@ -40,8 +37,7 @@ struct SplitKBuffers {
 template <class TiledMma, class TileShape, int NumMmaThreads, class Accumulators>
 CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t tileIndex, std::uint32_t part,
                                         std::uint32_t parts, Accumulators& accumulators, int mma_thread_idx,
-                                        std::uint32_t& lastArrival, int rowsInTile,
-                                        ArrivalCounting counting = ArrivalCounting::CountUp) {
+                                        std::uint32_t& lastArrival, int rowsInTile) {
   constexpr int kFragment = decltype(cute::size(accumulators))::value;
   // The tile row of each of this thread's accumulators, from the MMA's own partitioning of the tile.
   auto rowsOfFragment = TiledMma{}.get_thread_slice(mma_thread_idx).partition_C(
@@ -64,13 +60,9 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
                  : "=r"(previous)
                  : "l"(buffers.arrivals + tileIndex)
                  : "memory");
-    if (counting == ArrivalCounting::CountUp) {
-      lastArrival = (previous + 1) % parts == 0;
-    } else {
-      lastArrival = previous + 1 == parts;
-      // Every part of this launch has arrived, so nothing else touches the counter until the next launch.
-      if (lastArrival) atomicSub(buffers.arrivals + tileIndex, parts);
-    }
+    lastArrival = previous + 1 == parts;
+    // Every part of this launch has arrived, so nothing else touches the counter until the next launch.
+    if (lastArrival) atomicSub(buffers.arrivals + tileIndex, parts);
   }
   cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
   if (!lastArrival) return false;

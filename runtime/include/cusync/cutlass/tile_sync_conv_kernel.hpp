@@ -467,7 +467,7 @@ class TileSyncConvKernel {
         const int rowsInTile = get<0>(params.epilogue_shape) - m_coord * int(size<0>(TileShape{}));
         if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
                 sync.split, linearIndex(ticket.tile, sync.stage.grid), unit.part, parts, accumulators,
-                mma_thread_idx, shared_storage.lastArrival, rowsInTile, ArrivalCounting::LastResets))
+                mma_thread_idx, shared_storage.lastArrival, rowsInTile))
           return;  // another part of this tile arrives later and finishes it
       }
       auto blk_coord = make_coord(m_coord, n_coord, _, 0);

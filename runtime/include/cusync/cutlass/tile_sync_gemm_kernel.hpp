@@ -49,7 +49,7 @@ struct GemmStageSync {
   LoadOrder loadOrder = LoadOrder::WaitThenLoad;
   bool triggerDependentsAtStart = false;  // PDL producer: let the next kernel launch once all blocks run
   // Split-K (stage.blocksPerTile > 1): fp32 partials, tileCount * blocksPerTile * TileM * TileN floats, and one
-  // arrival counter per tile (zeroed once; it counts up across launches like the semaphores).
+  // arrival counter per tile (zeroed once; the last part of each launch takes it back to 0).
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
 };
