@@ -1,0 +1,206 @@
+// The attention block's prompt GEMMs one at a time, side by side: cuBLASLt, CUTLASS's stock sm90 kernels
+// (examples/gemm/stock_gemm_registry.h: persistent, with clusters) and the attention chain's hooked GEMMs
+// (examples/attention/attention_gemms.h) run unsynchronized. Why: the chain's QKV GEMM trails cuBLAS's by 9-63%
+// (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
+// into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
+//
+//   gemm_shape_probe [--m 512,2048] [--samples N] [--csv FILE]
+//
+// Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
+// (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
+// are fresh random; every kernel's D is poisoned, then compared with cuBLASLt's (relative error 1e-2, NaN fails)
+// after its timed replays; timing is examples/common/graph_timer.cuh's (CUDA graph of 10 GEMMs, 3 warm-up replays,
+// median). Floor: max(2MNK / GEMM rate, bytes / one-pass read bandwidth), both measured by examples/common/
+// ceilings.cuh in this run. Exit status: 0 all correct, 1 a kernel wrong, 2 bad command line, 77 no GPU.
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include "attention_gemms.h"
+#include "common/ceilings.cuh"
+#include "common/command_line_numbers.h"
+#include "common/cublas_gemm.cuh"
+#include "common/device_buffers.cuh"
+#include "common/graph_timer.cuh"
+#include "cusync/stage.cuh"
+#include "stock_gemm_registry.h"
+
+namespace {
+using namespace cusync;
+using namespace cusync::examples;
+using namespace cusync::examples::attention;
+
+struct ProbeShape {
+  std::string name;
+  Model model;
+  GemmRole role;
+  int m, n, k;
+};
+
+struct Row {
+  std::string shape, kernel;
+  int m, n, k;
+  double microseconds, floor;
+  bool correct;
+};
+
+// The hooked GEMM's stage as a stream-ordered chain has it: no semaphores, its order (clusters paired), persistent
+// blocks for a persistent kernel.
+std::unique_ptr<Stage> unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors) {
+  auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
+  if (gemm.clusterRows > 1) stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
+  if (gemm.persistent)
+    stage->setPersistentBlocks(std::min(std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()),
+                                        stage->workUnitsPerLaunch()));
+  return stage;
+}
+
+constexpr const char* kProgram = "gemm_shape_probe";
+
+int run(int argc, char** argv) {
+  std::vector<int> ms{512, 2048};
+  int samples = 15;
+  std::string csvPath;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    auto value = [&]() -> std::string {
+      if (i + 1 >= argc) exitWithUsageError(kProgram, arg + " needs a value");
+      return argv[++i];
+    };
+    if (arg == "--m") {
+      ms = positiveIntListArgument(kProgram, arg, value());
+    } else if (arg == "--samples") {
+      samples = positiveIntArgument(kProgram, arg, value());
+    } else if (arg == "--csv") {
+      csvPath = value();
+    } else {
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
+                                   "[--samples N] [--csv FILE]");
+    }
+  }
+  std::ofstream csv;
+  if (!csvPath.empty()) {
+    csv.open(csvPath);
+    if (!csv) {
+      std::fprintf(stderr, "gemm_shape_probe: cannot write %s\n", csvPath.c_str());
+      return 2;
+    }
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("gemm_shape_probe: no GPU, skipped\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
+  const int sms = properties.multiProcessorCount;
+
+  std::vector<ProbeShape> shapes;
+  for (int m : ms) {
+    shapes.push_back({"gpt3_qkv_" + std::to_string(m), Model::Gpt3, GemmRole::Qkv, m, 4608, 12288});
+    shapes.push_back({"gpt3_out_" + std::to_string(m), Model::Gpt3, GemmRole::Output, m, 12288, 1536});
+    shapes.push_back({"llama_qkv_" + std::to_string(m), Model::Llama, GemmRole::Qkv, m, 3072, 8192});
+    shapes.push_back({"llama_out_" + std::to_string(m), Model::Llama, GemmRole::Output, m, 8192, 1024});
+  }
+  cublasLtHandle_t lt = nullptr;
+  if (cublasLtCreate(&lt) != CUBLAS_STATUS_SUCCESS) throw Error("gemm_shape_probe: cublasLtCreate failed");
+  const std::size_t workspaceBytes = std::size_t(32) << 20;
+  DeviceBuffer<unsigned char> workspace(workspaceBytes);
+  cudaStream_t stream = nullptr;
+  CUSYNC_CUDA_CHECK(cudaStreamCreate(&stream));
+  const Ceilings ceilings = measureCeilings(lt, workspace.get(), workspaceBytes, stream);
+  std::printf("device: %s, %d SMs; ceilings: GEMM %.0f TFLOP/s, one-pass read %.0f GB/s\n", properties.name, sms,
+              ceilings.tflops, ceilings.readGBs);
+
+  std::vector<Row> rows;
+  bool allCorrect = true;
+  std::uint64_t seed = 1;
+  for (const ProbeShape& s : shapes) {
+    DeviceBuffer<__half> a(std::size_t(s.m) * s.k), w(std::size_t(s.n) * s.k), d(std::size_t(s.m) * s.n),
+        reference(std::size_t(s.m) * s.n);
+    fillRandom(a, ++seed, 1.0f, stream);
+    fillRandom(w, ++seed, 1.0f / std::sqrt(float(s.k)), stream);
+    const double flops = 2.0 * s.m * s.n * double(s.k);
+    const double bytes = 2.0 * (double(s.m) * s.k + double(s.n) * s.k + double(s.m) * s.n);
+    const double floor = floorMicroseconds(flops, bytes, ceilings);
+    CublasLtGemm cublas(lt, s.m, s.n, s.k, false, workspace.get(), workspaceBytes);
+    cublas.run(a.get(), w.get(), reference.get(), stream);
+    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+
+    // Times `enqueue`, then checks the D of its last replay.
+    auto measure = [&](const std::string& kernel, const std::function<void(cudaStream_t)>& enqueue) {
+      poison(d, stream);
+      const double us = timeWithGraph(enqueue, stream, 10, 3, samples).medianMicroseconds;
+      const Comparison c = compareToReference(d, reference);
+      const bool correct = c.nonFinite == 0 && c.relativeError < 1e-2;
+      allCorrect = allCorrect && correct;
+      rows.push_back({s.name, kernel, s.m, s.n, s.k, us, floor, correct});
+    };
+    measure("cuBLASLt", [&](cudaStream_t st) { cublas.run(a.get(), w.get(), d.get(), st); });
+    for (const StockGemmEntry& entry : stockGemmRegistry()) {
+      if (entry.swapped) continue;
+      std::unique_ptr<StockGemm> gemm;
+      try {
+        gemm = entry.make(s.m, s.n, s.k, Activation::Identity);
+      } catch (const Error& error) {
+        std::printf("%s %s: %s\n", s.name.c_str(), entry.name.c_str(), error.what());
+        continue;
+      }
+      measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
+    }
+    for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
+      if (gemm->maxActiveBlocksPerSm() == 0) continue;
+      const std::unique_ptr<Stage> stage = unsynchronizedStage(*gemm, s.m, s.n, sms);
+      GemmLaunchArgs args;
+      args.m = s.m;
+      args.n = s.n;
+      args.k = s.k;
+      args.a = a.get();
+      args.b = w.get();
+      args.d = d.get();
+      args.stage = stage->view();
+      args.stage.semaphores = nullptr;
+      measure("hooked_" + gemm->configuration, [&](cudaStream_t st) { gemm->launch(args, st); });
+    }
+  }
+
+  if (csv) csv << "shape,m,n,k,kernel,us,tflops,floor_us,correct\n";
+  std::string shape;
+  double cublasUs = 0;
+  for (const Row& r : rows) {
+    if (r.shape != shape) {
+      shape = r.shape;
+      cublasUs = r.microseconds;
+      std::printf("\n%s: M %d N %d K %d, floor %.1f us\n  %-44s %9s %9s %9s %9s\n", r.shape.c_str(), r.m, r.n, r.k,
+                  r.floor, "kernel", "us", "TFLOP/s", "/ floor", "cuBLAS /");
+    }
+    const double tflops = 2.0 * r.m * r.n * double(r.k) / (r.microseconds * 1e6);
+    std::printf("  %-44s %9.1f %9.0f %9.2f %9.3f%s\n", r.kernel.c_str(), r.microseconds, tflops,
+                r.microseconds / r.floor, cublasUs / r.microseconds, r.correct ? "" : "  WRONG");
+    if (csv)
+      csv << r.shape << ',' << r.m << ',' << r.n << ',' << r.k << ',' << r.kernel << ',' << r.microseconds << ','
+          << tflops << ',' << r.floor << ',' << (r.correct ? 1 : 0) << '\n';
+  }
+  cublasLtDestroy(lt);
+  cudaStreamDestroy(stream);
+  std::printf("\n%s\n", allCorrect ? "every kernel matched cuBLASLt" : "a kernel did not match cuBLASLt (WRONG)");
+  return allCorrect ? 0 : 1;
+}
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run(argc, argv);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "gemm_shape_probe: %s\n", error.what());
+    return 1;
+  }
+}
