@@ -182,6 +182,8 @@ Options parseOptions(int argc, char** argv) {
       exitWithUsageError(program, "unknown option '" + arg + "'");
     }
   }
+  requireWritableOutput(program, "--csv", options.csvPath);
+  if (!options.tracePath.empty()) requireWritableOutput(program, "--trace", options.tracePath);
   AttentionProblem& p = options.problem;
   if (!seqGiven) p.sequence = p.phase == Phase::Decode ? 1 : 512;
   if (!cacheGiven) p.cached = p.phase == Phase::Decode ? 1024 : 0;

@@ -23,6 +23,15 @@ namespace cusync::examples {
   std::exit(2);
 }
 
+// Exits 2 unless `path` (an output file an option names) can be opened for writing, so that a run cannot spend its
+// GPU time and then lose its results. Opens for appending: an existing file is left as it is until the program
+// writes it.
+inline void requireWritableOutput(const std::string& program, const std::string& option, const std::string& path) {
+  std::FILE* file = std::fopen(path.c_str(), "a");
+  if (file == nullptr) exitWithUsageError(program, option + ": cannot write '" + path + "'");
+  std::fclose(file);
+}
+
 // The integer `text` spells, when it is a whole decimal number (an optional sign, digits, nothing else) in
 // [minimum, maximum]; nullopt otherwise, overflow of long long included.
 inline std::optional<long long> parseIntegerInRange(const std::string& text, long long minimum, long long maximum) {

@@ -147,6 +147,7 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
       exitWithUsageError(program, "unknown argument '" + arg + "'");
     }
   }
+  if (!options.csv.empty()) requireWritableOutput(program, "--csv", options.csv);
   // Every width asked for must be a layer of some model asked for; a model may lack one (stride2 has no 56).
   for (int width : widths) {
     bool found = false;

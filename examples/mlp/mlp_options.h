@@ -184,6 +184,7 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
       exitWithUsageError(name, "unknown argument '" + arg + "'");
     }
   }
+  if (!options.csvPath.empty()) requireWritableOutput(name, "--csv", options.csvPath);
   return options;
 }
 
