@@ -167,6 +167,7 @@ struct GemmChoice {
 inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
                                                 int multiprocessors) {
   // A GEMM in clusters splits whole clusters (both blocks take the same k-range): the waves are counted in clusters.
+  if (gemm.pingpong) return {SplitChoice{1, 0}};  // unsplit: a part that stores nothing would unpair the groups
   const std::uint32_t rows = std::uint32_t(gemm.clusterRows);
   const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()) / rows;
   const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount() / rows;

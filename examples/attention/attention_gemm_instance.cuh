@@ -13,15 +13,17 @@
 namespace cusync::examples::attention {
 
 template <int TileM_, int TileN_, int TileK_, int Stages_, bool Cooperative_, int MinBlocksPerSm_, bool Persistent_,
-          int ClusterRows_ = 1>
+          int ClusterRows_ = 1, bool Pingpong_ = false>
 struct GemmConfig {
   static constexpr int tileM = TileM_, tileN = TileN_, tileK = TileK_, stages = Stages_;
   static constexpr int minBlocksPerSm = MinBlocksPerSm_, clusterRows = ClusterRows_;
+  static constexpr bool pingpong = Pingpong_;
   static constexpr bool cooperative = Cooperative_, persistent = Persistent_;
   // As examples/gemm names its configurations (and mlp_example's --configs takes them).
   static std::string name() {
     return std::to_string(tileM) + "x" + std::to_string(tileN) + "x" + std::to_string(tileK) + "_s" +
-           std::to_string(stages) + (cooperative ? "_coop" : "_ws") + "_b" + std::to_string(minBlocksPerSm) +
+           std::to_string(stages) + (pingpong ? "_pp" : cooperative ? "_coop" : "_ws") + "_b" +
+           std::to_string(minBlocksPerSm) +
            (persistent ? "_p" : "") + (clusterRows > 1 ? "_c" + std::to_string(clusterRows) + "x1" : "");
   }
 };
@@ -36,7 +38,7 @@ struct AttentionGemmInstance {
   using OutputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided, cusync::TileSync>;
   using Gemm = HookedGemm<Config::tileM, Config::tileN, Config::tileK, Config::stages, Config::cooperative,
                           Config::minBlocksPerSm, Config::persistent, Activation::Identity, InputPolicy,
-                          OutputPolicy, Config::clusterRows>;
+                          OutputPolicy, Config::clusterRows, Config::pingpong>;
   // The QKV GEMM's tiles are the spec's: the attention kernels read one head as one 128-wide column tile of a
   // TileM-row tile, and StridedSync groups exactly those. The output GEMM's tile is free: it only waits, for the T
   // tiles its rows and k-blocks overlap (whatever its shape), and TileSync and RowSync on T are sound for every
@@ -61,7 +63,8 @@ struct AttentionGemmInstance {
                          &Gemm::tileGrid,
                          &Gemm::maxActiveBlocksPerSm,
                          &Gemm::launch,
-                         Config::clusterRows};
+                         Config::clusterRows,
+                         Config::pingpong};
   }
 };
 
@@ -70,12 +73,12 @@ struct AttentionGemmInstance {
 // One registration per translation unit. RANK: the configuration's place in its CMake list (the first is the
 // baseline the search starts from).
 #define CUSYNC_REGISTER_ATTENTION_GEMM(MODEL, PHASE, ROLE, POLICY, RANK, TILE_M, TILE_N, TILE_K, STAGES,          \
-                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT, CLUSTER_ROWS)                        \
+                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT, CLUSTER_ROWS, PINGPONG)              \
   namespace {                                                                                                    \
   using namespace ::cusync::examples::attention;                                                                 \
   const AttentionGemmRegistration registration{                                                                  \
       AttentionGemmInstance<Model::MODEL, Phase::PHASE, GemmRole::ROLE, TPolicyKind::POLICY,                      \
                             GemmConfig<TILE_M, TILE_N, TILE_K, STAGES, COOPERATIVE, MIN_BLOCKS, PERSISTENT,      \
-                                       CLUSTER_ROWS>,                                                            \
+                                       CLUSTER_ROWS, PINGPONG>,                                                  \
                             RANK>::entry()};                                                                     \
   }

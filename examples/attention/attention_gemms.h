@@ -34,6 +34,8 @@ struct AttentionGemm {
   // Blocks per cluster along M (hooked_gemm.cuh's ClusterRows): 2 needs the stage's order in clusters of 2 rows
   // (Stage::setClusterTileOrder) and runs unsplit.
   int clusterRows = 1;
+  // Two math warp groups on alternate tiles (tile_sync_pingpong_gemm_kernel.hpp): persistent, unsplit.
+  bool pingpong = false;
 };
 
 std::vector<AttentionGemm>& attentionGemms();

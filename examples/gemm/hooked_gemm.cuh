@@ -16,6 +16,7 @@
 
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_sync_persistent_gemm_kernel.hpp"
+#include "cusync/cutlass/tile_sync_pingpong_gemm_kernel.hpp"
 #include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
 #include "cusync/launch.cuh"
@@ -42,12 +43,15 @@ struct ActivationFunction<Activation::Gelu> {
 // One hooked CUTLASS sm90 GEMM: D = act(A * B^T) of a tile configuration, waiting for A's producer tiles under
 // InputPolicy_ and posting D's tiles under OutputPolicy_ (policy types generated and proven by cusyncgen, from
 // whichever spec names the dependency). ClusterRows 2: 2x1 clusters sharing B by multicast, one tile per block;
-// the stage's order must pair the tiles (Stage::setClusterTileOrder(2)).
+// the stage's order must pair the tiles (Stage::setClusterTileOrder(2)). Pingpong: the persistent kernel with two
+// math warp groups on alternate tiles (tile_sync_pingpong_gemm_kernel.hpp).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
-          Activation Act, class InputPolicy_, class OutputPolicy_, int ClusterRows = 1>
+          Activation Act, class InputPolicy_, class OutputPolicy_, int ClusterRows = 1, bool Pingpong = false>
 struct HookedGemm {
   static_assert(ClusterRows == 1 || (ClusterRows == 2 && !Persistent && MinBlocksPerSm == 1),
                 "2x1 clusters: one-tile-per-block kernels at one block per SM");
+  static_assert(!Pingpong || (Persistent && !Cooperative && MinBlocksPerSm == 1 && ClusterRows == 1),
+                "pingpong: persistent, one warp group per tile, one block per SM, no clusters");
   using ElementA = cutlass::half_t;
   using ElementB = cutlass::half_t;
   using ElementD = cutlass::half_t;
@@ -58,8 +62,10 @@ struct HookedGemm {
   static constexpr int kAlignment = 8;
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
   using ClusterShape = cute::Shape<cute::Int<ClusterRows>, cute::_1, cute::_1>;
-  using KernelSchedule = std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
-                                            cutlass::gemm::KernelTmaWarpSpecialized>;
+  using KernelSchedule = std::conditional_t<
+      Pingpong, cutlass::gemm::KernelTmaWarpSpecializedPingpong,
+      std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
+                         cutlass::gemm::KernelTmaWarpSpecialized>>;
   using EpilogueSchedule = std::conditional_t<Cooperative, cutlass::epilogue::TmaWarpSpecializedCooperative,
                                               cutlass::epilogue::TmaWarpSpecialized>;
   using Fusion = cutlass::epilogue::fusion::LinCombEltAct<ActivationFunction<Act>::template Fn, ElementD, float,
@@ -78,11 +84,15 @@ struct HookedGemm {
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
   using Kernel = std::conditional_t<
-      Persistent,
-      cusync::cutlass_sm90::TileSyncPersistentGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
-                                                         OutputPolicy, MinBlocksPerSm>,
-      cusync::cutlass_sm90::TileSyncGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy, OutputPolicy,
-                                               MinBlocksPerSm>>;
+      Pingpong,
+      cusync::cutlass_sm90::TileSyncPingpongGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
+                                                       OutputPolicy>,
+      std::conditional_t<
+          Persistent,
+          cusync::cutlass_sm90::TileSyncPersistentGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
+                                                             OutputPolicy, MinBlocksPerSm>,
+          cusync::cutlass_sm90::TileSyncGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy, OutputPolicy,
+                                                   MinBlocksPerSm>>>;
 
   static GridShape tileGrid(int m, int n) { return Kernel::tileGrid(typename Kernel::ProblemShape{m, n, 1, 1}); }
   static std::uint32_t semaphoreCount(GridShape g) { return OutputPolicy::semaphoreCount(g); }
