@@ -4,7 +4,11 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--samples N] [--csv FILE]
+//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--samples N] [--csv FILE]
+//
+// --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
+// (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters keep their paired
+// row-major order.
 //
 // Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
 // (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
@@ -30,6 +34,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
+#include "cusync/grouped_order.h"
 #include "cusync/stage.cuh"
 #include "stock_gemm_registry.h"
 
@@ -54,9 +59,18 @@ struct Row {
 
 // The hooked GEMM's stage as a stream-ordered chain has it: no semaphores, its order (clusters paired), persistent
 // blocks for a persistent kernel.
-std::unique_ptr<Stage> unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors) {
+std::unique_ptr<Stage> unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors,
+                                          std::uint32_t groupRows) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
-  if (gemm.clusterRows > 1) stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
+  if (gemm.clusterRows > 1) {
+    stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
+  } else {
+    const GridShape grid = stage->grid();
+    std::vector<std::uint32_t> indexOfTile(grid.tileCount());
+    for (std::uint32_t linear = 0; linear < grid.tileCount(); ++linear)
+      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, grid), grid, groupRows);
+    stage->setTileOrder(indexOfTile);
+  }
   if (gemm.persistent)
     stage->setPersistentBlocks(std::min(std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()),
                                         stage->workUnitsPerLaunch()));
@@ -67,6 +81,7 @@ constexpr const char* kProgram = "gemm_shape_probe";
 
 int run(int argc, char** argv) {
   std::vector<int> ms{512, 2048};
+  std::vector<int> groupRowsList{1};
   int samples = 15;
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
@@ -77,6 +92,8 @@ int run(int argc, char** argv) {
     };
     if (arg == "--m") {
       ms = positiveIntListArgument(kProgram, arg, value());
+    } else if (arg == "--group-rows") {
+      groupRowsList = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--samples") {
       samples = positiveIntArgument(kProgram, arg, value());
     } else if (arg == "--csv") {
@@ -157,24 +174,29 @@ int run(int argc, char** argv) {
       measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
-      if (gemm->maxActiveBlocksPerSm() == 0) continue;
-      const std::unique_ptr<Stage> stage = unsynchronizedStage(*gemm, s.m, s.n, sms);
-      GemmLaunchArgs args;
-      args.m = s.m;
-      args.n = s.n;
-      args.k = s.k;
-      args.a = a.get();
-      args.b = w.get();
-      args.d = d.get();
-      args.stage = stage->view();
-      args.stage.semaphores = nullptr;
-      try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
-        gemm->launch(args, stream);
-      } catch (const Error& error) {
-        std::printf("%s hooked_%s: %s\n", s.name.c_str(), gemm->configuration.c_str(), error.what());
-        continue;
+      for (int groupRows : groupRowsList) {
+        const bool clustered = gemm->clusterRows > 1;  // its order is the paired one: timed once
+        if (gemm->maxActiveBlocksPerSm() == 0 || (clustered && groupRows != groupRowsList.front())) continue;
+        const std::unique_ptr<Stage> stage = unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows));
+        const std::string name =
+            "hooked_" + gemm->configuration + (groupRows > 1 && !clustered ? "_g" + std::to_string(groupRows) : "");
+        GemmLaunchArgs args;
+        args.m = s.m;
+        args.n = s.n;
+        args.k = s.k;
+        args.a = a.get();
+        args.b = w.get();
+        args.d = d.get();
+        args.stage = stage->view();
+        args.stage.semaphores = nullptr;
+        try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
+          gemm->launch(args, stream);
+        } catch (const Error& error) {
+          std::printf("%s %s: %s\n", s.name.c_str(), name.c_str(), error.what());
+          continue;
+        }
+        measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
       }
-      measure("hooked_" + gemm->configuration, [&](cudaStream_t st) { gemm->launch(args, st); });
     }
   }
 

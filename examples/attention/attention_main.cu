@@ -52,6 +52,7 @@ struct Options {
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
+  std::uint32_t outputGroupRows = kOutputGroupRows;      // the output GEMM's tile order (AttentionChain)
   std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
@@ -63,7 +64,7 @@ const char* const kUsage =
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
-    "                         [--decode-trigger start|after-wait]\n"
+    "                         [--decode-trigger start|after-wait] [--out-group-rows N]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -93,6 +94,8 @@ const char* const kUsage =
     "            each head's cache is split into (1..16, default 8)\n"
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
     "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
+    "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
+    "            (default 1: row-major; 16 is column-major at every prompt shape up to 2048 tokens)\n"
     "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
     "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
     "            chain's first block) and prints each stage's span\n"
@@ -163,6 +166,8 @@ Options parseOptions(int argc, char** argv) {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
       options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
+    } else if (arg == "--out-group-rows") {
+      options.outputGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--split-order") {
       const std::string v = value();
       if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
@@ -269,7 +274,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -353,7 +358,7 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
@@ -390,7 +395,7 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
       if (v.name() == r.variant) variant = v;
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait);
+                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
     DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
     for (int i = 0; i < 3; ++i) chain.enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));

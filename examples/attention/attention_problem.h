@@ -68,6 +68,11 @@ inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
 // 12), at least 64 keys per part (fewer only re-read q), at most kMaxKeysPerPart keys per part (its scores live in
 // shared memory).
 inline constexpr std::uint32_t kDecodeBlocksPerSm = 8;
+// The output GEMM's tile order: rows of tiles taken this many at a time, column by column (grouped_order.h); 1 is
+// row-major. Alone, the H100 ran the output GEMMs 5-24% faster column-major (16 covers every prompt shape's rows up to
+// 2048 tokens; docs/BENCHMARKS.md, issue 14, session 13 call 7), but no chain has run in that order yet, so the
+// default stays the order every chain measurement used. A one-row grid (token generation) is row-major either way.
+inline constexpr std::uint32_t kOutputGroupRows = 1;
 inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors, std::uint32_t maxKeysPerPart,
                                  std::uint32_t blocksPerSm = kDecodeBlocksPerSm) {
   const std::uint32_t keys = std::uint32_t(p.cached) + 1;

@@ -81,10 +81,16 @@ class Stage {
   // cluster_tile_order.h): `Order` orders the clusters (void: row-major), and each cluster's tiles follow each other.
   template <class Order = void>
   void setClusterTileOrder(std::uint32_t rows) {
-    writeOrderTable(clusterTileOrder(grid_, rows, [](TileCoord cluster, GridShape clusters) {
+    setClusterTileOrderBy(rows, [](TileCoord cluster, GridShape clusters) {
       if constexpr (std::is_void_v<Order>) return linearIndex(cluster, clusters);
       else return Order::index(cluster, clusters);
-    }));  // rejects an Order that is not a bijection of the cluster grid
+    });
+  }
+  // The same with the clusters' order a callable (cluster tile, cluster grid) -> index.
+  template <class ClusterOrderIndex>
+  void setClusterTileOrderBy(std::uint32_t rows, ClusterOrderIndex clusterOrderIndex) {
+    // Rejects an order that is not a bijection of the cluster grid.
+    writeOrderTable(clusterTileOrder(grid_, rows, clusterOrderIndex));
     clusterRows_ = rows;
   }
   std::uint32_t clusterRows() const { return clusterRows_; }
