@@ -15,11 +15,12 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); t
   extra+=("-DCUSYNC_SWIGLU_FUSED_CONFIGS=64,128,128,4,false")  # the SwiGLU fused chain: one configuration
   extra+=("-DCUSYNC_STOCK_GEMM_CONFIGS=128,256,64,1,coop")  # CUTLASS's stock GEMM reference: one configuration
   extra+=("-DCUSYNC_CONV_CONFIGS=64,64,64,4,1")  # the convolutions: one configuration
-  # The attention chain: each role's baseline only.
+  # The attention chain: one configuration per role.
   # The QKV GEMM in 2x1 clusters: CI compiles the cluster path of the one-tile kernel, and the other lists its
   # single-block path.
   extra+=("-DCUSYNC_ATTENTION_PROMPT_QKV_CONFIGS=128,128,64,6,true,1,false,2")
-  extra+=("-DCUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS=128,128,64,4,true,1,false")
+  # The output GEMM as the pingpong kernel: the MLP's lists compile the one-tile and persistent cooperative ones.
+  extra+=("-DCUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS=128,128,64,6,pingpong,1,true")
   extra+=("-DCUSYNC_ATTENTION_DECODE_QKV_CONFIGS=64,128,128,4,false,1,true")
   extra+=("-DCUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS=64,128,128,4,false,1,true")
 fi

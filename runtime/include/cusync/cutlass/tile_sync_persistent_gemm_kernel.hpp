@@ -21,6 +21,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
+#include "cusync/cutlass/persistent_unit_producer.hpp"
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
@@ -139,28 +140,8 @@ class TileSyncPersistentGemmKernel
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
-      auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
-      auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
-      while (true) {
-        if (cute::elect_one_sync()) {
-          unit_pipeline.producer_acquire(unit_write);
-          shared_storage.units[unit_write.index()] = sync.stage.acquireWorkUnit(TileCoord{}, 0);
-          unit_pipeline.producer_commit(unit_write);
-        }
-        __syncwarp();
-        const WorkUnit unit = shared_storage.units[unit_write.index()];
-        ++unit_write;
-        if (!unit.hasWork()) break;
-        Tensor gA_mkl = get<0>(load_inputs);
-        const KBlockRange kRange = kRangeOf(unit);
-        auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-        collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
-                                             load_inputs, blockCoord(unit.ticket), k_tile_iter, kRange.count,
-                                             shared_storage.tensors.mainloop, sync.a, sync.loadOrder, unit.ticket,
-                                             sync.stage);
-        mainloop_pipe_producer_state.advance(kRange.count);
-      }
-      collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      produceDrawnUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline, shared_storage.units,
+                        load_inputs, shared_storage.tensors.mainloop, sync, kRangeOf);
       return;
     }
 

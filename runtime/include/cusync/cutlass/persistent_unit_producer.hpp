@@ -1,0 +1,55 @@
+// The TMA producer warp of the persistent hooked GEMMs (cooperative: tile_sync_persistent_gemm_kernel.hpp;
+// pingpong: tile_sync_pingpong_gemm_kernel.hpp). Device code; needs CUTLASS.
+//
+// The warp draws each work unit from the stage's tickets (it is the first to need the unit), hands it to the math
+// warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's
+// operands, waiting before each A k-block another stage produces (TileSyncMainloop). The ticket past the launch's
+// last unit (StageView::persistentBlocks) is handed on too, and stops everyone; the operand pipeline's tail follows.
+#pragma once
+
+#include <cute/tensor.hpp>
+#include <cutlass/pipeline/pipeline.hpp>
+
+#include "cusync/cutlass/load_order_namespace.hpp"
+#include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
+#include "cusync/split_k_range.h"
+#include "cusync/stage_view.cuh"
+
+namespace cusync::cutlass_sm90 {
+inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
+
+// Called by the whole producer warp. `units`: the unit pipeline's slots; `kRangeOf(unit)`: the unit's k-blocks.
+template <class CollectiveMainloop, class WorkUnitPipeline, class InputPolicy, class LoadInputs, class KRangeOf>
+CUTLASS_DEVICE void produceDrawnUnits(CollectiveMainloop& mainloop,
+                                      typename CollectiveMainloop::Params const& mainloopParams,
+                                      typename CollectiveMainloop::MainloopPipeline& mainloopPipeline,
+                                      WorkUnitPipeline& unitPipeline, WorkUnit* units, LoadInputs const& loadInputs,
+                                      typename CollectiveMainloop::TensorStorage& tensors,
+                                      GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf) {
+  using namespace cute;
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+  auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
+  while (true) {
+    if (cute::elect_one_sync()) {
+      unitPipeline.producer_acquire(unit_write);
+      units[unit_write.index()] = sync.stage.acquireWorkUnit(TileCoord{}, 0);
+      unitPipeline.producer_commit(unit_write);
+    }
+    __syncwarp();
+    const WorkUnit unit = units[unit_write.index()];
+    ++unit_write;
+    if (!unit.hasWork()) break;
+    Tensor gA_mkl = get<0>(loadInputs);
+    const KBlockRange kRange = kRangeOf(unit);
+    auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
+    auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
+    mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
+                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage);
+    mainloop_pipe_producer_state.advance(kRange.count);
+  }
+  mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);
+}
+
+}  // namespace CUSYNC_LOAD_ORDER_NAMESPACE
+}  // namespace cusync::cutlass_sm90
