@@ -77,6 +77,7 @@ TEST_CASE("split-K in clusters: both blocks of a cluster take the same part of t
     }
     // Every whole tile once as part 0, every split tile once per part.
     for (std::uint32_t t = 0; t < tiles; ++t)
-      for (std::uint32_t p = 0; p < parts; ++p) CHECK(seen[std::size_t(t) * parts + p] == (t < whole && p > 0 ? 0u : 1u));
+      for (std::uint32_t p = 0; p < parts; ++p)
+        CHECK(seen[std::size_t(t) * parts + p] == (t < whole && p > 0 ? 0u : 1u));
   }
 }

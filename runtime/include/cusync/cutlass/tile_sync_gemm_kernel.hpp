@@ -150,7 +150,8 @@ class TileSyncGemmKernel {
     if (kClusterRows > 1) {
       if (stage.clusterRows != kClusterRows)
         return "a GEMM in 2x1 clusters needs its stage's tile order in clusters of 2 rows (Stage::setClusterTileOrder)";
-      if (stage.hardwareOrder) return "a GEMM in clusters takes its tiles from the stage's cluster order, not hardware order";
+      if (stage.hardwareOrder)
+        return "a GEMM in clusters takes its tiles from the stage's cluster order, not hardware order";
       if (stage.wholeTiles % kClusterRows != 0 || stage.grid.tileCount() % kClusterRows != 0)
         return "a GEMM in clusters splits whole clusters: its whole tiles and tiles must be multiples of the cluster";
       if (persistent) return "the persistent GEMM runs without clusters";
