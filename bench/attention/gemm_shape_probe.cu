@@ -34,7 +34,6 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
-#include "cusync/grouped_order.h"
 #include "cusync/stage.cuh"
 #include "stock_gemm_registry.h"
 
@@ -62,18 +61,11 @@ struct Row {
 std::unique_ptr<Stage> unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors,
                                           std::uint32_t groupRows) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
-  if (gemm.clusterRows > 1) {
+  if (gemm.clusterRows > 1)
     stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
-  } else {
-    const GridShape grid = stage->grid();
-    std::vector<std::uint32_t> indexOfTile(grid.tileCount());
-    for (std::uint32_t linear = 0; linear < grid.tileCount(); ++linear)
-      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, grid), grid, groupRows);
-    stage->setTileOrder(indexOfTile);
-  }
-  if (gemm.persistent)
-    stage->setPersistentBlocks(std::min(std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()),
-                                        stage->workUnitsPerLaunch()));
+  else
+    stage->setGroupedTileOrder(groupRows);
+  stage->setPersistentBlocks(persistentBlocksFor(gemm, stage->workUnitsPerLaunch(), multiprocessors));
   return stage;
 }
 
@@ -100,7 +92,7 @@ int run(int argc, char** argv) {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--samples N] [--csv FILE]");
+                                   "[--group-rows 1,8] [--samples N] [--csv FILE]");
     }
   }
   std::ofstream csv;

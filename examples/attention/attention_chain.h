@@ -269,11 +269,7 @@ class AttentionChain {
         return groupedColumnMajorIndex(cluster, clusters, groupClusters);
       });
     } else {
-      const GridShape grid = out_->grid();
-      std::vector<std::uint32_t> indexOfTile(grid.tileCount());
-      for (std::uint32_t linear = 0; linear < grid.tileCount(); ++linear)
-        indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, grid), grid, outputGroupRows);
-      out_->setTileOrder(indexOfTile);
+      out_->setGroupedTileOrder(outputGroupRows);
     }
     if (P == Phase::Prompt)
       attn_->setTileOrder(promptAttentionOrder(attentionOrder, attentionGrid.x, attentionGrid.y,
@@ -448,9 +444,7 @@ class AttentionChain {
   }
 
   static void setPersistent(Stage& stage, const AttentionGemm& gemm, int multiprocessors) {
-    if (!gemm.persistent) return stage.setPersistentBlocks(0);
-    const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm());
-    stage.setPersistentBlocks(std::min(slots, stage.workUnitsPerLaunch()));
+    stage.setPersistentBlocks(persistentBlocksFor(gemm, stage.workUnitsPerLaunch(), multiprocessors));
   }
 
   void launchAttention(cudaStream_t stream, LaunchOrdering ordering) const {

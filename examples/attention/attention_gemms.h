@@ -6,6 +6,8 @@
 // header.
 #pragma once
 
+#include <algorithm>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,13 @@ struct AttentionGemm {
 };
 
 std::vector<AttentionGemm>& attentionGemms();
+
+// The blocks a persistent GEMM's stage launches (Stage::setPersistentBlocks): one per block slot of the device, at
+// most one per work unit; 0 for a GEMM with one block per work unit.
+inline std::uint32_t persistentBlocksFor(const AttentionGemm& gemm, std::uint32_t workUnits, int multiprocessors) {
+  if (!gemm.persistent) return 0;
+  return std::min(std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()), workUnits);
+}
 
 // The registered GEMMs of a role, in their CMake list's order, restricted to the configurations named in `only`
 // (all when it is empty). Empty when this build has none (a CI build compiles one configuration per role).

@@ -48,12 +48,8 @@ struct TileOrders {
   std::string label() const { return text == "row" ? std::string() : "_" + text; }
 
   static void apply(Stage& stage, std::uint32_t groupRows) {
-    const GridShape g = stage.grid();
     if (groupRows == 1) return;  // the stage's default order
-    std::vector<std::uint32_t> indexOfTile(g.tileCount());
-    for (std::uint32_t linear = 0; linear < g.tileCount(); ++linear)
-      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, g), g, groupRows == 0 ? g.y : groupRows);
-    stage.setTileOrder(indexOfTile);
+    stage.setGroupedTileOrder(groupRows == 0 ? stage.grid().y : groupRows);
   }
 };
 

@@ -14,6 +14,7 @@
 
 #include "cusync/cluster_tile_order.h"
 #include "cusync/error.h"
+#include "cusync/grouped_order.h"
 #include "cusync/output_policy.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -75,6 +76,16 @@ class Stage {
   void setTileOrder(const std::vector<std::uint32_t>& orderIndexOfLinearTile) {
     clusterRows_ = 1;
     writeOrderTable(orderIndexOfLinearTile);
+  }
+
+  // Rows of tiles taken `groupRows` at a time, column by column (grouped_order.h): 1 is row-major, the grid's rows
+  // or more column-major. A wide GEMM's blocks in flight then share few columns of its weights (L2 reuse).
+  void setGroupedTileOrder(std::uint32_t groupRows) {
+    if (groupRows == 0) throw Error("cusync: stage '" + name_ + "': a row group holds at least one row");
+    std::vector<std::uint32_t> indexOfTile(grid_.tileCount());
+    for (std::uint32_t linear = 0; linear < grid_.tileCount(); ++linear)
+      indexOfTile[linear] = groupedColumnMajorIndex(tileAtLinear(linear, grid_), grid_, groupRows);
+    setTileOrder(indexOfTile);
   }
 
   // The order for a kernel launched in clusters of `rows` blocks along M (StageView::clusterRows,
