@@ -1,5 +1,6 @@
-// The TMA producer warp of the persistent hooked GEMMs (cooperative: tile_sync_persistent_gemm_kernel.hpp;
-// pingpong: tile_sync_pingpong_gemm_kernel.hpp). Device code; needs CUTLASS.
+// How the persistent hooked GEMMs (cooperative: tile_sync_persistent_gemm_kernel.hpp; pingpong:
+// tile_sync_pingpong_gemm_kernel.hpp) hand work units from their TMA producer warp to their math warp groups.
+// Device code; needs CUTLASS.
 //
 // The warp draws each work unit from the stage's tickets (it is the first to need the unit), hands it to the math
 // warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's
@@ -17,6 +18,31 @@
 
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
+
+// The unit pipeline: one elected producer thread commits each unit, and each of `consumerThreads` math threads
+// releases it after reading. Constructed by every thread; a block barrier must follow before first use.
+template <class WorkUnitPipeline, class Storage>
+CUTLASS_DEVICE WorkUnitPipeline makeWorkUnitPipeline(Storage& storage, bool isProducer, bool isConsumer,
+                                                     std::uint32_t consumerThreads) {
+  typename WorkUnitPipeline::Params params;
+  if (isProducer) params.role = WorkUnitPipeline::ThreadCategory::Producer;
+  if (isConsumer) params.role = WorkUnitPipeline::ThreadCategory::Consumer;
+  params.producer_arv_count = 1;
+  params.consumer_arv_count = consumerThreads;
+  params.dst_blockid = 0;
+  return WorkUnitPipeline(storage, params);
+}
+
+// A math thread's next unit (the stop ticket's included): waits until it is committed, reads it, releases its slot.
+template <class WorkUnitPipeline>
+CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUnitPipeline::PipelineState& read,
+                                     WorkUnit const* units) {
+  pipeline.consumer_wait(read);
+  const WorkUnit unit = units[read.index()];
+  pipeline.consumer_release(read);
+  ++read;
+  return unit;
+}
 
 // Called by the whole producer warp. `units`: the unit pipeline's slots; `kRangeOf(unit)`: the unit's k-blocks.
 template <class CollectiveMainloop, class WorkUnitPipeline, class InputPolicy, class LoadInputs, class KRangeOf>

@@ -21,7 +21,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
-#include "cusync/cutlass/persistent_unit_producer.hpp"
+#include "cusync/cutlass/persistent_unit_handoff.hpp"
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
@@ -112,15 +112,9 @@ class TileSyncPersistentGemmKernel
         warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue,
         warp_group_role != WarpGroupRole::Producer, warp_group_thread_idx);
 
-    // One elected producer thread commits each unit; every math thread releases it after reading.
-    typename WorkUnitPipeline::Params unit_pipeline_params;
-    if (isMainloopProducer) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Producer;
-    if (warp_group_role != WarpGroupRole::Producer)
-      unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Consumer;
-    unit_pipeline_params.producer_arv_count = 1;
-    unit_pipeline_params.consumer_arv_count = NumMmaThreads;
-    unit_pipeline_params.dst_blockid = 0;
-    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+    auto unit_pipeline = makeWorkUnitPipeline<WorkUnitPipeline>(
+        shared_storage.pipelines.workUnits, isMainloopProducer, warp_group_role != WarpGroupRole::Producer,
+        NumMmaThreads);
 
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
@@ -153,10 +147,7 @@ class TileSyncPersistentGemmKernel
     typename WorkUnitPipeline::PipelineState unit_read;
     bool storedAnyTile = false;
     while (true) {
-      unit_pipeline.consumer_wait(unit_read);
-      const WorkUnit unit = shared_storage.units[unit_read.index()];
-      unit_pipeline.consumer_release(unit_read);
-      ++unit_read;
+      const WorkUnit unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
       if (!unit.hasWork()) break;
       const int k_tile_count = kRangeOf(unit).count;
       auto blk_coord = blockCoord(unit.ticket);

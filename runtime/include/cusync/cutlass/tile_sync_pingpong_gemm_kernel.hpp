@@ -22,7 +22,7 @@
 #include <cute/tensor.hpp>
 #include <cutlass/pipeline/pipeline.hpp>
 
-#include "cusync/cutlass/persistent_unit_producer.hpp"
+#include "cusync/cutlass/persistent_unit_handoff.hpp"
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
@@ -117,13 +117,10 @@ class TileSyncPingpongGemmKernel
         warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue, isMath,
         warp_group_thread_idx);
 
-    typename WorkUnitPipeline::Params unit_pipeline_params;
-    if (isMainloopProducer) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Producer;
-    if (isMath) unit_pipeline_params.role = WorkUnitPipeline::ThreadCategory::Consumer;
-    unit_pipeline_params.producer_arv_count = 1;
-    unit_pipeline_params.consumer_arv_count = NumMathGroups * NumThreadsPerMathGroup;  // both groups read every unit
-    unit_pipeline_params.dst_blockid = 0;
-    WorkUnitPipeline unit_pipeline(shared_storage.pipelines.workUnits, unit_pipeline_params);
+    // Both groups read every unit.
+    auto unit_pipeline = makeWorkUnitPipeline<WorkUnitPipeline>(shared_storage.pipelines.workUnits,
+                                                                isMainloopProducer, isMath,
+                                                                NumMathGroups * NumThreadsPerMathGroup);
 
     typename MathGroupOrderBarrier::Params math_order_params;
     math_order_params.group_id = isMath ? int(warp_group_role) - int(WarpGroupRole::Math0) : 0;
@@ -162,10 +159,7 @@ class TileSyncPingpongGemmKernel
     const auto d_tile_count = CollectiveEpilogue::get_store_pipe_increment(blk_shape);
     typename WorkUnitPipeline::PipelineState unit_read;
     for (std::uint32_t position = 0;; ++position) {
-      unit_pipeline.consumer_wait(unit_read);
-      const WorkUnit unit = shared_storage.units[unit_read.index()];
-      unit_pipeline.consumer_release(unit_read);
-      ++unit_read;
+      const WorkUnit unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
       if (!unit.hasWork()) break;
       if (position % NumMathGroups != group) {
         // The other group's unit: its k-blocks and its epilogue buffers come before this group's next unit.
