@@ -15,6 +15,8 @@
 #include <system_error>
 #include <vector>
 
+#include <unistd.h>
+
 namespace cusync::examples {
 
 // Prints "<program>: <message>" and a pointer to --help on stderr, then exits 2.
@@ -23,13 +25,22 @@ namespace cusync::examples {
   std::exit(2);
 }
 
-// Exits 2 unless `path` (an output file an option names) can be opened for writing, so that a run cannot spend its
-// GPU time and then lose its results. Opens for appending: an existing file is left as it is until the program
-// writes it.
+// Exits 2 unless `path` (an output file an option names) can be written, so that a run cannot spend its GPU time
+// and then lose its results: an existing file must be writable, a new one's directory writable. Creates nothing, so
+// a run refused later on the command line leaves no empty file behind.
 inline void requireWritableOutput(const std::string& program, const std::string& option, const std::string& path) {
-  std::FILE* file = std::fopen(path.c_str(), "a");
-  if (file == nullptr) exitWithUsageError(program, option + ": cannot write '" + path + "'");
-  std::fclose(file);
+  const std::size_t slash = path.find_last_of('/');
+  const std::string directory = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  bool writable = false;
+  if (access(path.c_str(), F_OK) == 0) {  // opened for appending, which leaves its contents as they are
+    if (std::FILE* file = std::fopen(path.c_str(), "a")) {
+      writable = true;
+      std::fclose(file);
+    }
+  } else {
+    writable = access(directory.c_str(), W_OK | X_OK) == 0;
+  }
+  if (!writable) exitWithUsageError(program, option + ": cannot write '" + path + "'");
 }
 
 // The integer `text` spells, when it is a whole decimal number (an optional sign, digits, nothing else) in
