@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "attention_fmha.h"
 #include "attention_gemms.h"
 #include "attention_kernels.cuh"
 #include "attention_policies.h"
@@ -234,14 +236,17 @@ class AttentionChain {
   // their start. `outputGroupRows`: the output GEMM's tile order takes its rows of tiles that many at a time, column
   // by column (grouped_order.h; 1: row-major). Nobody waits on the output GEMM, so its order is free of deadlock; a
   // group covering all the rows is column-major, where the tiles in flight share few columns of Wo (L2 reuse;
-  // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone).
+  // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone). `promptKernel`: the
+  // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
                  PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1,
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
-                 std::uint32_t outputGroupRows = kOutputGroupRows)
+                 std::uint32_t outputGroupRows = 1,
+                 PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
+        promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
@@ -295,6 +300,15 @@ class AttentionChain {
       }
     } else {
       // Each tile one block of 128 queries or two of 64 (promptAttentionKernel); 0: promptAttentionBlocks decides.
+      // CUTLASS's flash attention computes a whole tile per block.
+      if (promptKernel == PromptAttentionKernel::CutlassFmha) {
+        if (!CUSYNC_HAVE_CUTLASS_FMHA)
+          throw Error("attention_example: this build has no CUTLASS flash attention (examples/88_hopper_fmha)");
+        if (promptQueryParts > 1)
+          throw Error("attention_example: CUTLASS's flash attention computes a tile of 128 queries in one block");
+        promptQueryParts = 1;
+        lse_ = std::make_unique<DeviceBuffer<float>>(std::size_t(problem.tokens()) * problem.shape.heads);
+      }
       attentionParts_ =
           promptQueryParts != 0 ? promptQueryParts : promptAttentionBlocks(attentionGrid.tileCount(), multiprocessors);
       if (attentionParts_ != 1 && attentionParts_ != 2)
@@ -484,6 +498,26 @@ class AttentionChain {
       launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
                    ordering, view, input, args);
     } else {
+      if (promptKernel_ == PromptAttentionKernel::CutlassFmha) {
+        PromptFmhaLaunch launch;
+        launch.qkv = buffers_.qkv.get();
+        launch.t = buffers_.t.get();
+        launch.kCache = buffers_.kCache.get();
+        launch.vCache = buffers_.vCache.get();
+        launch.lse = lse_->get();
+        launch.batch = problem_.batch;
+        launch.heads = problem_.shape.heads;
+        launch.sequenceLength = problem_.sequence;
+        launch.cacheCapacity = problem_.cacheCapacity();
+        launch.qkvTileRows = qkvGemm_->tile.m;
+        launch.blocks = blocks;
+        launch.triggerDependents = triggerDependents;
+        launch.waitForPriorGrid = gridSync;
+        constexpr TPolicyKind kind = std::is_same_v<TPolicy, typename ChainPolicies::TTileSync> ? TPolicyKind::TileSync
+                                                                                                 : TPolicyKind::RowSync;
+        launchPromptFmha<M, kind>(launch, view, input, stream, ordering);
+        return;
+      }
       PromptAttentionArgs args;
       args.qkv = buffers_.qkv.get();
       args.t = buffers_.t.get();
@@ -519,6 +553,7 @@ class AttentionChain {
   Variant variant_;
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
+  PromptAttentionKernel promptKernel_;
   const AttentionGemm* qkvGemm_ = nullptr;
   const AttentionGemm* outGemm_ = nullptr;
   std::unique_ptr<Stage> qkv_, attn_, out_;
@@ -526,6 +561,7 @@ class AttentionChain {
   std::uint32_t attentionParts_ = 1;
   std::unique_ptr<DeviceBuffer<float>> partialOutputs_, partialMaxSum_;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals_;
+  std::unique_ptr<DeviceBuffer<float>> lse_;  // CUTLASS's flash attention writes the softmax's log-sum-exp
   std::unique_ptr<CublasLtGemm> cublasQkv_, cublasOut_;
   BlockTrace* trace_ = nullptr;  // setTrace
   ChainExecutor executor_;  // the tile-synchronized and stream-ordered variants' three stages

@@ -49,10 +49,12 @@ struct Options {
   std::vector<std::string> variants;  // names to run; empty: all
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
+  PromptAttentionKernel attentionKernel =  // prompt processing
+      CUSYNC_HAVE_CUTLASS_FMHA ? PromptAttentionKernel::CutlassFmha : PromptAttentionKernel::FlashMma;
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
-  std::uint32_t outputGroupRows = kOutputGroupRows;      // the output GEMM's tile order (AttentionChain)
+  std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
   std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
@@ -63,6 +65,7 @@ const char* const kUsage =
     "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--variants a,b]\n"
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
+    "                         [--attention-kernel cutlass-fmha|mma]\n"
     "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N]\n"
     "                         [--check-only] [--csv FILE]\n"
@@ -86,7 +89,10 @@ const char* const kUsage =
     "            (query-row tiles in sequence order) or longest-first (causal: the tiles with the most keys first;\n"
     "            default)\n"
     "  --attention-blocks    prompt processing: blocks per attention tile of 128 queries, 1 (8 warps) or 2 (4\n"
-    "            warps and 64 queries each); default auto: 2 where the tiles fill at most half the SMs\n"
+    "            warps and 64 queries each); default auto: 2 where the tiles fill at most half the SMs (mma only)\n"
+    "  --attention-kernel    prompt processing: the attention stage's kernel, cutlass-fmha (CUTLASS's Hopper\n"
+    "            flash attention, TMA and wgmma; default where this build has it) or mma (this example's mma.sync\n"
+    "            flash attention)\n"
     "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
     "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
     "            read the same k-range at once; default)\n"
@@ -95,7 +101,8 @@ const char* const kUsage =
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
     "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
     "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
-    "            (default 1: row-major; 16 is column-major at every prompt shape up to 2048 tokens)\n"
+    "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
+    "            1 for llama, the faster of the two in the chains)\n"
     "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
     "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
     "            chain's first block) and prints each stage's span\n"
@@ -154,6 +161,14 @@ Options parseOptions(int argc, char** argv) {
       if (v == "rows") options.attentionOrder = AttentionOrder::Rows;
       else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
       else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
+    } else if (arg == "--attention-kernel") {
+      const std::string v = value();
+      if (v == "cutlass-fmha") options.attentionKernel = PromptAttentionKernel::CutlassFmha;
+      else if (v == "mma") options.attentionKernel = PromptAttentionKernel::FlashMma;
+      else exitWithUsageError(program, "--attention-kernel: '" + v + "' is neither cutlass-fmha nor mma");
+      if (options.attentionKernel == PromptAttentionKernel::CutlassFmha && !CUSYNC_HAVE_CUTLASS_FMHA)
+        exitWithUsageError(program, "--attention-kernel cutlass-fmha: this build has no CUTLASS flash attention "
+                                    "(the nvidia-cutlass package's examples/88_hopper_fmha was not found)");
     } else if (arg == "--attention-blocks") {
       const std::string v = value();
       options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
@@ -192,6 +207,11 @@ Options parseOptions(int argc, char** argv) {
   AttentionProblem& p = options.problem;
   if (!seqGiven) p.sequence = p.phase == Phase::Decode ? 1 : 512;
   if (!cacheGiven) p.cached = p.phase == Phase::Decode ? 1024 : 0;
+  if (options.outputGroupRows == 0) options.outputGroupRows = defaultOutputGroupRows(p.shape.model);
+  if (p.phase == Phase::Prompt && options.attentionKernel == PromptAttentionKernel::CutlassFmha &&
+      options.attentionBlocks > 1)
+    exitWithUsageError(program, "--attention-blocks 2: CUTLASS's flash attention computes a tile in one block "
+                                "(--attention-kernel mma splits it)");
   if (const auto why = whyNotRunnable(p)) exitWithUsageError(program, *why);
   // Each role needs a configuration left, under both T policies.
   for (GemmRole role : {GemmRole::Qkv, GemmRole::Output})
@@ -274,7 +294,8 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
                                        cudaStream_t stream, std::vector<Result>& results) {
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
+                             options.attentionKernel);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -358,7 +379,8 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
+                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
+                             options.attentionKernel);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
@@ -395,7 +417,8 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
       if (v.name() == r.variant) variant = v;
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows);
+                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
+                             options.attentionKernel);
     DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
     for (int i = 0; i < 3; ++i) chain.enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));
@@ -441,15 +464,16 @@ void writeCsv(const std::string& path, const Options& options, const std::vector
   }
   const AttentionProblem& p = options.problem;
   std::fprintf(file, "model,phase,batch,seq,cache,tokens,variant,configuration,us,speedup_vs_streamsync,"
-                     "relative_error,t_relative_error,cache_relative_error,nonfinite,correct\n");
+                     "relative_error,t_relative_error,cache_relative_error,nonfinite,correct,attention_kernel\n");
   for (const Result& r : results)
-    std::fprintf(file, "%s,%s,%d,%d,%d,%d,%s,%s,%.3f,%.4f,%.3e,%.3e,%.3e,%llu,%d\n", p.shape.name, p.phaseName(),
+    std::fprintf(file, "%s,%s,%d,%d,%d,%d,%s,%s,%.3f,%.4f,%.3e,%.3e,%.3e,%llu,%d,%s\n", p.shape.name, p.phaseName(),
                  p.batch, p.sequence, p.cached, p.tokens(), r.variant.c_str(), r.configuration.c_str(),
                  r.microseconds,
                  r.microseconds > 0 && streamSyncMicroseconds > 0 ? streamSyncMicroseconds / r.microseconds : 0.0,
                  r.output.relativeError, r.attention.relativeError, r.cache.relativeError,
                  r.output.nonFinite + r.attention.nonFinite + r.cache.nonFinite,
-                 r.correct() ? 1 : 0);
+                 r.correct() ? 1 : 0,
+                 p.phase == Phase::Prompt ? promptAttentionKernelName(options.attentionKernel) : "decode");
   std::fclose(file);
 }
 

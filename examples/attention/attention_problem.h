@@ -69,10 +69,11 @@ inline std::optional<std::string> whyNotRunnable(const AttentionProblem& p) {
 // shared memory).
 inline constexpr std::uint32_t kDecodeBlocksPerSm = 8;
 // The output GEMM's tile order: rows of tiles taken this many at a time, column by column (grouped_order.h); 1 is
-// row-major. Alone, the H100 ran the output GEMMs 5-24% faster column-major (16 covers every prompt shape's rows up to
-// 2048 tokens; docs/BENCHMARKS.md, issue 14, session 13 call 7), but no chain has run in that order yet, so the
-// default stays the order every chain measurement used. A one-row grid (token generation) is row-major either way.
-inline constexpr std::uint32_t kOutputGroupRows = 1;
+// row-major. Measured in the chains on the H100 (docs/BENCHMARKS.md, issue 14, session 14 call 1): column-major (16
+// covers every prompt shape's rows up to 2048 tokens) took GPT-3's synchronized chains 2-11% faster (its output
+// GEMM has 96 column tiles of 128: row-major streams the whole weight for each row of tiles), and LLaMA's 1-8%
+// slower (64 column tiles; K = 1024). A one-row grid (token generation) is row-major either way.
+inline constexpr std::uint32_t defaultOutputGroupRows(Model model) { return model == Model::Gpt3 ? 16 : 1; }
 inline std::uint32_t decodeParts(const AttentionProblem& p, int multiprocessors, std::uint32_t maxKeysPerPart,
                                  std::uint32_t blocksPerSm = kDecodeBlocksPerSm) {
   const std::uint32_t keys = std::uint32_t(p.cached) + 1;
@@ -122,6 +123,15 @@ inline std::vector<std::uint32_t> waveBalancingSplits(std::uint32_t tiles, int k
     }
   }
   return parts;
+}
+
+// Prompt processing: the kernel of the attention stage. CutlassFmha: CUTLASS's Hopper flash attention (TMA loads,
+// wgmma, warp-specialized; attention_fmha_kernel.cuh), built where the nvidia-cutlass package ships it. FlashMma:
+// this example's mma.sync flash attention (attention_kernels.cuh). On the H100 at GPT-3's 2048 tokens CUTLASS's
+// kernel alone ran at 237 TFLOP/s and the mma.sync one at about 110 (docs/BENCHMARKS.md, issue 14, session 14).
+enum class PromptAttentionKernel { FlashMma, CutlassFmha };
+inline const char* promptAttentionKernelName(PromptAttentionKernel kernel) {
+  return kernel == PromptAttentionKernel::CutlassFmha ? "cutlass-fmha" : "mma";
 }
 
 // Prompt processing: blocks per attention tile of 128 queries when the command line leaves it to the example. Two

@@ -1,0 +1,43 @@
+// The prompt attention stage on CUTLASS's Hopper flash attention (attention_fmha_kernel.cuh), type-erased like the
+// GEMMs so that the example neither includes CUTLASS nor recompiles the kernel: one launch function per model and
+// T policy, defined in attention_fmha.cu. Compiled only where the nvidia-cutlass package's examples/88_hopper_fmha is
+// found (CUSYNC_HAVE_CUTLASS_FMHA, examples/attention/CMakeLists.txt). Host header.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include "attention_policies.h"
+#include "cusync/launch.cuh"
+#include "cusync/stage_view.cuh"
+#include "cusync/typed_stage_view.cuh"
+
+#ifndef CUSYNC_HAVE_CUTLASS_FMHA
+#define CUSYNC_HAVE_CUTLASS_FMHA 0
+#endif
+
+namespace cusync::examples::attention {
+
+// One launch of the stage: every pointer is the chain's, shapes in elements.
+struct PromptFmhaLaunch {
+  const __half* qkv = nullptr;  // [tokens, 3 * heads * 128]
+  __half* t = nullptr;          // [tokens, heads * 128]
+  __half* kCache = nullptr;     // [B, heads, capacity, 128]
+  __half* vCache = nullptr;
+  float* lse = nullptr;         // [B, heads, S]: the softmax's log-sum-exp, which CUTLASS's epilogue writes
+  std::uint32_t batch = 0, heads = 0, sequenceLength = 0, cacheCapacity = 0;
+  std::uint32_t qkvTileRows = 0;  // rows of a QKV GEMM tile
+  std::uint32_t blocks = 0;       // the stage's blocks: one per head tile
+  bool triggerDependents = false, waitForPriorGrid = false;  // PDL (attention_kernels.cuh's PromptAttentionArgs)
+};
+
+// Launches the stage posting under Policies<M, Prompt>::T<K>, waiting under its QkvStrided (unless `input` is
+// unsynchronized). Throws cusync::Error if CUTLASS refuses the problem.
+template <Model M, TPolicyKind K>
+void launchPromptFmha(const PromptFmhaLaunch& launch, TypedStageView<typename Policies<M, Phase::Prompt>::template T<K>> stage,
+                      InputView<typename Policies<M, Phase::Prompt>::QkvStrided> input, cudaStream_t stream,
+                      LaunchOrdering ordering);
+
+}  // namespace cusync::examples::attention
