@@ -237,14 +237,15 @@ class AttentionChain {
   // by column (grouped_order.h; 1: row-major). Nobody waits on the output GEMM, so its order is free of deadlock; a
   // group covering all the rows is column-major, where the tiles in flight share few columns of Wo (L2 reuse;
   // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone). `promptKernel`: the
-  // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile).
+  // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
+  // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
                  PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1,
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
                  std::uint32_t outputGroupRows = 1,
-                 PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma)
+                 PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
         promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
@@ -262,10 +263,19 @@ class AttentionChain {
     // A GEMM in clusters computes the tiles of its cluster's rows together: the same grouped order over clusters of
     // rows (the QKV stage waits for nothing, so any order is free of deadlock; the order only decides which head
     // tiles the attention stage gets first).
-    if (qkvGemm_->clusterRows > 1)
-      qkv_->setClusterTileOrder<typename ChainPolicies::QkvOrder>(std::uint32_t(qkvGemm_->clusterRows));
-    else
+    // Groups of more than one row: qkvGroupedIndex (the spec's order is its groups of one row).
+    if (qkvGroupRows == 0) throw Error("attention_example: the QKV GEMM's row groups hold at least one row");
+    const std::uint32_t qkvClusterRows = std::uint32_t(qkvGemm_->clusterRows);
+    if (qkvGroupRows > 1) {
+      const std::uint32_t groupClusters = std::max(1u, qkvGroupRows / qkvClusterRows);
+      qkv_->setClusterTileOrderBy(qkvClusterRows, [groupClusters](TileCoord cluster, GridShape clusters) {
+        return qkvGroupedIndex(cluster, clusters, groupClusters);
+      });
+    } else if (qkvClusterRows > 1) {
+      qkv_->setClusterTileOrder<typename ChainPolicies::QkvOrder>(qkvClusterRows);
+    } else {
       qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    }
     const std::uint32_t clusterRows = std::uint32_t(outGemm_->clusterRows);
     if (outputGroupRows == 0) throw Error("attention_example: the output GEMM's row groups hold at least one row");
     if (clusterRows > 1) {  // groups of cluster rows

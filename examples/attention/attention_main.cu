@@ -54,6 +54,7 @@ struct Options {
   PartOrder splitOrder = PartOrder::KRangesInTurn;  // the GEMMs' split-K parts
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
+  std::uint32_t qkvGroupRows = 1;  // the QKV GEMM's tile order (AttentionChain): 1 is the spec's
   std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
   std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
@@ -67,7 +68,7 @@ const char* const kUsage =
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--attention-kernel cutlass-fmha|mma]\n"
     "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
-    "                         [--decode-trigger start|after-wait] [--out-group-rows N]\n"
+    "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -103,6 +104,8 @@ const char* const kUsage =
     "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
     "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
     "            1 for llama, the faster of the two in the chains)\n"
+    "  --qkv-group-rows N    the QKV GEMM's tile order: a head's Q, K and V tiles of a row back to back, rows\n"
+    "            taken N at a time, head by head (default 1: the spec's order, row by row)\n"
     "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
     "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
     "            chain's first block) and prints each stage's span\n"
@@ -181,6 +184,8 @@ Options parseOptions(int argc, char** argv) {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
       options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
+    } else if (arg == "--qkv-group-rows") {
+      options.qkvGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--out-group-rows") {
       options.outputGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--split-order") {
@@ -295,7 +300,7 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
   AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
                              options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel);
+                             options.attentionKernel, options.qkvGroupRows);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -380,7 +385,7 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
                              options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel);
+                             options.attentionKernel, options.qkvGroupRows);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
@@ -418,7 +423,7 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
     AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
                                workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
                                options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel);
+                             options.attentionKernel, options.qkvGroupRows);
     DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
     for (int i = 0; i < 3; ++i) chain.enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));

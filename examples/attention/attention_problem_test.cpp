@@ -172,3 +172,35 @@ TEST_CASE("the generated StridedSync policies group the Q, K and V tiles of each
     checkStrided<Policies<Model::Llama, Phase::Prompt>::QkvStrided>(8, rows);
   }
 }
+
+TEST_CASE("the QKV order in groups of one row is the spec's proven grouped order; others are bijections keeping a "
+          "head's Q, K and V together", "[attention]") {
+  for (std::uint32_t rows : {4u, 16u, 32u}) {
+    const GridShape gpt3{36, rows, 1}, llama{24, rows, 1};
+    for (std::uint32_t linear = 0; linear < gpt3.tileCount(); ++linear) {
+      const TileCoord t = tileAtLinear(linear, gpt3);
+      CHECK(qkvGroupedIndex(t, gpt3, 1) == Policies<Model::Gpt3, Phase::Prompt>::QkvOrder::index(t, gpt3));
+    }
+    for (std::uint32_t linear = 0; linear < llama.tileCount(); ++linear) {
+      const TileCoord t = tileAtLinear(linear, llama);
+      CHECK(qkvGroupedIndex(t, llama, 1) == Policies<Model::Llama, Phase::Prompt>::QkvOrder::index(t, llama));
+    }
+    for (std::uint32_t groupRows : {2u, 3u, 16u, 64u}) {
+      std::set<std::uint32_t> indices;
+      for (std::uint32_t linear = 0; linear < gpt3.tileCount(); ++linear) {
+        const TileCoord t = tileAtLinear(linear, gpt3);
+        const std::uint32_t index = qkvGroupedIndex(t, gpt3, groupRows);
+        CHECK(index < gpt3.tileCount());
+        indices.insert(index);
+        // Q, K and V of one head and row are consecutive, Q first.
+        CHECK(index % 3 == t.x / 12);
+        CHECK(qkvGroupedIndex(TileCoord{t.x % 12, t.y, 0}, gpt3, groupRows) == index - t.x / 12);
+      }
+      CHECK(indices.size() == gpt3.tileCount());
+    }
+  }
+  // Column-major (a group of every row): head 0's rows first, in row order.
+  const GridShape grid{36, 16, 1};
+  CHECK(qkvGroupedIndex(TileCoord{0, 1, 0}, grid, 16) == 3);
+  CHECK(qkvGroupedIndex(TileCoord{1, 0, 0}, grid, 16) == 3 * 16);
+}
