@@ -463,6 +463,10 @@ class TileSyncConvKernel {
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      // As in the GEMM (TileSyncGemmKernel::meetBeforeEpilogue): the epilogue's shared memory is the mainloop's, so
+      // every math warp group's last wgmma must have read its stages before any warp group writes epilogue data.
+      if constexpr (NumMmaThreads > cutlass::NumThreadsPerWarpGroup)
+        cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
       if (parts > 1) {
         const int rowsInTile = get<0>(params.epilogue_shape) - m_coord * int(size<0>(TileShape{}));
         if (!reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(

@@ -290,6 +290,7 @@ class TileSyncGemmKernel {
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      meetBeforeEpilogue();
       if (parts > 1 && !reduceSplitPartials(sync, ticket.tile, part, parts, accumulators, mma_thread_idx,
                                             shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
         return;  // another part of this tile arrives later and finishes it
@@ -304,6 +305,16 @@ class TileSyncGemmKernel {
 #else
     printf("cusync TileSyncGemmKernel requires sm_90a\n");
 #endif
+  }
+
+  // The epilogue's shared memory is the mainloop's (the union above), and mma() waits only for the calling warp
+  // group's own wgmma: a warp group that finished its k-blocks could write epilogue staging data over stages the other
+  // one's last wgmma still reads (it may trail by up to the pipeline's depth). So the math warp groups meet first.
+  // Found by compute-sanitizer, which slows warps unevenly: unsplit tiles came out wrong under every tool, split ones
+  // (whose reduction has a barrier here) right (docs/BENCHMARKS.md, issue 14, session 14 call 7).
+  CUTLASS_DEVICE static void meetBeforeEpilogue() {
+    if constexpr (NumMmaWarpGroups > 1)
+      cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
   }
 
   // Split-K by last arrival (split_k_reduction.hpp), shared with the persistent and the fused-chain kernels.
