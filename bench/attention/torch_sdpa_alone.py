@@ -2,43 +2,22 @@
 """torch's causal scaled_dot_product_attention alone at the attention block's prompt shapes, per SDPA backend: the
 attention stage the hooked attention kernels are compared with. Q, K and V are views of one QKV [B*S, 3*heads*128]
 tensor, as the chain's QKV GEMM writes it and torch_attention_baselines.py reads it. CUDA graphs of --per-graph
-calls, median of --samples replays after a warm-up; each backend's output is checked against the math backend in
-float32.
+calls, median of --samples replays after a warm-up (bench/mlp/torch_baselines.py's time_graph); each backend's
+output is checked against the math backend in float32.
 
 Usage: torch_sdpa_alone.py [--shapes gpt3:1x512,...] [--csv FILE]
 """
 import argparse
-import statistics
+import sys
 
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
+sys.path.insert(0, __file__.rsplit("/", 2)[0] + "/mlp")
+from torch_baselines import time_graph  # noqa: E402  (CUDA-graph timing shared with every torch baseline)
+
 HEADS = {"gpt3": 12, "llama": 8}  # heads per GPU under 8-way tensor parallelism
-
-
-def time_graph(fn, per_graph, samples):
-    stream = torch.cuda.Stream()
-    stream.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(stream):
-        for _ in range(3):
-            fn()
-    torch.cuda.current_stream().wait_stream(stream)
-    graph = torch.cuda.CUDAGraph()
-    with torch.cuda.graph(graph):
-        for _ in range(per_graph):
-            fn()
-    for _ in range(5):
-        graph.replay()
-    times = []
-    for _ in range(samples):
-        start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        start.record()
-        graph.replay()
-        end.record()
-        end.synchronize()
-        times.append(start.elapsed_time(end) * 1000.0 / per_graph)
-    return statistics.median(times)
 
 
 def main():
@@ -64,8 +43,8 @@ def main():
                 with sdpa_kernel(backend):
                     out = F.scaled_dot_product_attention(q, k, v, is_causal=True)
                     error = ((out.float() - reference).norm() / reference.norm()).item()
-                    us = time_graph(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
-                                    args.per_graph, args.samples)
+                    us, _ = time_graph(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+                                       calls=args.per_graph, samples=args.samples)
             except RuntimeError as e:
                 print(f"{model} {batch}x{seq} {name}: unavailable ({str(e).splitlines()[0][:80]})")
                 continue

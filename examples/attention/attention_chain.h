@@ -510,19 +510,19 @@ class AttentionChain {
     } else {
       if (promptKernel_ == PromptAttentionKernel::CutlassFmha) {
         PromptFmhaLaunch launch;
-        launch.qkv = buffers_.qkv.get();
+        launch.kernel.qkv = buffers_.qkv.get();
+        launch.kernel.kCache = buffers_.kCache.get();
+        launch.kernel.vCache = buffers_.vCache.get();
+        launch.kernel.heads = problem_.shape.heads;
+        launch.kernel.sequenceLength = problem_.sequence;
+        launch.kernel.cacheCapacity = problem_.cacheCapacity();
+        launch.kernel.qkvTileRows = qkvGemm_->tile.m;
+        launch.kernel.triggerDependents = triggerDependents;
+        launch.kernel.waitForPriorGrid = gridSync;
         launch.t = buffers_.t.get();
-        launch.kCache = buffers_.kCache.get();
-        launch.vCache = buffers_.vCache.get();
         launch.lse = lse_->get();
         launch.batch = problem_.batch;
-        launch.heads = problem_.shape.heads;
-        launch.sequenceLength = problem_.sequence;
-        launch.cacheCapacity = problem_.cacheCapacity();
-        launch.qkvTileRows = qkvGemm_->tile.m;
         launch.blocks = blocks;
-        launch.triggerDependents = triggerDependents;
-        launch.waitForPriorGrid = gridSync;
         constexpr TPolicyKind kind = std::is_same_v<TPolicy, typename ChainPolicies::TTileSync> ? TPolicyKind::TileSync
                                                                                                  : TPolicyKind::RowSync;
         launchPromptFmha<M, kind>(launch, view, input, stream, ordering);

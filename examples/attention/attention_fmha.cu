@@ -15,14 +15,14 @@ typename PromptFmha::Kernel::Params promptFmhaParams(const PromptFmhaLaunch& l) 
   using namespace cute;
   using Kernel = PromptFmha::Kernel;
   using Element = PromptFmha::Element;
-  const int batch = int(l.batch), heads = int(l.heads), sequence = int(l.sequenceLength);
+  const int batch = int(l.batch), heads = int(l.kernel.heads), sequence = int(l.kernel.sequenceLength);
   const int headDim = detail::kFmhaHeadDim;
   const int qkvColumns = 3 * heads * headDim, tColumns = heads * headDim;
   // Q, K and V of head h are columns [h*128, +128) of their thirds of a QKV row; a sequence is S rows.
   const PromptFmha::Stride qkvStride = make_stride(qkvColumns, _1{}, make_stride(sequence * qkvColumns, headDim));
   const PromptFmha::Stride tStride = make_stride(tColumns, _1{}, make_stride(sequence * tColumns, headDim));
   const PromptFmha::LseStride lseStride = make_stride(_1{}, make_stride(heads * sequence, sequence));
-  const auto* qkv = reinterpret_cast<const Element*>(l.qkv);
+  const auto* qkv = reinterpret_cast<const Element*>(l.kernel.qkv);
   typename Kernel::Arguments arguments{
       make_tuple(batch, heads, sequence, sequence, headDim),
       {qkv, qkvStride, qkv + heads * headDim, qkvStride, qkv + 2 * heads * headDim, qkvStride},
@@ -50,20 +50,10 @@ void launchPromptFmha(const PromptFmhaLaunch& l,
     return true;
   }();
   (void)sharedMemoryRaised;
-  if (l.sequenceLength % detail::kFmhaQueries != 0)
+  if (l.kernel.sequenceLength % detail::kFmhaQueries != 0)
     throw Error("attention_example: the flash attention stage needs S a multiple of 128");
-  PromptFmhaArgs args;
-  args.qkv = l.qkv;
-  args.kCache = l.kCache;
-  args.vCache = l.vCache;
-  args.heads = l.heads;
-  args.sequenceLength = l.sequenceLength;
-  args.cacheCapacity = l.cacheCapacity;
-  args.qkvTileRows = l.qkvTileRows;
-  args.triggerDependents = l.triggerDependents;
-  args.waitForPriorGrid = l.waitForPriorGrid;
   launchKernel(kernel, dim3(l.blocks), dim3(PromptFmha::kThreads), std::size_t(PromptFmha::kSharedBytes), stream,
-               ordering, promptFmhaParams(l), stage, input, args);
+               ordering, promptFmhaParams(l), stage, input, l.kernel);
 }
 
 template void launchPromptFmha<Model::Gpt3, TPolicyKind::TileSync>(

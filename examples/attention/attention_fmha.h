@@ -20,23 +20,33 @@
 
 namespace cusync::examples::attention {
 
-// One launch of the stage: every pointer is the chain's, shapes in elements.
-struct PromptFmhaLaunch {
+// What the kernel reads besides CUTLASS's own arguments (attention_fmha_kernel.cuh).
+struct PromptFmhaArgs {
   const __half* qkv = nullptr;  // [tokens, 3 * heads * 128]
-  __half* t = nullptr;          // [tokens, heads * 128]
   __half* kCache = nullptr;     // [B, heads, capacity, 128]
   __half* vCache = nullptr;
-  float* lse = nullptr;         // [B, heads, S]: the softmax's log-sum-exp, which CUTLASS's epilogue writes
-  std::uint32_t batch = 0, heads = 0, sequenceLength = 0, cacheCapacity = 0;
-  std::uint32_t qkvTileRows = 0;  // rows of a QKV GEMM tile
-  std::uint32_t blocks = 0;       // the stage's blocks: one per head tile
-  bool triggerDependents = false, waitForPriorGrid = false;  // PDL (attention_kernels.cuh's PromptAttentionArgs)
+  std::uint32_t heads = 0;
+  std::uint32_t sequenceLength = 0;  // S, a multiple of 128
+  std::uint32_t cacheCapacity = 0;   // >= S
+  std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
+  bool triggerDependents = false;    // a PDL producer: let the output GEMM launch once every block is resident
+  bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
+};
+
+// One launch of the stage: every pointer is the chain's, shapes in elements.
+struct PromptFmhaLaunch {
+  PromptFmhaArgs kernel;  // the cache append, the waits' geometry and PDL
+  __half* t = nullptr;    // [tokens, heads * 128]
+  float* lse = nullptr;   // [B, heads, S]: the softmax's log-sum-exp, which CUTLASS's epilogue writes
+  std::uint32_t batch = 0;
+  std::uint32_t blocks = 0;  // the stage's blocks: one per head tile
 };
 
 // Launches the stage posting under Policies<M, Prompt>::T<K>, waiting under its QkvStrided (unless `input` is
 // unsynchronized). Throws cusync::Error if CUTLASS refuses the problem.
 template <Model M, TPolicyKind K>
-void launchPromptFmha(const PromptFmhaLaunch& launch, TypedStageView<typename Policies<M, Phase::Prompt>::template T<K>> stage,
+void launchPromptFmha(const PromptFmhaLaunch& launch,
+                      TypedStageView<typename Policies<M, Phase::Prompt>::template T<K>> stage,
                       InputView<typename Policies<M, Phase::Prompt>::QkvStrided> input, cudaStream_t stream,
                       LaunchOrdering ordering);
 

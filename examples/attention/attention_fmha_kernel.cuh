@@ -27,6 +27,7 @@
 #include "collective/fmha_fusion.hpp"
 #include "kernel/fmha_kernel_builder.hpp"
 
+#include "attention_fmha.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/typed_stage_view.cuh"
 
@@ -86,17 +87,6 @@ struct PromptFmha {
   static constexpr int kSharedBytes = kFmhaSlotBytes + Kernel::SharedStorageSize;
 };
 
-struct PromptFmhaArgs {
-  const __half* qkv = nullptr;  // [tokens, 3 * heads * 128]
-  __half* kCache = nullptr;     // [B, heads, capacity, 128]
-  __half* vCache = nullptr;
-  std::uint32_t heads = 0;
-  std::uint32_t sequenceLength = 0;  // S, a multiple of 128
-  std::uint32_t cacheCapacity = 0;   // >= S
-  std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
-  bool triggerDependents = false;    // a PDL producer: let the output GEMM launch once every block is resident
-  bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
-};
 
 namespace detail {
 
