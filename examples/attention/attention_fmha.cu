@@ -9,6 +9,7 @@
 #include "cusync/error.h"
 
 namespace cusync::examples::attention {
+inline namespace CUSYNC_FMHA_BUILD_NAMESPACE {
 namespace {
 
 typename PromptFmha::Kernel::Params promptFmhaParams(const PromptFmhaLaunch& l) {
@@ -69,4 +70,5 @@ template void launchPromptFmha<Model::Llama, TPolicyKind::RowSync>(
     const PromptFmhaLaunch&, TypedStageView<Policies<Model::Llama, Phase::Prompt>::T<TPolicyKind::RowSync>>,
     InputView<Policies<Model::Llama, Phase::Prompt>::QkvStrided>, cudaStream_t, LaunchOrdering);
 
+}  // namespace CUSYNC_FMHA_BUILD_NAMESPACE
 }  // namespace cusync::examples::attention

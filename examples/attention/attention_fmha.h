@@ -18,7 +18,17 @@
 #define CUSYNC_HAVE_CUTLASS_FMHA 0
 #endif
 
+// A stress build (CUSYNC_CHAIN_DELAY_NS defined: random delays before the stage's wait and post) compiles its own
+// launch functions beside the library's: an inline namespace keeps the two apart at link time, and a translation unit
+// calls the ones it was compiled for.
+#if defined(CUSYNC_CHAIN_DELAY_NS)
+#define CUSYNC_FMHA_BUILD_NAMESPACE with_stress_delays
+#else
+#define CUSYNC_FMHA_BUILD_NAMESPACE without_stress_delays
+#endif
+
 namespace cusync::examples::attention {
+inline namespace CUSYNC_FMHA_BUILD_NAMESPACE {
 
 // What the kernel reads besides CUTLASS's own arguments (attention_fmha_kernel.cuh).
 struct PromptFmhaArgs {
@@ -50,4 +60,5 @@ void launchPromptFmha(const PromptFmhaLaunch& launch,
                       InputView<typename Policies<M, Phase::Prompt>::QkvStrided> input, cudaStream_t stream,
                       LaunchOrdering ordering);
 
+}  // namespace CUSYNC_FMHA_BUILD_NAMESPACE
 }  // namespace cusync::examples::attention

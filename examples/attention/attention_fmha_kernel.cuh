@@ -29,9 +29,11 @@
 
 #include "attention_fmha.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
 
 namespace cusync::examples::attention {
+inline namespace CUSYNC_FMHA_BUILD_NAMESPACE {
 
 // The block's tile, written by thread 0 before CUTLASS's kernel body runs and read by every warp role through
 // the tile scheduler. It lives in the first kFmhaSlotBytes of dynamic shared memory, CUTLASS's storage after it:
@@ -178,6 +180,7 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
     slot->queryBlock = int(unit.ticket.tile.y % queryBlocks);
     slot->sequence = int(unit.ticket.tile.y / queryBlocks);
     slot->head = int(unit.ticket.tile.x);
+    CUSYNC_CHAIN_DELAY(unit.ticket.tile.x * 37u + unit.ticket.tile.y);  // stress builds: a slow consumer
     if (qkvInput.synchronized()) detail::waitForHeadTileInputs(qkvInput, view, unit.ticket, args);
   }
   __syncthreads();  // extends thread 0's acquire to the block, publishes the slot
@@ -194,6 +197,7 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
     completeBulkStores();
     asm volatile("fence.proxy.async.global;" ::: "memory");
   }
+  if (mathThread == 0) CUSYNC_CHAIN_DELAY(ticket.tile.x * 11u + ticket.tile.y);  // stress builds: a slow producer
   cutlass::arch::NamedBarrier::sync(PromptFmha::kMathThreads, detail::kFmhaPostBarrier);
   if (view.semaphores != nullptr && mathThread == 0) view.template postThread<OutputPolicy>(ticket.tile);
   // The math warp groups hold MmaRegisterRequirement registers since CUTLASS's body raised them; requesting the
@@ -204,4 +208,5 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
 #endif
 }
 
+}  // namespace CUSYNC_FMHA_BUILD_NAMESPACE
 }  // namespace cusync::examples::attention
