@@ -5,8 +5,9 @@
 //     for every QKV tile the tile reads: its own rows' Q, K and V and the K and V of every earlier row tile of its
 //     sequence (causal). Under StridedSync a head's Q, K and V share one semaphore per QKV row tile, and the QKV
 //     GEMM produces row tiles in order, so the first wait (the tile's own rows, produced last) is the one that
-//     spins. Waiting for all of them before the first load gives up nothing measurable: the FMHA's first loads
-//     are the tile's own Q rows, which are the last ones produced anyway;
+//     spins. Waiting for all of them before the first load should cost little (not measured against waiting per
+//     key block, which would need CUTLASS's load loop changed): the FMHA's first loads are the tile's own Q rows,
+//     the last ones produced anyway;
 //   - the tile scheduler hands CUTLASS's warp roles that tile (one per block) instead of blockIdx;
 //   - after it, the math warp groups complete their TMA stores of T and post the tile under the stage's policy,
 //     then append the tile's own K and V rows to the caches (S' = 0: positions [0, S) are the prompt's). Nobody in
