@@ -508,25 +508,29 @@ class AttentionChain {
       launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
                    ordering, view, input, args);
     } else {
-      if (promptKernel_ == PromptAttentionKernel::CutlassFmha) {
-        PromptFmhaLaunch launch;
-        launch.kernel.qkv = buffers_.qkv.get();
-        launch.kernel.kCache = buffers_.kCache.get();
-        launch.kernel.vCache = buffers_.vCache.get();
-        launch.kernel.heads = problem_.shape.heads;
-        launch.kernel.sequenceLength = problem_.sequence;
-        launch.kernel.cacheCapacity = problem_.cacheCapacity();
-        launch.kernel.qkvTileRows = qkvGemm_->tile.m;
-        launch.kernel.triggerDependents = triggerDependents;
-        launch.kernel.waitForPriorGrid = gridSync;
-        launch.t = buffers_.t.get();
-        launch.lse = lse_->get();
-        launch.batch = problem_.batch;
-        launch.blocks = blocks;
-        constexpr TPolicyKind kind = std::is_same_v<TPolicy, typename ChainPolicies::TTileSync> ? TPolicyKind::TileSync
-                                                                                                 : TPolicyKind::RowSync;
-        launchPromptFmha<M, kind>(launch, view, input, stream, ordering);
-        return;
+      // Without CUTLASS's FMHA in the build the branch is not compiled (its launch functions do not exist); the
+      // constructor refuses the kernel then.
+      if constexpr (CUSYNC_HAVE_CUTLASS_FMHA != 0) {
+        if (promptKernel_ == PromptAttentionKernel::CutlassFmha) {
+          PromptFmhaLaunch launch;
+          launch.kernel.qkv = buffers_.qkv.get();
+          launch.kernel.kCache = buffers_.kCache.get();
+          launch.kernel.vCache = buffers_.vCache.get();
+          launch.kernel.heads = problem_.shape.heads;
+          launch.kernel.sequenceLength = problem_.sequence;
+          launch.kernel.cacheCapacity = problem_.cacheCapacity();
+          launch.kernel.qkvTileRows = qkvGemm_->tile.m;
+          launch.kernel.triggerDependents = triggerDependents;
+          launch.kernel.waitForPriorGrid = gridSync;
+          launch.t = buffers_.t.get();
+          launch.lse = lse_->get();
+          launch.batch = problem_.batch;
+          launch.blocks = blocks;
+          constexpr TPolicyKind kind =
+              std::is_same_v<TPolicy, typename ChainPolicies::TTileSync> ? TPolicyKind::TileSync : TPolicyKind::RowSync;
+          launchPromptFmha<M, kind>(launch, view, input, stream, ordering);
+          return;
+        }
       }
       PromptAttentionArgs args;
       args.qkv = buffers_.qkv.get();
