@@ -292,15 +292,25 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
 
 // Checks, then times, one configuration of one variant; prints and records its result. Nullopt when a GEMM
 // refuses the launch before any kernel runs (its why_not_implementable), which is printed.
+// The chain of one variant and GEMM choice under the command line's chain options: the one place that passes them
+// to the constructor, for the timed runs, the stage times and the traces alike.
+template <Model M, Phase P>
+AttentionChain<M, P> chainFor(const Options& options, const Variant& variant, GemmChoice gemms,
+                              AttentionBuffers& buffers, int multiprocessors, cublasLtHandle_t lt, void* workspace,
+                              std::size_t workspaceBytes) {
+  return AttentionChain<M, P>(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
+                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
+                              options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
+                              options.attentionKernel, options.qkvGroupRows);
+}
+
 template <Model M, Phase P>
 std::optional<Result> runConfiguration(const Options& options, const Variant& variant, GemmChoice gemms,
                                        AttentionBuffers& buffers, int multiprocessors,
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results) {
-  AttentionChain<M, P> chain(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                             workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel, options.qkvGroupRows);
+  AttentionChain<M, P> chain =
+      chainFor<M, P>(options, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
   Result result;
   try {
     result = checkThenTime(chain, buffers, options, stream);
@@ -382,10 +392,8 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
     if ((r.variant != "StreamSync" && r.variant != "cuBLAS+attn") || !r.correct() || r.microseconds <= 0) continue;
     const Variant variant = r.variant == "StreamSync" ? Variant{Ordering::StreamSync, TPolicyKind::TileSync}
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
-    AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
-                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                             options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel, options.qkvGroupRows);
+    AttentionChain<M, P> chain =
+        chainFor<M, P>(options, variant, r.gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
     chain.enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
@@ -420,10 +428,8 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
     Variant variant{};
     for (const Variant& v : allVariants())
       if (v.name() == r.variant) variant = v;
-    AttentionChain<M, P> chain(options.problem, variant, r.gemms, buffers, multiprocessors, lt, workspace,
-                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                             options.attentionKernel, options.qkvGroupRows);
+    AttentionChain<M, P> chain =
+        chainFor<M, P>(options, variant, r.gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
     DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
     for (int i = 0; i < 3; ++i) chain.enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));
