@@ -24,8 +24,7 @@
 
 #include "attention_chain.h"
 #include "attention_gemv_instance.cuh"
-#include "common/graph_timer.cuh"
-#include "common/mismatch_count.cuh"
+#include "attention_stress_case.cuh"
 #include "common/stress_executions.h"
 
 using namespace cusync;
@@ -133,27 +132,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     std::printf("  running %s B=%d S'=%d %s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
                 c.triggerAfterWait ? " (trigger after wait)" : "", chain.description().c_str());
     const auto start = std::chrono::steady_clock::now();
-    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
-    AttentionBuffers& b = *buffers;
-    timeWithGraph(
-        [&](cudaStream_t s) {
-          poison(b.qkv, s);
-          poison(b.t, s);
-          poison(b.y, s);
-          poisonAppended(b, p, s);
-          chain.poisonScratch(s);
-          chain.enqueue(s);
-          countMismatches<><<<132, 256, 0, s>>>(b.t.get(), b.tReference.get(), b.t.size(), mismatches.get());
-          countMismatches<><<<264, 256, 0, s>>>(b.y.get(), b.yReference.get(), b.y.size(), mismatches.get());
-          gatherAppended(b, p, s);
-          countMismatches<><<<132, 256, 0, s>>>(b.appended.get(), b.appendedReference.get(), b.appended.size(),
-                                                mismatches.get());
-          CUSYNC_CUDA_CHECK(cudaGetLastError());
-        },
-        stream, perGraph, 0, int(replays));
-    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-    unsigned long long bad = 0;
-    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
+    const unsigned long long bad = countStressMismatches(chain, *buffers, p, stream, perGraph, replays, mismatches);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     done += perGraph * replays;
     mismatchesOut += (long long)bad;
