@@ -141,7 +141,9 @@ inline const char* orderingName(Ordering o) {
 
 struct Variant {
   Ordering ordering;
-  TPolicyKind tPolicy;  // the T dependency's policy (synchronized variants); the QKV dependency is StridedSync
+  // The T dependency's policy (synchronized variants). The QKV dependency's is the QKV GEMM's tiling's: "Strided"
+  // in the name is StridedSync for head-wide tiles; narrow ones wait under RowSync (the description says so).
+  TPolicyKind tPolicy;
   bool synchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
   std::string name() const {
     if (!synchronized()) return orderingName(ordering);
@@ -216,12 +218,12 @@ inline StageOrdering stageOrderingOf(Ordering ordering) {
 }
 
 // One attention block of a given variant, with its stages: qkv (the QKV GEMM, posting under StridedSync in the
-// grouped tile order), attn (the attention kernel, waiting under StridedSync, posting T under the variant's policy)
-// and out (the output GEMM, waiting for T).
+// grouped tile order with head-wide tiles, under RowSync in row-major order with the prompt's narrower ones), attn
+// (the attention kernel, waiting under the QKV GEMM's policy, posting T under the variant's policy) and out (the
+// output GEMM, waiting for T).
 template <Model M, Phase P>
 class AttentionChain {
   using ChainPolicies = Policies<M, P>;
-  using QkvPolicy = typename ChainPolicies::QkvStrided;
 
  public:
   // `gemms`: the GEMM configurations (the output GEMM's waiting under the variant's T policy); the cuBLAS variant
@@ -238,7 +240,8 @@ class AttentionChain {
   // group covering all the rows is column-major, where the tiles in flight share few columns of Wo (L2 reuse;
   // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone). `promptKernel`: the
   // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
-  // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order).
+  // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order);
+  // head-wide QKV tiles only, narrow ones take row-major order.
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
@@ -259,22 +262,29 @@ class AttentionChain {
         P == Phase::Prompt ? GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.tokens() / 128), 1}
                            : GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.batch), 1};
     attn_ = std::make_unique<Stage>("attn", attentionGrid);
-    qkv_->setOutputPolicy<QkvPolicy>();
-    // A GEMM in clusters computes the tiles of its cluster's rows together: the same grouped order over clusters of
-    // rows (the QKV stage waits for nothing, so any order is free of deadlock; the order only decides which head
-    // tiles the attention stage gets first).
+    // The QKV GEMM's tiling: head-wide tiles post under StridedSync in the spec's grouped order, narrower ones
+    // (prompt only) under RowSync in row-major order (attention_policies.h).
+    qkvTiling_ = qkvGemm_->tile.n == kSpecTileN ? QkvTiling::HeadWide : QkvTiling::Narrow;
+    // A GEMM in clusters computes the tiles of its cluster's rows together: the same order over clusters of rows
+    // (the QKV stage waits for nothing, so any order is free of deadlock; the order only decides which head tiles
+    // the attention stage gets first).
     // Groups of more than one row: qkvGroupedIndex (the spec's order is its groups of one row).
     if (qkvGroupRows == 0) throw Error("attention_example: the QKV GEMM's row groups hold at least one row");
     const std::uint32_t qkvClusterRows = std::uint32_t(qkvGemm_->clusterRows);
-    if (qkvGroupRows > 1) {
-      const std::uint32_t groupClusters = std::max(1u, qkvGroupRows / qkvClusterRows);
-      qkv_->setClusterTileOrderBy(qkvClusterRows, [groupClusters](TileCoord cluster, GridShape clusters) {
-        return qkvGroupedIndex(cluster, clusters, groupClusters);
-      });
-    } else if (qkvClusterRows > 1) {
-      qkv_->setClusterTileOrder<typename ChainPolicies::QkvOrder>(qkvClusterRows);
-    } else {
-      qkv_->setTileOrder<typename ChainPolicies::QkvOrder>();
+    if constexpr (P == Phase::Prompt) {
+      // Narrow tiles take row-major order whatever qkvGroupRows says: its groups are of a head's three tiles.
+      if (qkvTiling_ == QkvTiling::Narrow) setQkvPolicyAndOrder<QkvTiling::Narrow>(qkvClusterRows);
+    }
+    if (qkvTiling_ == QkvTiling::HeadWide) {
+      if (qkvGroupRows > 1) {
+        qkv_->setOutputPolicy<typename QkvPolicies<M, P, QkvTiling::HeadWide>::Producer>();
+        const std::uint32_t groupClusters = std::max(1u, qkvGroupRows / qkvClusterRows);
+        qkv_->setClusterTileOrderBy(qkvClusterRows, [groupClusters](TileCoord cluster, GridShape clusters) {
+          return qkvGroupedIndex(cluster, clusters, groupClusters);
+        });
+      } else {
+        setQkvPolicyAndOrder<QkvTiling::HeadWide>(qkvClusterRows);
+      }
     }
     const std::uint32_t clusterRows = std::uint32_t(outGemm_->clusterRows);
     if (outputGroupRows == 0) throw Error("attention_example: the output GEMM's row groups hold at least one row");
@@ -329,8 +339,13 @@ class AttentionChain {
         arrivals_ = std::make_unique<DeviceBuffer<std::uint32_t>>(attentionGrid.tileCount());
         CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
       }
-      allowPromptSharedMemory<typename ChainPolicies::TTileSync>();
-      allowPromptSharedMemory<typename ChainPolicies::TRowSync>();
+      if (qkvTiling_ == QkvTiling::HeadWide) {
+        allowPromptSharedMemory<QkvTiling::HeadWide, typename ChainPolicies::TTileSync>();
+        allowPromptSharedMemory<QkvTiling::HeadWide, typename ChainPolicies::TRowSync>();
+      } else {
+        allowPromptSharedMemory<QkvTiling::Narrow, typename ChainPolicies::TTileSync>();
+        allowPromptSharedMemory<QkvTiling::Narrow, typename ChainPolicies::TRowSync>();
+      }
     }
     if (cublas) {
       cublasQkv_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.qkvColumns(), problem.shape.hidden,
@@ -361,7 +376,9 @@ class AttentionChain {
   std::string description() const {
     return variant_.ordering == Ordering::CublasAttention
                ? std::string("cuBLASLt GEMMs")
-               : "qkv " + qkvGemm_->configuration + " | out " + outGemm_->configuration + " | splits " +
+               : "qkv " + qkvGemm_->configuration +
+                     (qkvTiling_ == QkvTiling::Narrow && variant_.synchronized() ? " (RowSync)" : "") + " | out " +
+                     outGemm_->configuration + " | splits " +
                      splitName(*qkv_) + "/" + std::to_string(attn_->blocksPerTile()) + "/" + splitName(*out_);
   }
   // "P", or "P(W whole)" when only the tiles after the first W are split.
@@ -472,12 +489,33 @@ class AttentionChain {
   }
 
   void launchAttention(cudaStream_t stream, LaunchOrdering ordering) const {
-    if (variant_.tPolicy == TPolicyKind::TileSync) launchAttentionWith<typename ChainPolicies::TTileSync>(stream, ordering);
-    else launchAttentionWith<typename ChainPolicies::TRowSync>(stream, ordering);
+    if constexpr (P == Phase::Prompt) {
+      if (qkvTiling_ == QkvTiling::Narrow) {
+        if (variant_.tPolicy == TPolicyKind::TileSync)
+          launchAttentionWith<QkvTiling::Narrow, typename ChainPolicies::TTileSync>(stream, ordering);
+        else
+          launchAttentionWith<QkvTiling::Narrow, typename ChainPolicies::TRowSync>(stream, ordering);
+        return;
+      }
+    }
+    if (variant_.tPolicy == TPolicyKind::TileSync)
+      launchAttentionWith<QkvTiling::HeadWide, typename ChainPolicies::TTileSync>(stream, ordering);
+    else
+      launchAttentionWith<QkvTiling::HeadWide, typename ChainPolicies::TRowSync>(stream, ordering);
   }
 
-  template <class TPolicy>
+  // The QKV stage posts under tiling Q's producer policy, in its order (in clusters of `clusterRows` rows).
+  template <QkvTiling Q>
+  void setQkvPolicyAndOrder(std::uint32_t clusterRows) {
+    using Tiling = QkvPolicies<M, P, Q>;
+    qkv_->setOutputPolicy<typename Tiling::Producer>();
+    if (clusterRows > 1) qkv_->setClusterTileOrder<typename Tiling::Order>(clusterRows);
+    else qkv_->setTileOrder<typename Tiling::Order>();
+  }
+
+  template <QkvTiling Q, class TPolicy>
   void launchAttentionWith(cudaStream_t stream, LaunchOrdering ordering) const {
+    using QkvPolicy = typename QkvPolicies<M, P, Q>::Producer;
     const bool synchronized = variant_.synchronized();
     TypedStageView<TPolicy> view = attn_->view<TPolicy>();
     InputView<QkvPolicy> input{};
@@ -520,6 +558,7 @@ class AttentionChain {
           launch.kernel.sequenceLength = problem_.sequence;
           launch.kernel.cacheCapacity = problem_.cacheCapacity();
           launch.kernel.qkvTileRows = qkvGemm_->tile.m;
+          launch.kernel.qkvTileColumns = qkvGemm_->tile.n;
           launch.kernel.triggerDependents = triggerDependents;
           launch.kernel.waitForPriorGrid = gridSync;
           launch.t = buffers_.t.get();
@@ -528,7 +567,7 @@ class AttentionChain {
           launch.blocks = blocks;
           constexpr TPolicyKind kind =
               std::is_same_v<TPolicy, typename ChainPolicies::TTileSync> ? TPolicyKind::TileSync : TPolicyKind::RowSync;
-          launchPromptFmha<M, kind>(launch, view, input, stream, ordering);
+          launchPromptFmha<M, kind, Q>(launch, view, input, stream, ordering);
           return;
         }
       }
@@ -541,6 +580,7 @@ class AttentionChain {
       args.sequenceLength = problem_.sequence;
       args.cacheCapacity = problem_.cacheCapacity();
       args.qkvTileRows = qkvGemm_->tile.m;
+      args.qkvTileColumns = qkvGemm_->tile.n;
       args.arrivals = arrivals_ ? arrivals_->get() : nullptr;
       args.triggerDependents = triggerDependents;
       args.waitForPriorGrid = gridSync;
@@ -555,8 +595,9 @@ class AttentionChain {
     }
   }
 
-  template <class TPolicy>
+  template <QkvTiling Q, class TPolicy>
   static void allowPromptSharedMemory() {
+    using QkvPolicy = typename QkvPolicies<M, P, Q>::Producer;
     KernelOccupancy<&promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries>>::allowSharedMemory(
         promptSharedBytes(kPromptQueries));
     KernelOccupancy<&promptAttentionKernel<QkvPolicy, TPolicy, kPromptQueries / 2>>::allowSharedMemory(
@@ -568,6 +609,7 @@ class AttentionChain {
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
   PromptAttentionKernel promptKernel_;
+  QkvTiling qkvTiling_ = QkvTiling::HeadWide;
   const AttentionGemm* qkvGemm_ = nullptr;
   const AttentionGemm* outGemm_ = nullptr;
   std::unique_ptr<Stage> qkv_, attn_, out_;

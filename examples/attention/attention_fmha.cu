@@ -1,6 +1,6 @@
 // The prompt attention stage on CUTLASS's Hopper flash attention: the launch functions of attention_fmha.h, one per
-// model and T policy. CUTLASS's arguments are built per launch (they hold TMA descriptors of the chain's buffers;
-// a CUDA graph captures them once).
+// model, T policy and QKV tiling. CUTLASS's arguments are built per launch (they hold TMA descriptors of the chain's
+// buffers; a CUDA graph captures them once).
 #include "attention_fmha.h"
 
 #include <string>
@@ -37,13 +37,13 @@ typename PromptFmha::Kernel::Params promptFmhaParams(const PromptFmhaLaunch& l) 
 
 }  // namespace
 
-template <Model M, TPolicyKind K>
+template <Model M, TPolicyKind K, QkvTiling Q>
 void launchPromptFmha(const PromptFmhaLaunch& l,
                       TypedStageView<typename Policies<M, Phase::Prompt>::template T<K>> stage,
-                      InputView<typename Policies<M, Phase::Prompt>::QkvStrided> input, cudaStream_t stream,
+                      InputView<typename QkvPolicies<M, Phase::Prompt, Q>::Producer> input, cudaStream_t stream,
                       LaunchOrdering ordering) {
   using TPolicy = typename Policies<M, Phase::Prompt>::template T<K>;
-  using QkvPolicy = typename Policies<M, Phase::Prompt>::QkvStrided;
+  using QkvPolicy = typename QkvPolicies<M, Phase::Prompt, Q>::Producer;
   auto* kernel = &promptFmhaKernel<QkvPolicy, TPolicy>;
   static const bool sharedMemoryRaised = [kernel] {
     CUSYNC_CUDA_CHECK(
@@ -57,18 +57,20 @@ void launchPromptFmha(const PromptFmhaLaunch& l,
                ordering, promptFmhaParams(l), stage, input, l.kernel);
 }
 
-template void launchPromptFmha<Model::Gpt3, TPolicyKind::TileSync>(
-    const PromptFmhaLaunch&, TypedStageView<Policies<Model::Gpt3, Phase::Prompt>::T<TPolicyKind::TileSync>>,
-    InputView<Policies<Model::Gpt3, Phase::Prompt>::QkvStrided>, cudaStream_t, LaunchOrdering);
-template void launchPromptFmha<Model::Gpt3, TPolicyKind::RowSync>(
-    const PromptFmhaLaunch&, TypedStageView<Policies<Model::Gpt3, Phase::Prompt>::T<TPolicyKind::RowSync>>,
-    InputView<Policies<Model::Gpt3, Phase::Prompt>::QkvStrided>, cudaStream_t, LaunchOrdering);
-template void launchPromptFmha<Model::Llama, TPolicyKind::TileSync>(
-    const PromptFmhaLaunch&, TypedStageView<Policies<Model::Llama, Phase::Prompt>::T<TPolicyKind::TileSync>>,
-    InputView<Policies<Model::Llama, Phase::Prompt>::QkvStrided>, cudaStream_t, LaunchOrdering);
-template void launchPromptFmha<Model::Llama, TPolicyKind::RowSync>(
-    const PromptFmhaLaunch&, TypedStageView<Policies<Model::Llama, Phase::Prompt>::T<TPolicyKind::RowSync>>,
-    InputView<Policies<Model::Llama, Phase::Prompt>::QkvStrided>, cudaStream_t, LaunchOrdering);
+#define CUSYNC_INSTANTIATE_PROMPT_FMHA(MODEL, KIND, TILING)                                                   \
+  template void launchPromptFmha<Model::MODEL, TPolicyKind::KIND, QkvTiling::TILING>(                        \
+      const PromptFmhaLaunch&, TypedStageView<Policies<Model::MODEL, Phase::Prompt>::T<TPolicyKind::KIND>>,   \
+      InputView<QkvPolicies<Model::MODEL, Phase::Prompt, QkvTiling::TILING>::Producer>, cudaStream_t,        \
+      LaunchOrdering);
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Gpt3, TileSync, HeadWide)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Gpt3, RowSync, HeadWide)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Llama, TileSync, HeadWide)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Llama, RowSync, HeadWide)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Gpt3, TileSync, Narrow)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Gpt3, RowSync, Narrow)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Llama, TileSync, Narrow)
+CUSYNC_INSTANTIATE_PROMPT_FMHA(Llama, RowSync, Narrow)
+#undef CUSYNC_INSTANTIATE_PROMPT_FMHA
 
 }  // namespace CUSYNC_FMHA_BUILD_NAMESPACE
 }  // namespace cusync::examples::attention

@@ -1,6 +1,6 @@
 // The prompt attention stage on CUTLASS's Hopper flash attention (attention_fmha_kernel.cuh), type-erased like the
-// GEMMs so that the example neither includes CUTLASS nor recompiles the kernel: one launch function per model and
-// T policy, defined in attention_fmha.cu. Compiled only where the nvidia-cutlass package's examples/88_hopper_fmha is
+// GEMMs so that the example neither includes CUTLASS nor recompiles the kernel: one launch function per model, T
+// policy and QKV tiling, defined in attention_fmha.cu. Compiled only where the nvidia-cutlass package's examples/88_hopper_fmha is
 // found (CUSYNC_HAVE_CUTLASS_FMHA, examples/attention/CMakeLists.txt). Host header.
 #pragma once
 
@@ -39,6 +39,7 @@ struct PromptFmhaArgs {
   std::uint32_t sequenceLength = 0;  // S, a multiple of 128
   std::uint32_t cacheCapacity = 0;   // >= S
   std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
+  std::uint32_t qkvTileColumns = 0;  // columns of a QKV GEMM tile: 128 (one head) or narrower (qkv_head_tiles.h)
   bool triggerDependents = false;    // a PDL producer: let the output GEMM launch once every block is resident
   bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
 };
@@ -52,12 +53,12 @@ struct PromptFmhaLaunch {
   std::uint32_t blocks = 0;  // the stage's blocks: one per head tile
 };
 
-// Launches the stage posting under Policies<M, Prompt>::T<K>, waiting under its QkvStrided (unless `input` is
-// unsynchronized). Throws cusync::Error if CUTLASS refuses the problem.
-template <Model M, TPolicyKind K>
+// Launches the stage posting under Policies<M, Prompt>::T<K>, waiting under the QKV tiling Q's producer policy
+// (unless `input` is unsynchronized). Throws cusync::Error if CUTLASS refuses the problem.
+template <Model M, TPolicyKind K, QkvTiling Q>
 void launchPromptFmha(const PromptFmhaLaunch& launch,
                       TypedStageView<typename Policies<M, Phase::Prompt>::template T<K>> stage,
-                      InputView<typename Policies<M, Phase::Prompt>::QkvStrided> input, cudaStream_t stream,
+                      InputView<typename QkvPolicies<M, Phase::Prompt, Q>::Producer> input, cudaStream_t stream,
                       LaunchOrdering ordering);
 
 }  // namespace CUSYNC_FMHA_BUILD_NAMESPACE

@@ -3,9 +3,9 @@
 // tile-synchronized with cusync. CUTLASS's kernel body runs unchanged; cusync wraps it:
 //   - before it, thread 0 takes the block's tile from the stage (its ticket: tile order and iteration) and waits
 //     for every QKV tile the tile reads: its own rows' Q, K and V and the K and V of every earlier row tile of its
-//     sequence (causal). Under StridedSync a head's Q, K and V share one semaphore per QKV row tile, and the QKV
-//     GEMM produces row tiles in order, so the first wait (the tile's own rows, produced last) is the one that
-//     spins. Waiting for all of them before the first load should cost little (not measured against waiting per
+//     sequence (causal). Under StridedSync (head-wide QKV tiles) a head's Q, K and V share one semaphore per QKV
+//     row tile, under RowSync (narrower tiles, qkv_head_tiles.h) every tile of the row does, and the QKV GEMM
+//     produces row tiles in order, so the first wait (the tile's own rows, produced last) is the one that spins. Waiting for all of them before the first load should cost little (not measured against waiting per
 //     key block, which would need CUTLASS's load loop changed): the FMHA's first loads are the tile's own Q rows,
 //     the last ones produced anyway;
 //   - the tile scheduler hands CUTLASS's warp roles that tile (one per block) instead of blockIdx;
@@ -32,6 +32,7 @@
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
+#include "qkv_head_tiles.h"
 
 namespace cusync::examples::attention {
 inline namespace CUSYNC_FMHA_BUILD_NAMESPACE {
@@ -106,17 +107,18 @@ __device__ void waitForHeadTileInputs(const InputView<Policy>& input, const Stag
   const std::uint32_t head = ticket.tile.x;
   const std::uint32_t firstQuery = ticket.tile.y * kFmhaQueries;
   const std::uint32_t sequenceStart = firstQuery / args.sequenceLength * args.sequenceLength;
-  const std::uint32_t lastProducerRow = (firstQuery + kFmhaQueries - 1) / args.qkvTileRows;
-  const std::uint32_t firstQueryProducerRow = firstQuery / args.qkvTileRows;
+  const QkvHeadTiles tiles{args.heads, args.qkvTileRows, args.qkvTileColumns};
+  const std::uint32_t lastProducerRow = tiles.row(firstQuery + kFmhaQueries - 1);
+  const std::uint32_t firstQueryProducerRow = tiles.row(firstQuery);
   SatisfiedSemaphoreCache<4> seen;
-  for (std::uint32_t producerRow = lastProducerRow + 1; producerRow-- > sequenceStart / args.qkvTileRows;) {
-    const std::uint32_t column = head;  // Q of the head; K and V `heads` and 2 * heads column tiles to its right
-    if (producerRow >= firstQueryProducerRow)
-      waitThreadCached(input, seen, TileCoord{column, producerRow, 0}, ticket.iteration, stage, ticket.tile);
-    waitThreadCached(input, seen, TileCoord{column + args.heads, producerRow, 0}, ticket.iteration, stage,
-                     ticket.tile);
-    waitThreadCached(input, seen, TileCoord{column + 2 * args.heads, producerRow, 0}, ticket.iteration, stage,
-                     ticket.tile);
+  auto wait = [&](TileCoord producerTile) {
+    waitThreadCached(input, seen, producerTile, ticket.iteration, stage, ticket.tile);
+  };
+  for (std::uint32_t producerRow = lastProducerRow + 1; producerRow-- > tiles.row(sequenceStart);) {
+    const std::uint32_t tokenRow = producerRow * args.qkvTileRows;
+    if (producerRow >= firstQueryProducerRow) tiles.forEach(0, head, tokenRow, wait);  // Q
+    tiles.forEach(1, head, tokenRow, wait);                                            // K
+    tiles.forEach(2, head, tokenRow, wait);                                            // V
   }
 }
 

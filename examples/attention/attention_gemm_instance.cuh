@@ -33,18 +33,27 @@ struct AttentionGemmInstance {
   using ChainPolicies = Policies<M, P>;
   // The QKV GEMM reads X, which nothing produces (its input policy is never used: no producer semaphores), and
   // posts under StridedSync; the output GEMM waits for T and posts nothing (nobody waits on Y).
-  using InputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided,
+  // The QKV GEMM's tiling: head-wide tiles (the spec's 128 columns) or, in prompt processing, the narrower ones
+  // (attention_prompt.dep's QkvTileN), each posting under its own proven producer policy.
+  static constexpr QkvTiling kQkvTiling =
+      R == GemmRole::Qkv && Config::tileN != kSpecTileN ? QkvTiling::Narrow : QkvTiling::HeadWide;
+  using InputPolicy = std::conditional_t<R == GemmRole::Qkv, typename QkvPolicies<M, P, kQkvTiling>::Producer,
                                          typename ChainPolicies::template T<K>>;
-  using OutputPolicy = std::conditional_t<R == GemmRole::Qkv, typename ChainPolicies::QkvStrided, cusync::TileSync>;
+  using OutputPolicy =
+      std::conditional_t<R == GemmRole::Qkv, typename QkvPolicies<M, P, kQkvTiling>::Producer, cusync::TileSync>;
   using Gemm = HookedGemm<Config::tileM, Config::tileN, Config::tileK, Config::stages, Config::cooperative,
                           Config::minBlocksPerSm, Config::persistent, Activation::Identity, InputPolicy,
                           OutputPolicy, Config::clusterRows, Config::pingpong>;
-  // The QKV GEMM's tiles are the spec's: the attention kernels read one head as one 128-wide column tile of a
-  // TileM-row tile, and StridedSync groups exactly those. The output GEMM's tile is free: it only waits, for the T
-  // tiles its rows and k-blocks overlap (whatever its shape), and TileSync and RowSync on T are sound for every
-  // consumer that reads all of T's tiles, which any tiling of Y does.
-  static_assert(R != GemmRole::Qkv || (Config::tileM == kSpecTileM<P> && Config::tileN == kSpecTileN),
-                "the QKV GEMM's tile is the spec's: TileM rows (128 prompt, 64 decode) by one 128-wide head");
+  // The QKV GEMM's tiles are the spec's: TileM rows by one 128-wide head, which StridedSync groups, or (prompt)
+  // QkvTileN columns under RowSync; the attention kernels read a head's Q, K and V from the tiles
+  // qkv_head_tiles.h names for either. The output GEMM's tile is free: it only waits, for the T tiles its rows and
+  // k-blocks overlap (whatever its shape), and TileSync and RowSync on T are sound for every consumer that reads all
+  // of T's tiles, which any tiling of Y does.
+  static_assert(R != GemmRole::Qkv ||
+                    (Config::tileM == kSpecTileM<P> &&
+                     (Config::tileN == kSpecTileN || (P == Phase::Prompt && Config::tileN == kNarrowQkvTileN))),
+                "the QKV GEMM's tile is the spec's: TileM rows (128 prompt, 64 decode) by one 128-wide head, or "
+                "(prompt) by attention_prompt.dep's QkvTileN columns");
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_" +

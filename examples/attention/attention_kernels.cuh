@@ -1,6 +1,7 @@
 // The attention stage of the attention chain (QKV GEMM -> attention -> output GEMM), one kernel per phase, both
 // tile-synchronized with cusync: a block first waits for the QKV tiles its head reads (one thread, then a barrier,
-// under the policy its InputView names: StridedSync from examples/attention/attention_{decode,prompt}.dep), computes
+// under the policy its InputView names: StridedSync from examples/attention/attention_{decode,prompt}.dep for
+// head-wide QKV tiles, RowSync for the prompt's narrower ones; qkv_head_tiles.h says which tiles), computes
 // its head tile of T and posts it for the output GEMM. Device code (fp16 in, fp32 accumulation); the host side is
 // attention_chain.h.
 //
@@ -20,6 +21,7 @@
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
+#include "qkv_head_tiles.h"
 
 namespace cusync::examples::attention {
 
@@ -28,27 +30,18 @@ inline constexpr int kHeadDim = 128;  // both models; one head is one 128-wide c
 // Scores are kept in the log2 domain: q.k / sqrt(128) * log2(e), so that exp2f is the exponential.
 inline constexpr float kScoreScaleLog2 = 0.08838834764831845f * 1.4426950408889634f;
 
-// The QKV tiles a head tile reads: Q of head h, and K and V `heads` and 2*heads column tiles to its right, all in
-// the QKV row tile of `row` (QKV tiles are qkvTileRows x 128).
-struct QkvTiles {
-  std::uint32_t heads, qkvTileRows;
-  __device__ TileCoord q(std::uint32_t head, std::uint32_t row) const { return {head, row / qkvTileRows, 0}; }
-  __device__ TileCoord k(std::uint32_t head, std::uint32_t row) const {
-    return {head + heads, row / qkvTileRows, 0};
-  }
-  __device__ TileCoord v(std::uint32_t head, std::uint32_t row) const {
-    return {head + 2 * heads, row / qkvTileRows, 0};
-  }
-};
-
 namespace detail {
 
-// One thread waits for a producer tile unless it already saw that tile's semaphore satisfied in this tile (under
-// StridedSync the Q, K and V tiles of a head share one semaphore: one spin, not three).
+// One thread waits for the QKV tiles holding part `part` (0: Q, 1: K, 2: V) of `head` in token row `tokenRow`'s row
+// tile, skipping a semaphore it already saw satisfied in this tile (under StridedSync the Q, K and V tiles of a head
+// share one semaphore, under RowSync every tile of the row: one spin, not three or six).
 template <class Policy>
-__device__ void waitOnce(const InputView<Policy>& input, SatisfiedSemaphoreCache<4>& seen, TileCoord producerTile,
-                         const TileTicket& self, const StageView& stage) {
-  waitThreadCached(input, seen, producerTile, self.iteration, stage, self.tile);
+__device__ void waitForHeadPart(const InputView<Policy>& input, SatisfiedSemaphoreCache<4>& seen,
+                                const QkvHeadTiles& tiles, std::uint32_t part, std::uint32_t head,
+                                std::uint32_t tokenRow, const TileTicket& self, const StageView& stage) {
+  tiles.forEach(part, head, tokenRow, [&](TileCoord producerTile) {
+    waitThreadCached(input, seen, producerTile, self.iteration, stage, self.tile);
+  });
 }
 
 __device__ __forceinline__ float warpMax(float v) {
@@ -197,15 +190,14 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const WorkUnit unit = blockAcquireWorkUnit(view);
   const std::uint32_t head = unit.ticket.tile.x, sequence = unit.ticket.tile.y;
   const std::uint32_t qkvColumns = 3 * args.heads * kHeadDim;
-  const QkvTiles tiles{args.heads, args.qkvTileRows};
+  const QkvHeadTiles tiles{args.heads, args.qkvTileRows, kHeadDim};  // token generation: head-wide QKV tiles
 
   // Wait for the q, k and v tiles (one thread), then the barrier extends its acquire to the block.
   if (threadIdx.x == 0) {
     CUSYNC_CHAIN_DELAY(head * 37u + unit.part);  // stress builds: a slow consumer, before its wait
     SatisfiedSemaphoreCache<4> seen;
-    detail::waitOnce(qkvInput, seen, tiles.q(head, sequence), unit.ticket, view);
-    detail::waitOnce(qkvInput, seen, tiles.k(head, sequence), unit.ticket, view);
-    detail::waitOnce(qkvInput, seen, tiles.v(head, sequence), unit.ticket, view);
+    for (std::uint32_t part = 0; part < 3; ++part)
+      detail::waitForHeadPart(qkvInput, seen, tiles, part, head, sequence, unit.ticket, view);
   }
   __syncthreads();
   const std::uint64_t traceWaited = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
@@ -385,6 +377,7 @@ struct PromptAttentionArgs {
   std::uint32_t sequenceLength = 0;  // S, a multiple of 128
   std::uint32_t cacheCapacity = 0;   // >= S
   std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
+  std::uint32_t qkvTileColumns = 0;  // columns of a QKV GEMM tile: 128 (one head) or narrower (qkv_head_tiles.h)
   std::uint32_t* arrivals = nullptr;  // two blocks per tile: one per tile, zeroed once; counts up across launches
   bool triggerDependents = false;
   bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
@@ -443,16 +436,16 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
   const std::uint32_t firstPosition = firstQuery - sequenceStart;                  // position of the first query
   const std::uint32_t keyBlocks = (firstPosition + QueryRows) / kPromptKeys;       // causal: up to the diagonal
   const std::size_t qkvColumns = std::size_t(3) * args.heads * kHeadDim;
-  const QkvTiles tiles{args.heads, args.qkvTileRows};
+  const QkvHeadTiles tiles{args.heads, args.qkvTileRows, args.qkvTileColumns};
   SatisfiedSemaphoreCache<4> seen;  // thread 0's
 
   auto keyRowOf = [&](std::uint32_t block) { return sequenceStart + block * kPromptKeys; };
   // One thread waits for the K and V tiles of key block `block` (and, first, the Q tile); the barrier publishes it.
   auto waitForKeyBlock = [&](std::uint32_t block, bool withQueries) {
     if (threadIdx.x == 0) {
-      if (withQueries) detail::waitOnce(qkvInput, seen, tiles.q(head, firstQuery), self, view);
-      detail::waitOnce(qkvInput, seen, tiles.k(head, keyRowOf(block)), self, view);
-      detail::waitOnce(qkvInput, seen, tiles.v(head, keyRowOf(block)), self, view);
+      if (withQueries) detail::waitForHeadPart(qkvInput, seen, tiles, 0, head, firstQuery, self, view);
+      detail::waitForHeadPart(qkvInput, seen, tiles, 1, head, keyRowOf(block), self, view);
+      detail::waitForHeadPart(qkvInput, seen, tiles, 2, head, keyRowOf(block), self, view);
     }
     __syncthreads();
   };

@@ -2,7 +2,8 @@
 // in token generation or prompt processing, against the same kernels stream-ordered and against cuBLASLt GEMMs:
 //
 //   QKV = X[tokens, H] Wqkv^T               hooked CUTLASS GEMM; posts its tiles under StridedSync (the Q, K and V
-//                                          tiles of one head share a semaphore), in the grouped tile order
+//                                          tiles of one head share a semaphore), in the grouped tile order, or, in
+//                                          96-column tiles (prompt), under RowSync in row-major order
 //   T   = attention(Q, K, V, caches)       attention_kernels.cuh; waits for its head's tiles, appends K and V to the
 //                                          caches in place, posts T's head tile under TileSync or RowSync
 //   Y   = T Wo^T                           hooked CUTLASS GEMM; waits for the T tiles of each k-block (or row)
@@ -83,7 +84,8 @@ const char* const kUsage =
     "  --seed    seed of the random inputs (default 1)\n"
     "  --samples graph replays timed, the median reported (default 20); --reps chains per replay (default 10)\n"
     "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync, PDL-GridSync,\n"
-    "            Strided+{TileSync,RowSync}+{WaitKernel,PDL})\n"
+    "            Strided+{TileSync,RowSync}+{WaitKernel,PDL}; Strided names the QKV wait of head-wide QKV tiles,\n"
+    "            the prompt's 96-column ones wait under RowSync)\n"
     "  --gemm-configs    the GEMM tile configurations to search, by name, e.g. 128x192x64_s4_coop_b1 (default\n"
     "            every one this build has for the phase; each role keeps those of its own that are named)\n"
     "  --attention-order    prompt processing: the order the attention kernel takes its head tiles in: rows\n"
@@ -105,7 +107,8 @@ const char* const kUsage =
     "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
     "            1 for llama, the faster of the two in the chains)\n"
     "  --qkv-group-rows N    the QKV GEMM's tile order: a head's Q, K and V tiles of a row back to back, rows\n"
-    "            taken N at a time, head by head (default 1: the spec's order, row by row)\n"
+    "            taken N at a time, head by head (default 1: the spec's order, row by row); head-wide QKV tiles\n"
+    "            only: the prompt's narrower ones (96 columns) run row-major\n"
     "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
     "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
     "            chain's first block) and prints each stage's span\n"

@@ -29,9 +29,10 @@ template <Model M, Phase P>
 struct Policies;
 
 // Per model and phase:
-//   QkvStrided: the QKV GEMM posts under it, a head tile waits for its Q, K and V tiles under it (one semaphore for
-//               the three tiles of a head in a QKV row tile). Prompt: the producer policy proven for each of the
-//               spec's dependencies (one per proven sequence length), since a stage posts under one policy;
+//   QkvStrided: with head-wide QKV tiles, the QKV GEMM posts under it, a head tile waits for its Q, K and V tiles
+//               under it (one semaphore for the three tiles of a head in a QKV row tile). Prompt: the producer
+//               policy proven for each of the spec's dependencies (one per proven sequence length), since a stage
+//               posts under one policy;
 //   QkvOrder:   the QKV GEMM's tile order, the three tiles of one head back to back, heads in the attention stage's
 //               row-major order (prompt: cusyncgen proved the orders grouped for S = 1024 and 2048 equal to this
 //               one, grouped for S = 512, and emitted it once);
@@ -55,6 +56,33 @@ CUSYNC_ATTENTION_POLICIES_OF(Gpt3, Prompt, attention_prompt, Gpt3, Producer_qkvG
 CUSYNC_ATTENTION_POLICIES_OF(Llama, Prompt, attention_prompt, Llama, Producer_qkvLlama_StridedSync,
                              Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512)
 #undef CUSYNC_ATTENTION_POLICIES_OF
+
+// How the QKV GEMM tiles its columns: one head per tile (the spec's 128 columns, both phases; StridedSync groups a
+// head's Q, K and V tiles) or narrower tiles that do not align with heads (prompt processing only: attention_prompt.dep's
+// QkvTileN = 96, under RowSync; qkv_head_tiles.h says which tiles a head reads).
+enum class QkvTiling { HeadWide, Narrow };
+inline constexpr int kNarrowQkvTileN = int(cusync::generated::attention_prompt::parameters::QkvTileN);
+inline const char* qkvTilingName(QkvTiling q) { return q == QkvTiling::HeadWide ? "head-wide" : "narrow"; }
+
+// What the QKV GEMM posts under and the attention stage waits under (Producer), and the QKV GEMM's tile order, per
+// tiling. Head-wide: Policies' QkvStrided and QkvOrder. Narrow: RowSync, proven for every sequence length's
+// dependency (attendNarrow*), in row-major order (row tiles in the order the attention stage needs them).
+template <Model M, Phase P, QkvTiling Q>
+struct QkvPolicies {
+  static_assert(Q == QkvTiling::HeadWide, "narrow QKV tiles are specified for prompt processing only");
+  using Producer = typename Policies<M, P>::QkvStrided;
+  using Order = typename Policies<M, P>::QkvOrder;
+};
+template <>
+struct QkvPolicies<Model::Gpt3, Phase::Prompt, QkvTiling::Narrow> {
+  using Producer = cusync::generated::attention_prompt::Producer_qkvNarrowGpt3_RowSync;
+  using Order = cusync::generated::attention_prompt::Order_qkvNarrowGpt3_RowMajor;
+};
+template <>
+struct QkvPolicies<Model::Llama, Phase::Prompt, QkvTiling::Narrow> {
+  using Producer = cusync::generated::attention_prompt::Producer_qkvNarrowLlama_RowSync;
+  using Order = cusync::generated::attention_prompt::Order_qkvNarrowLlama_RowMajor;
+};
 
 // The tokens per sequence S for which attention_prompt.dep has a dependency, proven for every B*S of 512 .. 4096
 // tokens (its symbolic Rows = B*S/128 in [4, 32]). Prompt processing runs no other S.

@@ -1,6 +1,7 @@
 // Host tests of what attention_example decides on the CPU before any GPU work: which shapes it refuses, how token
-// generation splits a head's keys, the GEMMs' split-K, and the property of the generated StridedSync policies the
-// attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times).
+// generation splits a head's keys, the GEMMs' split-K, the properties of the generated StridedSync policies the
+// attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times),
+// and which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -12,6 +13,7 @@
 
 #include "attention_policies.h"
 #include "attention_problem.h"
+#include "qkv_head_tiles.h"
 
 using namespace cusync;
 using namespace cusync::examples::attention;
@@ -203,4 +205,54 @@ TEST_CASE("the QKV order in groups of one row is the spec's proven grouped order
   const GridShape grid{36, 16, 1};
   CHECK(qkvGroupedIndex(TileCoord{0, 1, 0}, grid, 16) == 3);
   CHECK(qkvGroupedIndex(TileCoord{1, 0, 0}, grid, 16) == 3 * 16);
+}
+
+TEST_CASE("a head's Q, K and V lie in exactly the QKV tiles qkv_head_tiles.h names, head-wide and narrow", "[attention]") {
+  for (std::uint32_t heads : {12u, 8u}) {
+    const std::uint32_t qkvColumns = 3 * heads * 128;
+    for (std::uint32_t tileColumns : {128u, std::uint32_t(kNarrowQkvTileN)}) {
+      const QkvHeadTiles tiles{heads, 128, tileColumns};
+      REQUIRE(qkvColumns % tileColumns == 0);
+      for (std::uint32_t part = 0; part < 3; ++part)
+        for (std::uint32_t head = 0; head < heads; ++head) {
+          const std::uint32_t begin = (part * heads + head) * 128, end = begin + 128;  // the head's columns
+          const std::uint32_t first = tiles.firstColumn(part, head), last = tiles.lastColumn(part, head);
+          INFO("heads " << heads << ", tiles of " << tileColumns << ", part " << part << ", head " << head);
+          // The first tile holds the head's first column, the last its last one: the tiles cover it, none is spare.
+          CHECK(first * tileColumns <= begin);
+          CHECK(begin < (first + 1) * tileColumns);
+          CHECK(last * tileColumns <= end - 1);
+          CHECK(end - 1 < (last + 1) * tileColumns);
+          CHECK(last < qkvColumns / tileColumns);
+          if (tileColumns == 128) CHECK((first == part * heads + head && last == first));
+          std::vector<TileCoord> visited;
+          tiles.forEach(part, head, 300, [&](TileCoord t) { visited.push_back(t); });
+          REQUIRE(visited.size() == last - first + 1);
+          for (std::uint32_t i = 0; i < visited.size(); ++i) {
+            CHECK(visited[i].x == first + i);
+            CHECK(visited[i].y == 2);  // token row 300 lies in row tile 2
+          }
+        }
+    }
+  }
+}
+
+TEST_CASE("narrow QKV tiles post under RowSync: every tile of a row counts toward the row's one semaphore",
+          "[attention]") {
+  for (std::uint32_t rows : {4u, 32u}) {
+    const GridShape gpt3{std::uint32_t(3 * 12 * 128 / kNarrowQkvTileN), rows, 1};
+    const GridShape llama{std::uint32_t(3 * 8 * 128 / kNarrowQkvTileN), rows, 1};
+    using Gpt3 = QkvPolicies<Model::Gpt3, Phase::Prompt, QkvTiling::Narrow>::Producer;
+    using Llama = QkvPolicies<Model::Llama, Phase::Prompt, QkvTiling::Narrow>::Producer;
+    for (std::uint32_t y = 0; y < rows; ++y) {
+      for (std::uint32_t x = 0; x < gpt3.x; ++x) {
+        CHECK(Gpt3::sem(TileCoord{x, y, 0}, gpt3) == y);
+        CHECK(Gpt3::value(TileCoord{x, y, 0}, gpt3) == gpt3.x);
+      }
+      for (std::uint32_t x = 0; x < llama.x; ++x) {
+        CHECK(Llama::sem(TileCoord{x, y, 0}, llama) == y);
+        CHECK(Llama::value(TileCoord{x, y, 0}, llama) == llama.x);
+      }
+    }
+  }
 }

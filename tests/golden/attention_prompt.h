@@ -23,6 +23,7 @@ inline constexpr std::int64_t S2048 = 2048;
 inline constexpr std::int64_t TileM = 128;
 inline constexpr std::int64_t TileN = 128;
 // Rows: symbolic (example value 8)
+inline constexpr std::int64_t QkvTileN = 96;
 }  // namespace parameters
 
 // ---- Policies -------------------------------------------------------------------------------------
@@ -513,7 +514,325 @@ struct Dep_attendLlamaS2048_qkvLlama_RowSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:63:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S512_qkvNarrowGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S512_qkvNarrowGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 5, y =
+// 3] -> qkvNarrowGpt3[x' = 47, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S512_qkvNarrowGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S512_qkvNarrowGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:91:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:91:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 7] -> qkvNarrowGpt3[x' = 47, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5): a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 15] -> qkvNarrowGpt3[x' = 47, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvNarrowGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS512_qkvNarrowLlama_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS512_qkvNarrowLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 3, y =
+// 3] -> qkvNarrowLlama[x' = 31, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS512_qkvNarrowLlama_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS512_qkvNarrowLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:103:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS1024_qkvNarrowLlama_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS1024_qkvNarrowLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:103:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 7] -> qkvNarrowLlama[x' = 31, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS1024_qkvNarrowLlama_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS1024_qkvNarrowLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS2048_qkvNarrowLlama_TileSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS2048_qkvNarrowLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5): a attnLlama tile waits for
+// the qkvNarrowLlama tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 0, y =
+// 15] -> qkvNarrowLlama[x' = 31, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvNarrowLlama tile p read by a attnLlama tile has value(p) == |{p' in qkvNarrowLlama
+// : sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync {
+  static constexpr const char* name = "Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:113:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -538,7 +857,7 @@ struct Dep_projectGpt3_attnGpt3_TileSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:63:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:113:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. RowSync:
 // - x: every consumer tile reads all attnGpt3.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -563,7 +882,7 @@ struct Dep_projectGpt3_attnGpt3_RowSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:64:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:114:5): a outLlama tile waits for the
 // attnLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -588,7 +907,7 @@ struct Dep_projectLlama_attnLlama_TileSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:64:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:114:5): a outLlama tile waits for the
 // attnLlama tiles it reads. RowSync:
 // - x: every consumer tile reads all attnLlama.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -801,6 +1120,136 @@ struct Producer_qkvLlama_RowSync {
   }
 };
 
+// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5)
+// (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads), `attendNarrowGpt3S1024`
+// (examples/attention/attention_prompt.dep:91:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
+// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5) (a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowGpt3 waits through
+// this one. TileSync:
+// - as derived for dependency attendNarrowGpt3S512: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads qkvNarrowGpt3 (attendNarrowGpt3S512 (read by
+// attnGpt3), attendNarrowGpt3S1024 (read by attnGpt3), attendNarrowGpt3S2048 (read by attnGpt3)), separately: for
+// all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every
+// qkvNarrowGpt3 tile p read by a consumer tile has value(p) == |{p' in qkvNarrowGpt3 : sem(p') == sem(p)}|
+// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
+// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
+// arithmetic does not wrap.
+struct Producer_qkvNarrowGpt3_TileSync {
+  static constexpr const char* name = "Producer_qkvNarrowGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5)
+// (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads), `attendNarrowGpt3S1024`
+// (examples/attention/attention_prompt.dep:91:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
+// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5) (a attnGpt3 tile waits for the
+// qkvNarrowGpt3 tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowGpt3 waits through
+// this one. RowSync:
+// - as derived for dependency attendNarrowGpt3S512: one semaphore per producer row, offered for every dependency
+// (the paper's RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 5, y =
+// 3] -> qkvNarrowGpt3[x' = 47, y' = 0] : Rows = 4 } (dependency attendNarrowGpt3S512).
+// Proven with isl symbolically: for every dependency that reads qkvNarrowGpt3 (attendNarrowGpt3S512 (read by
+// attnGpt3), attendNarrowGpt3S1024 (read by attnGpt3), attendNarrowGpt3S2048 (read by attnGpt3)), separately: for
+// all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every
+// qkvNarrowGpt3 tile p read by a consumer tile has value(p) == |{p' in qkvNarrowGpt3 : sem(p') == sem(p)}|
+// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
+// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
+// arithmetic does not wrap.
+struct Producer_qkvNarrowGpt3_RowSync {
+  static constexpr const char* name = "Producer_qkvNarrowGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5)
+// (a attnLlama tile waits for the qkvNarrowLlama tiles it reads), `attendNarrowLlamaS1024`
+// (examples/attention/attention_prompt.dep:103:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
+// `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5) (a attnLlama tile waits for the
+// qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowLlama waits
+// through this one. TileSync:
+// - as derived for dependency attendNarrowLlamaS512: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads qkvNarrowLlama (attendNarrowLlamaS512 (read by
+// attnLlama), attendNarrowLlamaS1024 (read by attnLlama), attendNarrowLlamaS2048 (read by attnLlama)), separately:
+// for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) < semaphoreCount, and every
+// qkvNarrowLlama tile p read by a consumer tile has value(p) == |{p' in qkvNarrowLlama : sem(p') == sem(p)}|
+// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
+// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
+// arithmetic does not wrap.
+struct Producer_qkvNarrowLlama_TileSync {
+  static constexpr const char* name = "Producer_qkvNarrowLlama_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5)
+// (a attnLlama tile waits for the qkvNarrowLlama tiles it reads), `attendNarrowLlamaS1024`
+// (examples/attention/attention_prompt.dep:103:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
+// `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5) (a attnLlama tile waits for the
+// qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowLlama waits
+// through this one. RowSync:
+// - as derived for dependency attendNarrowLlamaS512: one semaphore per producer row, offered for every dependency
+// (the paper's RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 3, y =
+// 3] -> qkvNarrowLlama[x' = 31, y' = 0] : Rows = 4 } (dependency attendNarrowLlamaS512).
+// Proven with isl symbolically: for every dependency that reads qkvNarrowLlama (attendNarrowLlamaS512 (read by
+// attnLlama), attendNarrowLlamaS1024 (read by attnLlama), attendNarrowLlamaS2048 (read by attnLlama)), separately:
+// for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) < semaphoreCount, and every
+// qkvNarrowLlama tile p read by a consumer tile has value(p) == |{p' in qkvNarrowLlama : sem(p') == sem(p)}|
+// (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the emitted code computes,
+// intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t
+// arithmetic does not wrap.
+struct Producer_qkvNarrowLlama_RowSync {
+  static constexpr const char* name = "Producer_qkvNarrowLlama_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of qkvGpt3: row-major: x fastest, then y, then z (the consumer order).
@@ -895,19 +1344,42 @@ struct Order_outLlama_RowMajor {
   }
 };
 
+// Tile order of qkvNarrowGpt3: row-major: x fastest, then y, then z (the consumer order).
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvNarrowGpt3
+// tiles onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0,
+// 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Order_qkvNarrowGpt3_RowMajor {
+  static constexpr const char* name = "Order_qkvNarrowGpt3_RowMajor";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+};
+
+// Tile order of qkvNarrowLlama: row-major: x fastest, then y, then z (the consumer order).
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvNarrowLlama
+// tiles onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0,
+// 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Order_qkvNarrowLlama_RowMajor {
+  static constexpr const char* name = "Order_qkvNarrowLlama_RowMajor";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+};
+
 // ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------
 
 // Paper section IV-C for dependency `attendGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S512 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnGpt3, GridShape qkvGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -919,14 +1391,15 @@ struct Optimizations_attendGpt3S512 {
 // Paper section IV-C for dependency `attendGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S1024 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnGpt3, GridShape qkvGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -938,14 +1411,15 @@ struct Optimizations_attendGpt3S1024 {
 // Paper section IV-C for dependency `attendGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288 tiles (W counts 384, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S2048 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnGpt3, GridShape qkvGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -957,14 +1431,16 @@ struct Optimizations_attendGpt3S2048 {
 // Paper section IV-C for dependency `attendLlamaS512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
-// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 256).
+// W holds for no value; T holds for 4 <= Rows <= 8.
 struct Optimizations_attendLlamaS512 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnLlama, GridShape qkvLlama) {
-    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvLlama) {
     return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= 2 * slots;
@@ -976,14 +1452,16 @@ struct Optimizations_attendLlamaS512 {
 // Paper section IV-C for dependency `attendLlamaS1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
-// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 256).
+// W holds for no value; T holds for 4 <= Rows <= 8.
 struct Optimizations_attendLlamaS1024 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnLlama, GridShape qkvLlama) {
-    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvLlama) {
     return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= 2 * slots;
@@ -995,14 +1473,16 @@ struct Optimizations_attendLlamaS1024 {
 // Paper section IV-C for dependency `attendLlamaS2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnLlama 64, qkvLlama 192 tiles (W counts 256, T counts 256).
-// W holds for Rows = 4; T holds for 4 <= Rows <= 8.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 256).
+// W holds for no value; T holds for 4 <= Rows <= 8.
 struct Optimizations_attendLlamaS2048 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
-  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(GridShape attnLlama, GridShape qkvLlama) {
-    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= slots;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvLlama) {
     return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() <= 2 * slots;
@@ -1011,18 +1491,142 @@ struct Optimizations_attendLlamaS2048 {
   static constexpr bool avoidCustomOrder = true;
 };
 
+// Paper section IV-C for dependency `attendNarrowGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// W holds for no value; T holds for Rows = 4.
+struct Optimizations_attendNarrowGpt3S512 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendNarrowGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// W holds for no value; T holds for Rows = 4.
+struct Optimizations_attendNarrowGpt3S1024 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendNarrowGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// W holds for no value; T holds for Rows = 4.
+struct Optimizations_attendNarrowGpt3S2048 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendNarrowLlamaS512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 320).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendNarrowLlamaS512 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvNarrowLlama.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendNarrowLlamaS1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 320).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendNarrowLlamaS1024 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvNarrowLlama.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendNarrowLlamaS2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnLlama and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnLlama 64, qkvLlama 192, qkvNarrowLlama 256 tiles (W counts 512, T counts
+// 320).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendNarrowLlamaS2048 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnLlama, GridShape qkvLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{attnLlama.tileCount()} + qkvNarrowLlama.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
 // Paper section IV-C for dependency `projectGpt3` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of
 // outGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at
 // once; T (no custom tile order) needs outGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: outGpt3 768, qkvGpt3 288, attnGpt3 96 tiles (W counts 1152, T counts 864).
+// At the given parameter values: outGpt3 768, qkvGpt3 288, attnGpt3 96, qkvNarrowGpt3 384 tiles (W counts 1536, T
+// counts 864).
 // W holds for no value; T holds for no value.
 struct Optimizations_projectGpt3 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape outGpt3, GridShape qkvGpt3, GridShape attnGpt3) {
-    return std::uint64_t{outGpt3.tileCount()} + qkvGpt3.tileCount() + attnGpt3.tileCount() <= slots;
+      GridShape outGpt3, GridShape qkvGpt3, GridShape attnGpt3, GridShape qkvNarrowGpt3) {
+    return std::uint64_t{outGpt3.tileCount()} + qkvGpt3.tileCount() + attnGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape outGpt3, GridShape attnGpt3) {
     return std::uint64_t{outGpt3.tileCount()} + attnGpt3.tileCount() <= 2 * slots;
@@ -1034,15 +1638,16 @@ struct Optimizations_projectGpt3 {
 // Paper section IV-C for dependency `projectLlama` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of
 // outLlama and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident
 // at once; T (no custom tile order) needs outLlama and the stages it reads directly to fit in two waves.
-// At the given parameter values: outLlama 512, qkvLlama 192, attnLlama 64 tiles (W counts 768, T counts 576).
+// At the given parameter values: outLlama 512, qkvLlama 192, attnLlama 64, qkvNarrowLlama 256 tiles (W counts
+// 1024, T counts 576).
 // W holds for no value; T holds for no value.
 struct Optimizations_projectLlama {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape outLlama, GridShape qkvLlama, GridShape attnLlama) {
-    return std::uint64_t{outLlama.tileCount()} + qkvLlama.tileCount() + attnLlama.tileCount() <= slots;
+      GridShape outLlama, GridShape qkvLlama, GridShape attnLlama, GridShape qkvNarrowLlama) {
+    return std::uint64_t{outLlama.tileCount()} + qkvLlama.tileCount() + attnLlama.tileCount() + qkvNarrowLlama.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape outLlama, GridShape attnLlama) {
     return std::uint64_t{outLlama.tileCount()} + attnLlama.tileCount() <= 2 * slots;
@@ -1074,6 +1679,18 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_TileSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_StridedSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_attendLlamaS2048_qkvLlama_RowSync, "attendLlamaS2048", "qkvLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S512_qkvNarrowGpt3_TileSync, "attendNarrowGpt3S512", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S512_qkvNarrowGpt3_RowSync, "attendNarrowGpt3S512", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_TileSync, "attendNarrowGpt3S1024", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_RowSync, "attendNarrowGpt3S1024", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_TileSync, "attendNarrowGpt3S2048", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_RowSync, "attendNarrowGpt3S2048", "qkvNarrowGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS512_qkvNarrowLlama_TileSync, "attendNarrowLlamaS512", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS512_qkvNarrowLlama_RowSync, "attendNarrowLlamaS512", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS1024_qkvNarrowLlama_TileSync, "attendNarrowLlamaS1024", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS1024_qkvNarrowLlama_RowSync, "attendNarrowLlamaS1024", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS2048_qkvNarrowLlama_TileSync, "attendNarrowLlamaS2048", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync, "attendNarrowLlamaS2048", "qkvNarrowLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_TileSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_RowSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectLlama_attnLlama_TileSync, "projectLlama", "attnLlama", "outLlama") \
@@ -1085,7 +1702,11 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Producer_qkvGpt3_RowSync, "qkvGpt3", "attendGpt3S512 attendGpt3S1024 attendGpt3S2048") \
   X(cusync::generated::attention_prompt::Producer_qkvLlama_TileSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048") \
   X(cusync::generated::attention_prompt::Producer_qkvLlama_StridedSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048") \
-  X(cusync::generated::attention_prompt::Producer_qkvLlama_RowSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048")
+  X(cusync::generated::attention_prompt::Producer_qkvLlama_RowSync, "qkvLlama", "attendLlamaS512 attendLlamaS1024 attendLlamaS2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvNarrowGpt3_TileSync, "qkvNarrowGpt3", "attendNarrowGpt3S512 attendNarrowGpt3S1024 attendNarrowGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvNarrowGpt3_RowSync, "qkvNarrowGpt3", "attendNarrowGpt3S512 attendNarrowGpt3S1024 attendNarrowGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvNarrowLlama_TileSync, "qkvNarrowLlama", "attendNarrowLlamaS512 attendNarrowLlamaS1024 attendNarrowLlamaS2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvNarrowLlama_RowSync, "qkvNarrowLlama", "attendNarrowLlamaS512 attendNarrowLlamaS1024 attendNarrowLlamaS2048")
 #define CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(X) \
   X(cusync::generated::attention_prompt::Order_qkvGpt3_RowMajor, "qkvGpt3") \
   X(cusync::generated::attention_prompt::Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512, "qkvGpt3") \
@@ -1094,7 +1715,9 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Order_qkvLlama_RowMajor, "qkvLlama") \
   X(cusync::generated::attention_prompt::Order_qkvLlama_GroupedBy_StridedSync_attendLlamaS512, "qkvLlama") \
   X(cusync::generated::attention_prompt::Order_attnLlama_RowMajor, "attnLlama") \
-  X(cusync::generated::attention_prompt::Order_outLlama_RowMajor, "outLlama")
+  X(cusync::generated::attention_prompt::Order_outLlama_RowMajor, "outLlama") \
+  X(cusync::generated::attention_prompt::Order_qkvNarrowGpt3_RowMajor, "qkvNarrowGpt3") \
+  X(cusync::generated::attention_prompt::Order_qkvNarrowLlama_RowMajor, "qkvNarrowLlama")
 
 // Not emitted:
 // - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3S512: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
@@ -1128,3 +1751,27 @@ struct Optimizations_projectLlama {
 // - Order_attnLlama_GroupedBy_TileSync_projectLlama: equal to Order_attnLlama_RowMajor on every tile (not
 // repeated)
 // - Order_attnLlama_GroupedBy_RowSync_projectLlama: equal to Order_attnLlama_RowMajor on every tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_TileSync_attendNarrowGpt3S512: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_RowSync_attendNarrowGpt3S512: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_TileSync_attendNarrowGpt3S1024: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_RowSync_attendNarrowGpt3S1024: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_TileSync_attendNarrowGpt3S2048: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowGpt3_GroupedBy_RowSync_attendNarrowGpt3S2048: equal to Order_qkvNarrowGpt3_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_TileSync_attendNarrowLlamaS512: equal to Order_qkvNarrowLlama_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_RowSync_attendNarrowLlamaS512: equal to Order_qkvNarrowLlama_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_TileSync_attendNarrowLlamaS1024: equal to Order_qkvNarrowLlama_RowMajor on
+// every tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_RowSync_attendNarrowLlamaS1024: equal to Order_qkvNarrowLlama_RowMajor on every
+// tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_TileSync_attendNarrowLlamaS2048: equal to Order_qkvNarrowLlama_RowMajor on
+// every tile (not repeated)
+// - Order_qkvNarrowLlama_GroupedBy_RowSync_attendNarrowLlamaS2048: equal to Order_qkvNarrowLlama_RowMajor on every
+// tile (not repeated)

@@ -333,8 +333,9 @@ TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of
     bool simulate = rows == 12;
     CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_CHECK_POLICY)
     CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_CHECK_ORDER)
-    // attend (per model and sequence length): TileSync, StridedSync, RowSync; project: TileSync, RowSync.
-    CHECK(c.policiesChecked == 22);
+    // attend (per model and sequence length): TileSync, StridedSync, RowSync; attendNarrow (QKV tiles of 96
+    // columns, which do not align with heads): TileSync, RowSync; project: TileSync, RowSync.
+    CHECK(c.policiesChecked == 34);
   }
   using namespace cusync::generated::attention_prompt;
   CHECK(std::string(Producer_qkvGpt3_StridedSync::name) == "Producer_qkvGpt3_StridedSync");
@@ -355,6 +356,15 @@ TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of
         CHECK(Producer_qkvGpt3_StridedSync::value(tile, grid) ==
               Dep_attendGpt3S1024_qkvGpt3_StridedSync::value(tile, grid));
       }
+  // QKV tiles of 96 columns: StridedSync does not hold (a tile may serve two heads, or Q of one and K of another);
+  // the QKV GEMM posts under RowSync, one semaphore per row tile that counts every tile of the row.
+  for (std::uint32_t rows : {4u, 32u}) {
+    const GridShape narrow{48, rows, 1};
+    CHECK(Producer_qkvNarrowGpt3_RowSync::semaphoreCount(narrow) == rows);
+    CHECK(Producer_qkvNarrowGpt3_RowSync::sem(TileCoord{47, rows - 1, 0}, narrow) == rows - 1);
+    CHECK(Producer_qkvNarrowGpt3_RowSync::value(TileCoord{0, 0, 0}, narrow) == 48);
+  }
+  CHECK(parameters::QkvTileN == 96);
 }
 
 TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[bundled]") {
