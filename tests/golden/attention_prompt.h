@@ -514,7 +514,7 @@ struct Dep_attendLlamaS2048_qkvLlama_RowSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:89:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
@@ -539,7 +539,7 @@ struct Dep_attendNarrowGpt3S512_qkvNarrowGpt3_TileSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:89:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -567,7 +567,7 @@ struct Dep_attendNarrowGpt3S512_qkvNarrowGpt3_RowSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:91:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:93:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
@@ -592,7 +592,7 @@ struct Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_TileSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:91:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S1024` (examples/attention/attention_prompt.dep:93:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -620,7 +620,7 @@ struct Dep_attendNarrowGpt3S1024_qkvNarrowGpt3_RowSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:97:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowGpt3 tile p has 0 <= sem(p) <
@@ -645,7 +645,7 @@ struct Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_TileSync {
   }
 };
 
-// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5): a attnGpt3 tile waits for the
+// Dependency `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:97:5): a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -673,7 +673,7 @@ struct Dep_attendNarrowGpt3S2048_qkvNarrowGpt3_RowSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:101:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
@@ -698,7 +698,7 @@ struct Dep_attendNarrowLlamaS512_qkvNarrowLlama_TileSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:101:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -726,7 +726,7 @@ struct Dep_attendNarrowLlamaS512_qkvNarrowLlama_RowSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:103:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:105:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
@@ -751,7 +751,7 @@ struct Dep_attendNarrowLlamaS1024_qkvNarrowLlama_TileSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:103:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:105:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -779,7 +779,7 @@ struct Dep_attendNarrowLlamaS1024_qkvNarrowLlama_RowSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:109:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvNarrowLlama tile p has 0 <= sem(p) <
@@ -804,7 +804,7 @@ struct Dep_attendNarrowLlamaS2048_qkvNarrowLlama_TileSync {
   }
 };
 
-// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5): a attnLlama tile waits for
+// Dependency `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:109:5): a attnLlama tile waits for
 // the qkvNarrowLlama tiles it reads. RowSync:
 // - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
 // row tiles it does not read
@@ -832,7 +832,7 @@ struct Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:113:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:115:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -857,7 +857,7 @@ struct Dep_projectGpt3_attnGpt3_TileSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:113:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:115:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. RowSync:
 // - x: every consumer tile reads all attnGpt3.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -882,7 +882,7 @@ struct Dep_projectGpt3_attnGpt3_RowSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:114:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:116:5): a outLlama tile waits for the
 // attnLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -907,7 +907,7 @@ struct Dep_projectLlama_attnLlama_TileSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:114:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:116:5): a outLlama tile waits for the
 // attnLlama tiles it reads. RowSync:
 // - x: every consumer tile reads all attnLlama.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -1120,10 +1120,10 @@ struct Producer_qkvLlama_RowSync {
   }
 };
 
-// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5)
+// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:89:5)
 // (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads), `attendNarrowGpt3S1024`
-// (examples/attention/attention_prompt.dep:91:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
-// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5) (a attnGpt3 tile waits for the
+// (examples/attention/attention_prompt.dep:93:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
+// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:97:5) (a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowGpt3 waits through
 // this one. TileSync:
 // - as derived for dependency attendNarrowGpt3S512: one semaphore per producer tile: valid for every dependency
@@ -1151,10 +1151,10 @@ struct Producer_qkvNarrowGpt3_TileSync {
   }
 };
 
-// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:87:5)
+// qkvNarrowGpt3 is read by 3 dependencies: `attendNarrowGpt3S512` (examples/attention/attention_prompt.dep:89:5)
 // (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads), `attendNarrowGpt3S1024`
-// (examples/attention/attention_prompt.dep:91:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
-// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:95:5) (a attnGpt3 tile waits for the
+// (examples/attention/attention_prompt.dep:93:5) (a attnGpt3 tile waits for the qkvNarrowGpt3 tiles it reads),
+// `attendNarrowGpt3S2048` (examples/attention/attention_prompt.dep:97:5) (a attnGpt3 tile waits for the
 // qkvNarrowGpt3 tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowGpt3 waits through
 // this one. RowSync:
 // - as derived for dependency attendNarrowGpt3S512: one semaphore per producer row, offered for every dependency
@@ -1185,12 +1185,12 @@ struct Producer_qkvNarrowGpt3_RowSync {
   }
 };
 
-// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5)
-// (a attnLlama tile waits for the qkvNarrowLlama tiles it reads), `attendNarrowLlamaS1024`
-// (examples/attention/attention_prompt.dep:103:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
-// `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5) (a attnLlama tile waits for the
-// qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowLlama waits
-// through this one. TileSync:
+// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512`
+// (examples/attention/attention_prompt.dep:101:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
+// `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:105:5) (a attnLlama tile waits for the
+// qkvNarrowLlama tiles it reads), `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:109:5) (a
+// attnLlama tile waits for the qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer
+// of qkvNarrowLlama waits through this one. TileSync:
 // - as derived for dependency attendNarrowLlamaS512: one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for every dependency that reads qkvNarrowLlama (attendNarrowLlamaS512 (read by
 // attnLlama), attendNarrowLlamaS1024 (read by attnLlama), attendNarrowLlamaS2048 (read by attnLlama)), separately:
@@ -1216,12 +1216,12 @@ struct Producer_qkvNarrowLlama_TileSync {
   }
 };
 
-// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512` (examples/attention/attention_prompt.dep:99:5)
-// (a attnLlama tile waits for the qkvNarrowLlama tiles it reads), `attendNarrowLlamaS1024`
-// (examples/attention/attention_prompt.dep:103:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
-// `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:107:5) (a attnLlama tile waits for the
-// qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer of qkvNarrowLlama waits
-// through this one. RowSync:
+// qkvNarrowLlama is read by 3 dependencies: `attendNarrowLlamaS512`
+// (examples/attention/attention_prompt.dep:101:5) (a attnLlama tile waits for the qkvNarrowLlama tiles it reads),
+// `attendNarrowLlamaS1024` (examples/attention/attention_prompt.dep:105:5) (a attnLlama tile waits for the
+// qkvNarrowLlama tiles it reads), `attendNarrowLlamaS2048` (examples/attention/attention_prompt.dep:109:5) (a
+// attnLlama tile waits for the qkvNarrowLlama tiles it reads). A stage posts under one policy, so every consumer
+// of qkvNarrowLlama waits through this one. RowSync:
 // - as derived for dependency attendNarrowLlamaS512: one semaphore per producer row, offered for every dependency
 // (the paper's RowSync); a consumer may wait for row tiles it does not read
 // Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnLlama[x = 3, y =
