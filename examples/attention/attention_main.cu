@@ -57,7 +57,7 @@ struct Options {
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
   std::uint32_t qkvGroupRows = 1;  // the QKV GEMM's tile order (AttentionChain): 1 is the spec's
   std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
-  std::string tracePath;  // token generation: per-block timeline of each variant's best chain (empty: none)
+  std::string tracePath;  // per-block timeline of each variant's best chain (empty: none)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
 };
@@ -109,9 +109,10 @@ const char* const kUsage =
     "  --qkv-group-rows N    the QKV GEMM's tile order: a head's Q, K and V tiles of a row back to back, rows\n"
     "            taken N at a time, head by head (default 1: the spec's order, row by row); head-wide QKV tiles\n"
     "            only: the prompt's narrower ones (96 columns) run row-major\n"
-    "  --trace FILE  token generation: run each variant's fastest chain once more recording when every block of the\n"
-    "            GEMV and attention stages started, finished waiting and finished; writes FILE (CSV, us from the\n"
-    "            chain's first block) and prints each stage's span\n"
+    "  --trace FILE  run each variant's fastest chain once more recording when every block of the GEMV, the\n"
+    "            one-tile CUTLASS GEMM and the decode attention stages started, finished waiting (the GEMMs: their\n"
+    "            last MMA) and finished; writes FILE (CSV, us from the chain's first block) and prints each\n"
+    "            stage's span\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -411,11 +412,11 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
   }
 }
 
-// Token generation: each variant's fastest chain (not cuBLAS+attn, whose GEMMs record nothing) run once more with
-// a block trace (block_trace.h), after a few untraced runs; the records go to `path` as CSV (us since the chain's
-// first block) and each stage's span is printed: when its blocks started (first, median, last), their median wait
-// for producer tiles, and when they finished (first, last). Stages whose kernels record nothing (the CUTLASS GEMMs)
-// are left out.
+// Each variant's fastest chain (not cuBLAS+attn, whose GEMMs record nothing) run once more with a block trace
+// (block_trace.h), after a few untraced runs; the records go to `path` as CSV (us since the chain's first block) and
+// each stage's span is printed: when its blocks started (first, median, last), their median wait for producer tiles
+// (the one-tile CUTLASS GEMMs: their median time to their last MMA), and when they finished (first, last). Stages
+// whose kernels record nothing (the persistent CUTLASS GEMMs, the prompt attention kernels) are left out.
 template <Model M, Phase P>
 void traceBestChains(const Options& options, const std::vector<Result>& best, AttentionBuffers& buffers,
                      int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -425,7 +426,7 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
     std::fprintf(stderr, "attention_example: cannot write %s\n", options.tracePath.c_str());
     return;
   }
-  std::fprintf(file, "variant,configuration,stage,block,sm,tile_x,start_us,waited_us,done_us\n");
+  std::fprintf(file, "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
   for (const Result& r : best) {
     if (r.variant == "cuBLAS+attn" || !r.correct()) continue;
     Variant variant{};
@@ -452,9 +453,9 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
         starts.push_back((t.start - origin) / 1000.0);
         waits.push_back((t.waited - t.start) / 1000.0);
         dones.push_back((t.done - origin) / 1000.0);
-        std::fprintf(file, "%s,%s,%s,%u,%u,%u,%.3f,%.3f,%.3f\n", r.variant.c_str(), r.configuration.c_str(),
-                     AttentionChain<M, P>::stageName(int(stage)), t.block, t.sm, t.tileX, (t.start - origin) / 1000.0,
-                     (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
+        std::fprintf(file, "%s,%s,%s,%u,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", r.variant.c_str(), r.configuration.c_str(),
+                     AttentionChain<M, P>::stageName(int(stage)), t.block, t.sm, t.tileX, t.tileY, t.part,
+                     (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
       }
       if (starts.empty()) continue;
       std::sort(starts.begin(), starts.end());
@@ -540,7 +541,7 @@ int main(int argc, char** argv) {
       printStageTimes<decltype(model)::value, decltype(phase)::value>(options, best, buffers, sms, lt,
                                                                       workspace.get(), workspaceBytes, stream);
     });
-  if (!options.tracePath.empty() && p.phase == Phase::Decode)
+  if (!options.tracePath.empty())
     withChainTypes([&](auto model, auto phase) {
       traceBestChains<decltype(model)::value, decltype(phase)::value>(options, best, buffers, sms, lt,
                                                                       workspace.get(), workspaceBytes, stream);

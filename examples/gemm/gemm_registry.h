@@ -46,8 +46,9 @@ struct GemmLaunchArgs {
   // one zeroed arrival counter per tile.
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
-  // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage): a record per block at
-  // trace[blockIdx.x], stage index traceStage. The CUTLASS GEMMs ignore it.
+  // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage and the one-tile-per-block
+  // CUTLASS GEMM): a record per block at trace[blockIdx.x], stage index traceStage. The persistent CUTLASS GEMMs
+  // ignore it.
   BlockTrace* trace = nullptr;
   std::uint32_t traceStage = 0;
 };

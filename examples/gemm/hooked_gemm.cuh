@@ -130,6 +130,8 @@ struct HookedGemm {
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
     sync.splitPartials = args.splitPartials;
     sync.splitArrivals = args.splitArrivals;
+    sync.trace = args.trace;
+    sync.traceStage = args.traceStage;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;
 
     // The kernel refuses what it cannot run (its why_not_implementable) and says how many blocks it takes.

@@ -34,6 +34,7 @@
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_sync_mainloop.hpp"
+#include "cusync/block_trace.cuh"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
@@ -52,6 +53,10 @@ struct GemmStageSync {
   // arrival counter per tile (zeroed once; the last part of each launch takes it back to 0).
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
+  // Diagnostics (block_trace.h): one record per block at trace[blockIdx.x], stage index traceStage; null: none.
+  // TileSyncGemmKernel records it; the persistent kernels ignore it.
+  BlockTrace* trace = nullptr;
+  std::uint32_t traceStage = 0;
 };
 
 template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
@@ -102,6 +107,7 @@ class TileSyncGemmKernel {
     } pipelines;
     WorkUnit unit;
     std::uint32_t lastArrival;
+    std::uint64_t traceStart;  // when thread 0 began (traced launches only)
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
 
@@ -203,6 +209,7 @@ class TileSyncGemmKernel {
     if (sync.triggerDependentsAtStart) triggerDependentLaunch();
 
     if (thread_idx == 0) {
+      if (sync.trace != nullptr) shared_storage.traceStart = detail::globalTimerNs();
       // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names. A
       // stage that neither posts nor waits, unsplit (split-K arrivals count by iteration), takes no ticket at all.
       const bool needsTicket =
@@ -290,10 +297,18 @@ class TileSyncGemmKernel {
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
+      const std::uint64_t traceMmaDone = sync.trace != nullptr ? detail::globalTimerNs() : 0;
+      auto recordTrace = [&] {
+        if (sync.trace != nullptr && mma_thread_idx == 0)
+          recordBlockTrace(sync.trace, sync.traceStage, ticket.tile.x, shared_storage.traceStart, traceMmaDone,
+                           ticket.tile.y, part);
+      };
       meetBeforeEpilogue();
       if (parts > 1 && !reduceSplitPartials(sync, ticket.tile, part, parts, accumulators, mma_thread_idx,
-                                            shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
+                                            shared_storage.lastArrival, get<0>(problem_shape_MNKL))) {
+        recordTrace();
         return;  // another part of this tile arrives later and finishes it
+      }
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
           problem_shape_MNKL, blk_shape, blk_coord, accumulators, tiled_mma, mma_thread_idx,
@@ -301,6 +316,7 @@ class TileSyncGemmKernel {
       collective_epilogue.store_tail(epi_load_pipeline, epi_load_next, epi_store_pipeline, epi_store_next);
 
       postStoredTile<OutputPolicy, int(NumMmaThreads)>(sync.stage, ticket.tile, mma_thread_idx);
+      recordTrace();
     }
 #else
     printf("cusync TileSyncGemmKernel requires sm_90a\n");
