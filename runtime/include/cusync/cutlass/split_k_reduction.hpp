@@ -30,6 +30,17 @@ struct SplitKBuffers {
   std::uint32_t* arrivals = nullptr;
 };
 
+// Loads a thread keeps in flight while it adds another part's partial: the largest divisor of its accumulator count
+// up to 64. Above 128 accumulators (256 x 192 tiles: 192) the loads stay one at a time: ptxas hoists every chunk's
+// loads (the accumulators must stay in registers, so the chunks are unrolled) and spilled about 1.7 KB in the fused
+// chain's 256 x 192 kernel, against 0.3 KB one at a time.
+constexpr int reductionChunk(int fragment) {
+  if (fragment > 128) return 1;
+  for (int chunk = 64; chunk > 1; --chunk)
+    if (fragment % chunk == 0) return chunk;
+  return 1;
+}
+
 // Publishes this part's accumulators; returns true in the unit that arrives last, after adding every other part's
 // accumulators into its own. Called by all `NumMmaThreads` math threads. Accumulators of rows at or past the
 // problem's M (`rowsInTile` counts the rest) are neither written nor read: the epilogue never stores them, and at
@@ -66,12 +77,36 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
   }
   cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
   if (!lastArrival) return false;
+  // The reads come in chunks of kChunk loads per thread, all issued before the first add. Loading and adding one
+  // accumulator at a time behind the per-row test (as until session 15) left only a few loads in flight: the last
+  // part of a 128 x 128 tile took 26-32 us from its last MMA to its post with 4 partials to add (about 9 GB/s an
+  // SM), while its whole-tile neighbours took 1.3 us; in chunks, 7.8-8.8 us (block traces, docs/BENCHMARKS.md,
+  // issue 14, session 15). Full tiles (every row in the problem, the prompt shapes) load without the test.
+  constexpr int kChunk = reductionChunk(kFragment);
+  const bool fullTile = rowsInTile >= int(cute::size<0>(TileShape{}));
   for (std::uint32_t p = 0; p < parts; ++p) {
     if (p == part) continue;
-    const float* other = partials(p);
-    CUTLASS_PRAGMA_UNROLL
-    for (int i = 0; i < kFragment; ++i)
-      if (rowIsInProblem(i)) accumulators(i) += __ldcg(other + i * NumMmaThreads + mma_thread_idx);
+    const float* other = partials(p) + mma_thread_idx;
+    if constexpr (kChunk == 1) {
+      CUTLASS_PRAGMA_UNROLL
+      for (int i = 0; i < kFragment; ++i)
+        if (rowIsInProblem(i)) accumulators(i) += __ldcg(other + i * NumMmaThreads);
+    } else {
+      CUTLASS_PRAGMA_UNROLL
+      for (int first = 0; first < kFragment; first += kChunk) {
+        float values[kChunk];
+        if (fullTile) {
+          CUTLASS_PRAGMA_UNROLL
+          for (int j = 0; j < kChunk; ++j) values[j] = __ldcg(other + (first + j) * NumMmaThreads);
+        } else {
+          CUTLASS_PRAGMA_UNROLL
+          for (int j = 0; j < kChunk; ++j)
+            values[j] = rowIsInProblem(first + j) ? __ldcg(other + (first + j) * NumMmaThreads) : 0.0f;
+        }
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = 0; j < kChunk; ++j) accumulators(first + j) += values[j];
+      }
+    }
   }
   return true;
 }
