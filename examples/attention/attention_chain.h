@@ -271,20 +271,14 @@ class AttentionChain {
     // Groups of more than one row: qkvGroupedIndex (the spec's order is its groups of one row).
     if (qkvGroupRows == 0) throw Error("attention_example: the QKV GEMM's row groups hold at least one row");
     const std::uint32_t qkvClusterRows = std::uint32_t(qkvGemm_->clusterRows);
-    if constexpr (P == Phase::Prompt) {
-      // Narrow tiles take row-major order whatever qkvGroupRows says: its groups are of a head's three tiles.
-      if (qkvTiling_ == QkvTiling::Narrow) setQkvPolicyAndOrder<QkvTiling::Narrow>(qkvClusterRows);
-    }
-    if (qkvTiling_ == QkvTiling::HeadWide) {
-      if (qkvGroupRows > 1) {
-        qkv_->setOutputPolicy<typename QkvPolicies<M, P, QkvTiling::HeadWide>::Producer>();
-        const std::uint32_t groupClusters = std::max(1u, qkvGroupRows / qkvClusterRows);
-        qkv_->setClusterTileOrderBy(qkvClusterRows, [groupClusters](TileCoord cluster, GridShape clusters) {
-          return qkvGroupedIndex(cluster, clusters, groupClusters);
-        });
-      } else {
-        setQkvPolicyAndOrder<QkvTiling::HeadWide>(qkvClusterRows);
-      }
+    // The tiling's policy and proven order; then, for head-wide tiles, qkvGroupRows' order if it asks for groups
+    // (narrow tiles keep row-major order: the groups are of a head's three tiles).
+    withQkvTiling([&](auto tiling) { setQkvPolicyAndOrder<decltype(tiling)::value>(qkvClusterRows); });
+    if (qkvTiling_ == QkvTiling::HeadWide && qkvGroupRows > 1) {
+      const std::uint32_t groupClusters = std::max(1u, qkvGroupRows / qkvClusterRows);
+      qkv_->setClusterTileOrderBy(qkvClusterRows, [groupClusters](TileCoord cluster, GridShape clusters) {
+        return qkvGroupedIndex(cluster, clusters, groupClusters);
+      });
     }
     const std::uint32_t clusterRows = std::uint32_t(outGemm_->clusterRows);
     if (outputGroupRows == 0) throw Error("attention_example: the output GEMM's row groups hold at least one row");
@@ -339,13 +333,10 @@ class AttentionChain {
         arrivals_ = std::make_unique<DeviceBuffer<std::uint32_t>>(attentionGrid.tileCount());
         CUSYNC_CUDA_CHECK(cudaMemset(arrivals_->get(), 0, arrivals_->bytes()));
       }
-      if (qkvTiling_ == QkvTiling::HeadWide) {
-        allowPromptSharedMemory<QkvTiling::HeadWide, typename ChainPolicies::TTileSync>();
-        allowPromptSharedMemory<QkvTiling::HeadWide, typename ChainPolicies::TRowSync>();
-      } else {
-        allowPromptSharedMemory<QkvTiling::Narrow, typename ChainPolicies::TTileSync>();
-        allowPromptSharedMemory<QkvTiling::Narrow, typename ChainPolicies::TRowSync>();
-      }
+      withQkvTiling([](auto tiling) {
+        allowPromptSharedMemory<decltype(tiling)::value, typename ChainPolicies::TTileSync>();
+        allowPromptSharedMemory<decltype(tiling)::value, typename ChainPolicies::TRowSync>();
+      });
     }
     if (cublas) {
       cublasQkv_ = std::make_unique<CublasLtGemm>(lt, problem.tokens(), problem.qkvColumns(), problem.shape.hidden,
@@ -489,19 +480,23 @@ class AttentionChain {
   }
 
   void launchAttention(cudaStream_t stream, LaunchOrdering ordering) const {
+    withQkvTiling([&](auto tiling) {
+      constexpr QkvTiling Q = decltype(tiling)::value;
+      if (variant_.tPolicy == TPolicyKind::TileSync)
+        launchAttentionWith<Q, typename ChainPolicies::TTileSync>(stream, ordering);
+      else
+        launchAttentionWith<Q, typename ChainPolicies::TRowSync>(stream, ordering);
+    });
+  }
+
+  // Calls f with the chain's QKV tiling as a compile-time constant (std::integral_constant): the policy types depend
+  // on it. Narrow tiles exist in prompt processing only, so token generation instantiates only head-wide ones.
+  template <class F>
+  void withQkvTiling(F&& f) const {
     if constexpr (P == Phase::Prompt) {
-      if (qkvTiling_ == QkvTiling::Narrow) {
-        if (variant_.tPolicy == TPolicyKind::TileSync)
-          launchAttentionWith<QkvTiling::Narrow, typename ChainPolicies::TTileSync>(stream, ordering);
-        else
-          launchAttentionWith<QkvTiling::Narrow, typename ChainPolicies::TRowSync>(stream, ordering);
-        return;
-      }
+      if (qkvTiling_ == QkvTiling::Narrow) return f(std::integral_constant<QkvTiling, QkvTiling::Narrow>{});
     }
-    if (variant_.tPolicy == TPolicyKind::TileSync)
-      launchAttentionWith<QkvTiling::HeadWide, typename ChainPolicies::TTileSync>(stream, ordering);
-    else
-      launchAttentionWith<QkvTiling::HeadWide, typename ChainPolicies::TRowSync>(stream, ordering);
+    f(std::integral_constant<QkvTiling, QkvTiling::HeadWide>{});
   }
 
   // The QKV stage posts under tiling Q's producer policy, in its order (in clusters of `clusterRows` rows).
