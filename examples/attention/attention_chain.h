@@ -394,7 +394,7 @@ class AttentionChain {
   }
 
   // Diagnostics: the next launches record a BlockTrace per block of the stages whose kernels record one (the GEMV
-  // stages and the decode attention kernel), the QKV stage's at [0, its blocks), attention's after them, the output
+  // stages, the one-tile CUTLASS GEMMs, the decode attention kernel and CUTLASS's flash attention), the QKV stage's at [0, its blocks), attention's after them, the output
   // GEMM's last (blocksPerLaunch() records in all); null stops it.
   void setTrace(BlockTrace* trace) { trace_ = trace; }
 
@@ -556,6 +556,8 @@ class AttentionChain {
           launch.kernel.qkvTileColumns = qkvGemm_->tile.n;
           launch.kernel.triggerDependents = triggerDependents;
           launch.kernel.waitForPriorGrid = gridSync;
+          launch.kernel.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
+          launch.kernel.traceStage = 1;
           launch.t = buffers_.t.get();
           launch.lse = lse_->get();
           launch.batch = problem_.batch;

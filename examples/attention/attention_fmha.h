@@ -10,6 +10,7 @@
 #include <cuda_runtime.h>
 
 #include "attention_policies.h"
+#include "cusync/block_trace.h"
 #include "cusync/launch.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -42,6 +43,8 @@ struct PromptFmhaArgs {
   std::uint32_t qkvTileColumns = 0;  // columns of a QKV GEMM tile: 128 (one head) or narrower (qkv_head_tiles.h)
   bool triggerDependents = false;    // a PDL producer: let the output GEMM launch once every block is resident
   bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
+  BlockTrace* trace = nullptr;       // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
+  std::uint32_t traceStage = 0;
 };
 
 // One launch of the stage: every pointer is the chain's, shapes in elements.

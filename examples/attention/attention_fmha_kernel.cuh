@@ -29,6 +29,7 @@
 #include "kernel/fmha_kernel_builder.hpp"
 
 #include "attention_fmha.h"
+#include "cusync/block_trace.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -44,6 +45,7 @@ inline namespace CUSYNC_FMHA_BUILD_NAMESPACE {
 struct FmhaBlockSlot {
   TileTicket ticket;
   int queryBlock, sequence, head;  // CUTLASS's block coordinate: 128-query block of the sequence, batch, head
+  std::uint64_t traceStart, traceWaited;  // traced launches: thread 0's start and the end of its waits
 };
 inline constexpr int kFmhaSlotBytes = 1024;
 static_assert(sizeof(FmhaBlockSlot) <= kFmhaSlotBytes);
@@ -177,6 +179,7 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
   auto* slot = reinterpret_cast<FmhaBlockSlot*>(cusyncFmhaShared);
   const StageView& view = stage.untyped;
   if (threadIdx.x == 0) {
+    if (args.trace != nullptr) slot->traceStart = ::cusync::detail::globalTimerNs();
     const WorkUnit unit = view.acquireWorkUnit(TileCoord{blockIdx.x, blockIdx.y, blockIdx.z}, 0);
     const std::uint32_t queryBlocks = args.sequenceLength / detail::kFmhaQueries;
     slot->ticket = unit.ticket;
@@ -185,6 +188,7 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
     slot->head = int(unit.ticket.tile.x);
     CUSYNC_CHAIN_DELAY(unit.ticket.tile.x * 37u + unit.ticket.tile.y);  // stress builds: a slow consumer
     if (qkvInput.synchronized()) detail::waitForHeadTileInputs(qkvInput, view, unit.ticket, args);
+    if (args.trace != nullptr) slot->traceWaited = ::cusync::detail::globalTimerNs();
   }
   __syncthreads();  // extends thread 0's acquire to the block, publishes the slot
   fenceProxyAsyncGlobal();  // the QKV tiles were seen through the generic proxy; CUTLASS reads them with TMA
@@ -207,6 +211,9 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
   // same count again (after the barrier above, as setmaxnreg requires) tells ptxas this code has them: past the
   // body's end it otherwise budgets the producer warp group's 24 and spills the cache append's loads.
   cutlass::arch::warpgroup_reg_alloc<PromptFmha::Kernel::MmaRegisterRequirement>();
+  // The record ends at the post (T's tile stored and released), not after the cache append below.
+  if (args.trace != nullptr && mathThread == 0)
+    recordBlockTrace(args.trace, args.traceStage, ticket.tile.x, slot->traceStart, slot->traceWaited, ticket.tile.y);
   detail::appendHeadTileToCaches<PromptFmha::kMathThreads>(ticket, args, mathThread);
 #endif
 }

@@ -110,9 +110,9 @@ const char* const kUsage =
     "            taken N at a time, head by head (default 1: the spec's order, row by row); head-wide QKV tiles\n"
     "            only: the prompt's narrower ones (96 columns) run row-major\n"
     "  --trace FILE  run each variant's fastest chain once more recording when every block of the GEMV, the\n"
-    "            one-tile CUTLASS GEMM and the decode attention stages started, finished waiting (the GEMMs: their\n"
-    "            last MMA) and finished; writes FILE (CSV, us from the chain's first block) and prints each\n"
-    "            stage's span\n"
+    "            one-tile CUTLASS GEMM, the decode attention and the flash attention stages started, finished\n"
+    "            waiting (the GEMMs: their last MMA) and finished; writes FILE (CSV, us from the chain's first\n"
+    "            block) and prints each stage's span\n"
     "  --check-only  check every variant once, time nothing\n"
     "  --csv     where to write the results (default attention.csv)\n"
     "Exit status: 0 all variants correct; 1 a variant failed its check; 2 bad command line; 77 no GPU.\n";
@@ -416,7 +416,7 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
 // (block_trace.h), after a few untraced runs; the records go to `path` as CSV (us since the chain's first block) and
 // each stage's span is printed: when its blocks started (first, median, last), their median wait for producer tiles
 // (the one-tile CUTLASS GEMMs: their median time to their last MMA), and when they finished (first, last). Stages
-// whose kernels record nothing (the persistent CUTLASS GEMMs, the prompt attention kernels) are left out.
+// whose kernels record nothing (the persistent CUTLASS GEMMs, the mma.sync prompt attention kernel) are left out.
 template <Model M, Phase P>
 void traceBestChains(const Options& options, const std::vector<Result>& best, AttentionBuffers& buffers,
                      int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
