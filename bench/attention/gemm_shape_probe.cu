@@ -4,11 +4,14 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--samples N] [--csv FILE]
+//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--samples N] [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters keep their paired
 // row-major order.
+// --splits: also time each hooked GEMM at every split-K choice the chain would try (attention_gemm_split.h: every
+// tile split, or only the last wave's), named _sk<parts> or _sk<parts>w<whole tiles>. The chain splits; a probe
+// that compares tile shapes unsplit misjudges them (session 15).
 //
 // Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
 // (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
@@ -28,6 +31,7 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include "attention_gemm_split.h"
 #include "attention_gemms.h"
 #include "common/ceilings.cuh"
 #include "common/command_line_numbers.h"
@@ -56,17 +60,28 @@ struct Row {
   bool correct;
 };
 
-// The hooked GEMM's stage as a stream-ordered chain has it: no semaphores, its order (clusters paired), persistent
-// blocks for a persistent kernel.
-std::unique_ptr<Stage> unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors,
-                                          std::uint32_t groupRows) {
+// The hooked GEMM's stage as a stream-ordered chain has it: no semaphores, its order (clusters paired), its split-K
+// (the last wave's tiles only, or every tile), persistent blocks for a persistent kernel.
+struct ProbeStage {
+  std::unique_ptr<Stage> stage;
+  std::unique_ptr<GemmSplit> split;
+};
+ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors, std::uint32_t groupRows,
+                               SplitChoice splitChoice) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
   if (gemm.clusterRows > 1)
     stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
   else
     stage->setGroupedTileOrder(groupRows);
+  auto split = std::make_unique<GemmSplit>(*stage, gemm.tile, splitChoice, PartOrder::PartsOfATileTogether);
   stage->setPersistentBlocks(persistentBlocksFor(gemm, stage->workUnitsPerLaunch(), multiprocessors));
-  return stage;
+  return {std::move(stage), std::move(split)};
+}
+
+// _sk<parts> (every tile split) or _sk<parts>w<whole tiles> (only the tiles after the first <whole>); "" unsplit.
+std::string splitSuffix(SplitChoice split) {
+  if (split.parts <= 1) return "";
+  return "_sk" + std::to_string(split.parts) + (split.wholeTiles != 0 ? "w" + std::to_string(split.wholeTiles) : "");
 }
 
 constexpr const char* kProgram = "gemm_shape_probe";
@@ -74,6 +89,7 @@ constexpr const char* kProgram = "gemm_shape_probe";
 int run(int argc, char** argv) {
   std::vector<int> ms{512, 2048};
   std::vector<int> groupRowsList{1};
+  bool withSplits = false;
   int samples = 15;
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
@@ -86,13 +102,15 @@ int run(int argc, char** argv) {
       ms = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--group-rows") {
       groupRowsList = positiveIntListArgument(kProgram, arg, value());
+    } else if (arg == "--splits") {
+      withSplits = true;
     } else if (arg == "--samples") {
       samples = positiveIntArgument(kProgram, arg, value());
     } else if (arg == "--csv") {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--group-rows 1,8] [--samples N] [--csv FILE]");
+                                   "[--group-rows 1,8] [--splits] [--samples N] [--csv FILE]");
     }
   }
   std::ofstream csv;
@@ -166,28 +184,37 @@ int run(int argc, char** argv) {
       measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
+      if (gemm->maxActiveBlocksPerSm() == 0) continue;
+      std::vector<SplitChoice> splits{SplitChoice{1, 0}};
+      if (withSplits)
+        for (const SplitChoice& choice : splitCandidates(*gemm, Phase::Prompt, s.m, s.n, s.k, sms))
+          if (choice.parts > 1) splits.push_back(choice);
       for (int groupRows : groupRowsList) {
         const bool clustered = gemm->clusterRows > 1;  // its order is the paired one: timed once
-        if (gemm->maxActiveBlocksPerSm() == 0 || (clustered && groupRows != groupRowsList.front())) continue;
-        const std::unique_ptr<Stage> stage = unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows));
-        const std::string name =
-            "hooked_" + gemm->configuration + (groupRows > 1 && !clustered ? "_g" + std::to_string(groupRows) : "");
-        GemmLaunchArgs args;
-        args.m = s.m;
-        args.n = s.n;
-        args.k = s.k;
-        args.a = a.get();
-        args.b = w.get();
-        args.d = d.get();
-        args.stage = stage->view();
-        args.stage.semaphores = nullptr;
-        try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
-          gemm->launch(args, stream);
-        } catch (const Error& error) {
-          std::printf("%s %s: %s\n", s.name.c_str(), name.c_str(), error.what());
-          continue;
+        if (clustered && groupRows != groupRowsList.front()) continue;
+        for (const SplitChoice& split : splits) {
+          const ProbeStage probe = unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split);
+          const std::string name = "hooked_" + gemm->configuration +
+                                   (groupRows > 1 && !clustered ? "_g" + std::to_string(groupRows) : "") +
+                                   splitSuffix(split);
+          GemmLaunchArgs args;
+          args.m = s.m;
+          args.n = s.n;
+          args.k = s.k;
+          args.a = a.get();
+          args.b = w.get();
+          args.d = d.get();
+          args.stage = probe.stage->view();
+          args.stage.semaphores = nullptr;
+          probe.split->applyTo(args);
+          try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
+            gemm->launch(args, stream);
+          } catch (const Error& error) {
+            std::printf("%s %s: %s\n", s.name.c_str(), name.c_str(), error.what());
+            continue;
+          }
+          measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
         }
-        measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
       }
     }
   }

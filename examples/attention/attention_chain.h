@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "attention_fmha.h"
+#include "attention_gemm_split.h"
 #include "attention_gemms.h"
 #include "attention_kernels.cuh"
 #include "attention_policies.h"
@@ -163,48 +164,6 @@ struct GemmChoice {
   const AttentionGemm* qkv = nullptr;
   const AttentionGemm* out = nullptr;
   SplitChoice qkvSplit, outSplit;
-};
-
-// The split-K choices worth trying for a GEMM of `gemm`'s tiles over an M x N output with K = `k`: in prompt
-// processing those that shorten the last wave (every tile split: waveBalancingSplits; the last wave's tiles only:
-// lastWaveSplits), in token generation (one row tile, few tiles, long K) as many parts as fill one wave and two
-// (gemmSplitCandidates).
-inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase phase, int m, int n, int k,
-                                                int multiprocessors) {
-  // A GEMM in clusters splits whole clusters (both blocks take the same k-range): the waves are counted in clusters.
-  if (gemm.pingpong) return {SplitChoice{1, 0}};  // unsplit: a part that stores nothing would unpair the groups
-  const std::uint32_t rows = std::uint32_t(gemm.clusterRows);
-  const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()) / rows;
-  const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount() / rows;
-  const int kBlocks = k / gemm.tile.k;
-  std::vector<SplitChoice> choices;
-  for (std::uint32_t parts : phase == Phase::Prompt ? waveBalancingSplits(tiles, kBlocks, slots)
-                                                    : gemmSplitCandidates(tiles, kBlocks, slots))
-    choices.push_back({parts, 0});
-  if (phase == Phase::Prompt)
-    for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots))
-      choices.push_back({choice.parts, choice.wholeTiles * rows});
-  return choices;
-}
-
-// The split-K state of a GEMM stage: fp32 partials and one zeroed arrival counter per tile.
-struct GemmSplit {
-  std::unique_ptr<DeviceBuffer<float>> partials;
-  std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  GemmSplit(Stage& stage, const GemmTileShape& tile, SplitChoice split, PartOrder partOrder) {
-    const std::uint32_t parts = split.parts;
-    stage.setBlocksPerTile(parts);
-    stage.setPartOrder(partOrder);
-    stage.setWholeTiles(split.wholeTiles);
-    if (parts <= 1) return;
-    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
-    arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
-    CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
-  }
-  void applyTo(GemmLaunchArgs& args) const {
-    args.splitPartials = partials ? partials->get() : nullptr;
-    args.splitArrivals = arrivals ? arrivals->get() : nullptr;
-  }
 };
 
 // The runtime's ordering of a variant's three stages (chain_executor.cuh); the cuBLAS variant is enqueued by hand.
