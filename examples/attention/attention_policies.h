@@ -62,7 +62,6 @@ CUSYNC_ATTENTION_POLICIES_OF(Llama, Prompt, attention_prompt, Llama, Producer_qk
 // QkvTileN = 96, under RowSync; qkv_head_tiles.h says which tiles a head reads).
 enum class QkvTiling { HeadWide, Narrow };
 inline constexpr int kNarrowQkvTileN = int(cusync::generated::attention_prompt::parameters::QkvTileN);
-inline const char* qkvTilingName(QkvTiling q) { return q == QkvTiling::HeadWide ? "head-wide" : "narrow"; }
 
 // What the QKV GEMM posts under and the attention stage waits under (Producer), and the QKV GEMM's tile order, per
 // tiling. Head-wide: Policies' QkvStrided and QkvOrder. Narrow: RowSync, proven for every sequence length's
