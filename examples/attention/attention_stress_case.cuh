@@ -7,7 +7,6 @@
 
 #include "attention_chain.h"
 #include "common/device_buffers.cuh"
-#include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
 
 namespace cusync::examples::attention {
@@ -17,27 +16,19 @@ template <class Chain>
 unsigned long long countStressMismatches(Chain& chain, AttentionBuffers& b, const AttentionProblem& p,
                                          cudaStream_t stream, int perGraph, long long replays,
                                          DeviceBuffer<unsigned long long>& mismatches) {
-  CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
-  timeWithGraph(
-      [&](cudaStream_t s) {
-        poison(b.qkv, s);
-        poison(b.t, s);
-        poison(b.y, s);
-        poisonAppended(b, p, s);
-        chain.poisonScratch(s);
-        chain.enqueue(s);
-        countMismatches<><<<132, 256, 0, s>>>(b.t.get(), b.tReference.get(), b.t.size(), mismatches.get());
-        countMismatches<><<<264, 256, 0, s>>>(b.y.get(), b.yReference.get(), b.y.size(), mismatches.get());
-        gatherAppended(b, p, s);
-        countMismatches<><<<132, 256, 0, s>>>(b.appended.get(), b.appendedReference.get(), b.appended.size(),
-                                              mismatches.get());
-        CUSYNC_CUDA_CHECK(cudaGetLastError());
-      },
-      stream, perGraph, 0, int(replays));
-  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-  unsigned long long bad = 0;
-  CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
-  return bad;
+  return countMismatchesOverReplays(mismatches, stream, perGraph, replays, [&](cudaStream_t s) {
+    poison(b.qkv, s);
+    poison(b.t, s);
+    poison(b.y, s);
+    poisonAppended(b, p, s);
+    chain.poisonScratch(s);
+    chain.enqueue(s);
+    countMismatches<><<<132, 256, 0, s>>>(b.t.get(), b.tReference.get(), b.t.size(), mismatches.get());
+    countMismatches<><<<264, 256, 0, s>>>(b.y.get(), b.yReference.get(), b.y.size(), mismatches.get());
+    gatherAppended(b, p, s);
+    countMismatches<><<<132, 256, 0, s>>>(b.appended.get(), b.appendedReference.get(), b.appended.size(),
+                                          mismatches.get());
+  });
 }
 
 }  // namespace cusync::examples::attention

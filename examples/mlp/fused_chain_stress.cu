@@ -21,7 +21,6 @@
 #include "common/command_line_numbers.h"
 #include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
-#include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
 #include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
@@ -153,20 +152,12 @@ int main(int argc, char** argv) {
   // Replays `perGraph` poisoned, checked executions of `mlp` per graph; returns the mismatched elements.
   auto stress = [&](const auto& mlp, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
                     DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
-    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
-    timeWithGraph(
-        [&](cudaStream_t s) {
-          poison(intermediate, s);
-          poison(y, s);
-          mlp.enqueue(operands, s);
-          countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
-          CUSYNC_CUDA_CHECK(cudaGetLastError());
-        },
-        stream, perGraph, 0, int(replays));
-    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-    unsigned long long bad = 0;
-    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
-    return bad;
+    return countMismatchesOverReplays(mismatches, stream, perGraph, replays, [&](cudaStream_t s) {
+      poison(intermediate, s);
+      poison(y, s);
+      mlp.enqueue(operands, s);
+      countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
+    });
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.

@@ -20,7 +20,6 @@
 #include "common/command_line_numbers.h"
 #include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
-#include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
 #include "gpt3_mlp_skinny.h"
 #include "llama_mlp_skinny.h"
@@ -96,20 +95,12 @@ int main(int argc, char** argv) {
   // Replays `perGraph` poisoned, checked executions of `chain` per graph; returns the mismatched elements.
   auto stress = [&](const auto& chain, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,
                     DeviceBuffer<__half>& y, const DeviceBuffer<__half>& reference) {
-    CUSYNC_CUDA_CHECK(cudaMemset(mismatches.get(), 0, mismatches.bytes()));
-    timeWithGraph(
-        [&](cudaStream_t s) {
-          poison(intermediate, s);
-          poison(y, s);
-          chain.enqueue(operands, s);
-          countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
-          CUSYNC_CUDA_CHECK(cudaGetLastError());
-        },
-        stream, perGraph, 0, int(replays));
-    CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-    unsigned long long bad = 0;
-    CUSYNC_CUDA_CHECK(cudaMemcpy(&bad, mismatches.get(), sizeof(bad), cudaMemcpyDeviceToHost));
-    return bad;
+    return countMismatchesOverReplays(mismatches, stream, perGraph, replays, [&](cudaStream_t s) {
+      poison(intermediate, s);
+      poison(y, s);
+      chain.enqueue(operands, s);
+      countMismatches<><<<264, 256, 0, s>>>(y.get(), reference.get(), y.size(), mismatches.get());
+    });
   };
   // One path on one case: skipped where the path cannot run it (M > 1 for the GEMV paths).
   auto runPath = [&](auto tag, const Case& c, const MlpOperands& operands, DeviceBuffer<__half>& intermediate,

@@ -1,6 +1,7 @@
 // Where the time of a chain of one-unit-per-block launches goes, block by block: an optional record per block,
 // written by the kernels that take a trace buffer (the hooked GEMV stage, the attention chain's decode kernel and
-// its CUTLASS flash attention stage, the one-tile-per-block CUTLASS GEMM) when a launch is given one. Times are the GPU's global timer (ns). Serves host and device (includes nothing from CUDA).
+// its CUTLASS flash attention stage, the one-tile-per-block CUTLASS GEMM) when a launch is given one. Times are the
+// GPU's global timer (ns). Serves host and device (includes nothing from CUDA).
 //
 // Why: a tile-synchronized chain can run no faster than the same kernels stream-ordered even where its consumers
 // could start early, and neither the total time nor the stage times alone say why; the records show when each
