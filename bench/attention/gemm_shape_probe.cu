@@ -78,8 +78,10 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
   return {std::move(stage), std::move(split)};
 }
 
-// _sk<parts> (every tile split) or _sk<parts>w<whole tiles> (only the tiles after the first <whole>); "" unsplit.
+// _sk<parts> (every tile split) or _sk<parts>w<whole tiles> (only the tiles after the first <whole>); "" unsplit;
+// _streamk<chunks>w<whole tiles> for stream-K.
 std::string splitSuffix(SplitChoice split) {
+  if (split.isStreamK()) return "_streamk" + std::to_string(split.streamKChunks) + "w" + std::to_string(split.wholeTiles);
   if (split.parts <= 1) return "";
   return "_sk" + std::to_string(split.parts) + (split.wholeTiles != 0 ? "w" + std::to_string(split.wholeTiles) : "");
 }
@@ -188,7 +190,7 @@ int run(int argc, char** argv) {
       std::vector<SplitChoice> splits{SplitChoice{1, 0}};
       if (withSplits)
         for (const SplitChoice& choice : splitCandidates(*gemm, Phase::Prompt, s.m, s.n, s.k, sms))
-          if (choice.parts > 1) splits.push_back(choice);
+          if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
       for (int groupRows : groupRowsList) {
         const bool clustered = gemm->clusterRows > 1;  // its order is the paired one: timed once
         if (clustered && groupRows != groupRowsList.front()) continue;

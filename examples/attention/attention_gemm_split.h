@@ -39,6 +39,9 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
   if (phase == Phase::Prompt)
     for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots))
       choices.push_back({choice.parts, choice.wholeTiles * rows});
+  // Stream-K runs on the persistent GEMM, whose blocks take several units (rows is 1 there: no clusters).
+  if (phase == Phase::Prompt && gemm.persistent)
+    for (const SplitChoice& choice : streamKSplits(tiles, kBlocks, slots)) choices.push_back(choice);
   return choices;
 }
 
@@ -48,11 +51,14 @@ struct GemmSplit {
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
   GemmSplit(Stage& stage, const GemmTileShape& tile, SplitChoice split, PartOrder partOrder) {
     const std::uint32_t parts = split.parts;
+    stage.setStreamK(0, 0);  // (the stage may have run stream-K before)
     stage.setBlocksPerTile(parts);
     stage.setPartOrder(partOrder);
     stage.setWholeTiles(split.wholeTiles);
-    if (parts <= 1) return;
-    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts * tile.m * tile.n);
+    stage.setStreamK(split.streamKChunks, split.streamKBlocks);
+    const std::uint32_t slots = split.isStreamK() ? stage.streamKSlots() : parts;
+    if (slots <= 1) return;
+    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
   }

@@ -159,12 +159,39 @@ inline std::uint32_t promptAttentionBlocks(std::uint32_t tiles, int multiprocess
 }
 
 // A GEMM's split-K choice: `parts` per split tile, and the tiles of the stage's order left whole before them (0:
-// every tile split; StageView::wholeTiles).
+// every tile split; StageView::wholeTiles). Or stream-K (persistent GEMMs): the tiles after the whole ones cut into
+// `streamKChunks` units of equal k-block counts, for tiles of `streamKBlocks` k-blocks (Stage::setStreamK).
 struct SplitChoice {
   std::uint32_t parts = 1;
   std::uint32_t wholeTiles = 0;
-  bool operator==(const SplitChoice& o) const { return parts == o.parts && wholeTiles == o.wholeTiles; }
+  std::uint32_t streamKChunks = 0;
+  int streamKBlocks = 0;
+  bool isStreamK() const { return streamKChunks != 0; }
+  bool operator==(const SplitChoice& o) const {
+    return parts == o.parts && wholeTiles == o.wholeTiles && streamKChunks == o.streamKChunks &&
+           streamKBlocks == o.streamKBlocks;
+  }
 };
+
+// Prompt processing with a persistent GEMM of `slots` blocks: stream-K with one chunk per block over the last
+// partial wave and one full wave before it (Stream-K's "data-parallel + one stream-K wave" hybrid: every chunk then
+// holds one to two tiles' k-blocks, so a tile has at most two parts and its last arrival adds one partial), or over
+// every tile when they are fewer than the blocks (a tile then has up to three parts). GPT-3's QKV GEMM at 512 tokens:
+// 144 tiles, each block 1.09 tiles of k-blocks, against 132 whole tiles and 12 in 11 parts (lastWaveSplits). None
+// where the tiles fill whole waves, or where a chunk would get less than kMinKBlocksPerStreamKChunk k-blocks.
+inline constexpr int kMinKBlocksPerStreamKChunk = 4;
+inline std::vector<SplitChoice> streamKSplits(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
+  if (slots == 0 || tiles % slots == 0) return {};
+  const std::uint32_t waves = tiles / slots;
+  const std::uint32_t whole = waves == 0 ? 0 : (waves - 1) * slots;
+  if (std::uint64_t(tiles - whole) * std::uint64_t(kBlocks) < std::uint64_t(slots) * kMinKBlocksPerStreamKChunk)
+    return {};
+  SplitChoice choice;
+  choice.wholeTiles = whole;
+  choice.streamKChunks = slots;
+  choice.streamKBlocks = kBlocks;
+  return {choice};
+}
 
 // Prompt processing, several waves of tiles with a partial last one: run the full waves' tiles whole and split
 // only the last wave's R tiles, into as many parts as the slots hold (at most kMaxLastWaveParts, keeping

@@ -138,6 +138,22 @@ TEST_CASE("last-wave splits keep the full waves whole and split the rest to fill
   CHECK(lastWaveSplits(132 + 100, 192, 132).empty());
 }
 
+TEST_CASE("stream-K cuts the last partial wave and one full wave before it into one chunk per block",
+          "[attention]") {
+  // GPT-3 QKV at 512 tokens: 144 tiles, all in the region (one wave and a bit), 132 chunks of 192 k-block tiles.
+  CHECK(streamKSplits(144, 192, 132) == std::vector<SplitChoice>{{1, 0, 132, 192}});
+  // 1024 tokens: 288 tiles; the first wave whole, 156 tiles in the region.
+  CHECK(streamKSplits(288, 192, 132) == std::vector<SplitChoice>{{1, 132, 132, 192}});
+  // 2048 tokens: 576 tiles; three waves whole, 180 tiles in the region.
+  CHECK(streamKSplits(576, 192, 132) == std::vector<SplitChoice>{{1, 396, 132, 192}});
+  // Fewer tiles than blocks (LLaMA QKV at 512 tokens): every tile in the region.
+  CHECK(streamKSplits(96, 128, 132) == std::vector<SplitChoice>{{1, 0, 132, 128}});
+  // Nothing to balance: whole waves; no slots; chunks of fewer than 4 k-blocks (3 tiles of 8 over 132 blocks).
+  CHECK(streamKSplits(264, 192, 132).empty());
+  CHECK(streamKSplits(144, 192, 0).empty());
+  CHECK(streamKSplits(3, 8, 132).empty());
+}
+
 TEST_CASE("prompt attention tiles split in two blocks only where they fill at most half the SMs", "[attention]") {
   CHECK(promptAttentionBlocks(48, 132) == 2);   // GPT-3, 512 tokens
   CHECK(promptAttentionBlocks(64, 132) == 2);   // LLaMA, 1024 tokens

@@ -76,10 +76,15 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
           const auto qkvSplits =
               splitCandidates(*qkv, Phase::Prompt, p.tokens(), p.qkvColumns(), shape.hidden, multiprocessors);
           if (qkvSplits.empty() || outSplits.empty()) continue;
-          // The QKV GEMM's first and last split choice (unsplit; the last wave split), the output GEMM's first.
+          // The QKV GEMM's first and last split choice (unsplit; the last wave split, or stream-K where the GEMM is
+          // persistent), the output GEMM's first.
           cases.push_back({batch, sequence, variant, order, qkv, out, qkvSplits.front(), outSplits.front()});
           if (qkvSplits.size() > 1)
             cases.push_back({batch, sequence, variant, order, qkv, out, qkvSplits.back(), outSplits.front()});
+          // A persistent output GEMM's last choice is stream-K: its chunks wait for T's rows, which the delayed
+          // attention blocks post late.
+          if (outSplits.back().isStreamK())
+            cases.push_back({batch, sequence, variant, order, qkv, out, qkvSplits.back(), outSplits.back()});
         }
       }
   const int perGraph = 10;

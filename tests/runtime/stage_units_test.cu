@@ -90,3 +90,49 @@ TEST_CASE("without whole tiles the map is the plain split: P parts of every tile
     REQUIRE(u.parts == 2);
   }
 }
+
+TEST_CASE("stream-K: a drawn chunk is cut into fragments of the region's tiles, in the stage's tile order",
+          "[stage-units][stream-k]") {
+  // 14 tiles, the first 4 of the order whole; the other 10 tiles of 6 k-blocks cut into 4 chunks of 15 k-blocks.
+  const GridShape grid{7, 2, 1};
+  std::vector<std::uint32_t> order(14);
+  for (std::uint32_t i = 0; i < 14; ++i) order[i] = (i * 3) % 14;  // order index i -> linear tile (3i mod 14)
+  StageView v = stageOf(grid, 1, 4, PartOrder::PartsOfATileTogether, order.data());
+  v.streamKChunks = 4;
+  v.streamKBlocks = 6;
+  v.streamKSlots = StreamKRegion{10, 4, 6}.maxPartsOfATile();
+  REQUIRE(v.workUnits() == 4 + 4);  // a ticket per whole tile, one per chunk
+  REQUIRE(v.partialSlotsPerTile(1) == v.streamKSlots);
+  std::map<std::uint32_t, std::vector<int>> kBlocksOfTile;  // linear tile -> times each k-block is reduced
+  std::map<std::uint32_t, std::vector<std::uint32_t>> partsOfTile;
+  for (std::uint32_t chunk = 0; chunk < 4; ++chunk) {
+    const WorkUnit drawn{TileTicket{TileCoord{}, 9u}, 0u, 1u, KBlockRange{0, 0}, chunk};
+    REQUIRE(drawn.isStreamK());
+    int kBlocksOfChunk = 0;
+    for (WorkUnit u = v.nextStreamKFragment(drawn); u.hasWork(); u = v.nextStreamKFragment(u)) {
+      REQUIRE(u.ticket.iteration == 9u);
+      REQUIRE(u.streamKChunk == chunk);
+      const std::uint32_t linear = linearIndex(u.ticket.tile, grid);
+      const auto orderIndex = std::uint32_t(std::find(order.begin(), order.end(), linear) - order.begin());
+      REQUIRE(orderIndex >= 4);  // never a whole tile
+      REQUIRE(u.kBlocks(6).begin == u.kRange.begin);  // its own range, not a balanced part's
+      auto& covered = kBlocksOfTile.try_emplace(linear, 6, 0).first->second;
+      for (int k = u.kRange.begin; k < u.kRange.begin + u.kRange.count; ++k) ++covered[k];
+      partsOfTile[linear].push_back(u.part);
+      REQUIRE(u.part < u.parts);
+      REQUIRE(u.parts <= v.streamKSlots);
+      kBlocksOfChunk += u.kRange.count;
+    }
+    REQUIRE(kBlocksOfChunk == 15);
+  }
+  REQUIRE(kBlocksOfTile.size() == 10);
+  for (const auto& [linear, covered] : kBlocksOfTile)
+    for (int times : covered) REQUIRE(times == 1);
+  // Tiles cut by a chunk boundary (15 = 2.5 tiles: region tiles 2 and 7) have two parts, 0 then 1.
+  std::uint32_t cut = 0;
+  for (const auto& [linear, parts] : partsOfTile) {
+    if (parts.size() == 2) ++cut;
+    for (std::uint32_t p = 0; p < parts.size(); ++p) REQUIRE(parts[p] == p);
+  }
+  REQUIRE(cut == 2);
+}

@@ -53,6 +53,8 @@ class Stage {
     std::swap(wholeTiles_, other.wholeTiles_);
     std::swap(persistentBlocks_, other.persistentBlocks_);
     std::swap(clusterRows_, other.clusterRows_);
+    std::swap(streamK_, other.streamK_);
+    std::swap(streamKSlots_, other.streamKSlots_);
     return *this;
   }
   ~Stage() {
@@ -137,6 +139,8 @@ class Stage {
   // Several blocks per tile (split-K): the tile counter then counts blocks, tileCount * blocksPerTile per launch.
   void setBlocksPerTile(std::uint32_t blocks) {
     if (blocks == 0) throw Error("cusync: stage '" + name_ + "' needs at least one block per tile");
+    if (blocks != 1 && streamK_.chunks != 0)
+      throw Error("cusync: stage '" + name_ + "' runs stream-K chunks, which cut its tiles themselves");
     blocksPerTile_ = blocks;
   }
   std::uint32_t blocksPerTile() const { return blocksPerTile_; }
@@ -145,9 +149,34 @@ class Stage {
     if (tiles >= grid_.tileCount() && tiles != 0)
       throw Error("cusync: stage '" + name_ + "' has " + std::to_string(grid_.tileCount()) + " tiles, so " +
                   std::to_string(tiles) + " whole ones would leave none to split");
+    if (streamK_.chunks != 0 && tiles != wholeTiles_)
+      throw Error("cusync: stage '" + name_ + "': set its whole tiles before its stream-K chunks (they cut the rest)");
     wholeTiles_ = tiles;
   }
   std::uint32_t wholeTiles() const { return wholeTiles_; }
+  // Stream-K (stream_k_split.h): the tiles after the stage's whole ones (setWholeTiles) cut into `chunks` work units
+  // of equal k-block counts, for a GEMM of `kBlocks` k-blocks per tile; 0 chunks: none. Only a persistent kernel runs
+  // them (each chunk may span tiles), and every tile is then one block's (blocksPerTile 1).
+  void setStreamK(std::uint32_t chunks, int kBlocks) {
+    if (chunks == 0) {
+      streamK_ = StreamKRegion{};
+      streamKSlots_ = 0;
+      return;
+    }
+    if (blocksPerTile_ != 1)
+      throw Error("cusync: stage '" + name_ + "' splits its tiles in " + std::to_string(blocksPerTile_) +
+                  " parts already; stream-K cuts them itself (blocksPerTile must be 1)");
+    const StreamKRegion region{grid_.tileCount() - wholeTiles_, chunks, kBlocks};
+    if (kBlocks <= 0 || region.totalKBlocks() < chunks)
+      throw Error("cusync: stage '" + name_ + "': " + std::to_string(chunks) + " stream-K chunks over " +
+                  std::to_string(region.tiles) + " tiles of " + std::to_string(kBlocks) +
+                  " k-blocks would leave a chunk without k-blocks");
+    streamK_ = region;
+    streamKSlots_ = region.maxPartsOfATile();
+  }
+  std::uint32_t streamKChunks() const { return streamK_.chunks; }
+  // The partial slots per tile a stream-K stage's split-K buffers need (0 without stream-K).
+  std::uint32_t streamKSlots() const { return streamKSlots_; }
   // How the split-K parts of the tiles follow each other among the work units (part_order.h).
   void setPartOrder(PartOrder order) { partOrder_ = order; }
   PartOrder partOrder() const { return partOrder_; }
@@ -207,6 +236,9 @@ class Stage {
     v.wholeTiles = wholeTiles_;
     v.persistentBlocks = persistentBlocks_;
     v.clusterRows = clusterRows_;
+    v.streamKChunks = streamK_.chunks;
+    v.streamKBlocks = streamK_.kBlocks;
+    v.streamKSlots = streamKSlots_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
   }
@@ -240,6 +272,8 @@ class Stage {
   std::uint32_t wholeTiles_ = 0;
   std::uint32_t persistentBlocks_ = 0;
   std::uint32_t clusterRows_ = 1;
+  StreamKRegion streamK_;  // its chunks and k-blocks (its tiles follow from the grid and wholeTiles_)
+  std::uint32_t streamKSlots_ = 0;
 };
 
 }  // namespace cusync

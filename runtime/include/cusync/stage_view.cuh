@@ -8,6 +8,8 @@
 
 #include "cusync/part_order.h"
 #include "cusync/semaphore.cuh"
+#include "cusync/split_k_range.h"
+#include "cusync/stream_k_split.h"
 #include "cusync/tile.h"
 
 namespace cusync {
@@ -22,11 +24,23 @@ struct TileTicket {
 
 // A block's share of a tile when several blocks compute one tile (split-K): the tile, and which part.
 inline constexpr std::uint32_t kNoWorkLeft = 0xffffffffu;  // `part` of the unit that stops a persistent block
+inline constexpr std::uint32_t kNotAStreamKChunk = 0xffffffffu;
 struct WorkUnit {
   TileTicket ticket;
   std::uint32_t part;        // in [0, parts), or kNoWorkLeft (persistent kernels only)
   std::uint32_t parts = 1;   // parts of this unit's tile: the stage's blocksPerTile, or 1 for its whole tiles
+  // The tile's k-blocks this unit reduces; a count of 0 means the balanced range of `part` of `parts`
+  // (split_k_range.h), which every unit but a stream-K fragment has.
+  KBlockRange kRange{0, 0};
+  // Stream-K (stream_k_split.h): the chunk this unit is (as drawn, before it is cut into fragments) or belongs to
+  // (a fragment), and where in the stage's region of k-blocks the fragment ends.
+  std::uint32_t streamKChunk = kNotAStreamKChunk;
+  std::uint32_t streamKEnd = 0;
   __host__ __device__ bool hasWork() const { return part != kNoWorkLeft; }
+  __host__ __device__ bool isStreamK() const { return streamKChunk != kNotAStreamKChunk; }
+  __host__ __device__ KBlockRange kBlocks(int kBlocksOfTile) const {
+    return kRange.count != 0 ? kRange : kBlocksOfPart(part, parts, kBlocksOfTile);
+  }
 };
 
 // A stage's device state: its grid, its tile counter, its tile order and the semaphores it posts to.
@@ -54,9 +68,24 @@ struct StageView {
   // tiles of each cluster back to back, (x, rows*y' + r) for r < rows (Stage::setClusterTileOrder), so consecutive
   // blocks, which the hardware groups into one cluster, share a column and its weight (B) tiles by TMA multicast.
   std::uint32_t clusterRows = 1;
+  // Stream-K (stream_k_split.h; persistent kernels only, blocksPerTile 1): the tiles after the first `wholeTiles`
+  // of the order are cut into `streamKChunks` units of equal k-block counts (0: no stream-K). A ticket then draws a
+  // whole chunk, which the kernel cuts into its fragments (nextStreamKFragment). `streamKBlocks`: k-blocks per tile;
+  // `streamKSlots`: partial slots per tile (the most parts a region tile has).
+  std::uint32_t streamKChunks = 0;
+  std::int32_t streamKBlocks = 0;
+  std::uint32_t streamKSlots = 0;
 
+  CUSYNC_HOST_DEVICE StreamKRegion streamKRegion() const {
+    return StreamKRegion{grid.tileCount() - wholeTiles, streamKChunks, streamKBlocks};
+  }
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const {
+    if (streamKChunks != 0) return wholeTiles + streamKChunks;
     return wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile;
+  }
+  // The partial slots a split tile has in the stage's split-K buffers (split_k_reduction.hpp).
+  CUSYNC_HOST_DEVICE std::uint32_t partialSlotsPerTile(std::uint32_t parts) const {
+    return streamKChunks != 0 ? streamKSlots : parts;
   }
   // Parts of the tile at `orderIndex` in the stage's order.
   CUSYNC_HOST_DEVICE std::uint32_t partsOfTile(std::uint32_t orderIndex) const {
@@ -70,6 +99,23 @@ struct StageView {
     if (index < wholeTiles) return UnitSlot{index, 0u};
     const UnitSlot split = unitSlot(index - wholeTiles, grid.tileCount() - wholeTiles, blocksPerTile, partOrder);
     return UnitSlot{wholeTiles + split.orderIndex, split.part};
+  }
+
+  // The first fragment of a drawn stream-K chunk (`drawn.isStreamK()`, as acquireWorkUnit returns it), or the one
+  // after fragment `drawn`; a unit without work when the chunk has no more. Its tile is the region tile's in the
+  // stage's order, its iteration the chunk's.
+  CUSYNC_HOST_DEVICE WorkUnit nextStreamKFragment(WorkUnit const& drawn) const {
+    const StreamKRegion region = streamKRegion();
+    const std::uint32_t chunk = drawn.streamKChunk;
+    const std::uint64_t start = drawn.hasWork() && drawn.kRange.count == 0 ? region.chunkBegin(chunk)
+                                                                          : std::uint64_t(drawn.streamKEnd);
+    if (!drawn.hasWork() || start >= region.chunkBegin(chunk + 1))
+      return WorkUnit{TileTicket{TileCoord{}, drawn.ticket.iteration}, kNoWorkLeft};
+    const StreamKFragment f = region.fragmentAt(chunk, start);
+    const std::uint32_t orderIndex = wholeTiles + f.regionTile;
+    const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
+    return WorkUnit{TileTicket{tileAtLinear(linear, grid), drawn.ticket.iteration}, f.part, f.parts, f.kBlocks, chunk,
+                    std::uint32_t(start + std::uint64_t(f.kBlocks.count))};
   }
 
   // The unit at `index` of a launch in the stage's order: tiles in its tile order, their parts in its part order.
@@ -107,6 +153,8 @@ struct StageView {
       return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart, partsOfTile(linearIndex(hardwareTile, grid))};
     const std::uint32_t index = std::uint32_t(ticket % ticketsPerLaunch());
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
+    if (streamKChunks != 0 && index >= wholeTiles)  // a whole chunk: the kernel cuts it (nextStreamKFragment)
+      return WorkUnit{TileTicket{TileCoord{}, iteration}, 0u, 1u, KBlockRange{0, 0}, index - wholeTiles};
     return unitAt(index, iteration);
   }
 

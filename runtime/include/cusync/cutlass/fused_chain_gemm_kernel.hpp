@@ -280,6 +280,8 @@ class FusedChainGemmKernel {
     if (!(tileGrid(args.first.problem_shape) == args.stages[0].grid) ||
         !(secondTileGrid(args.second.problem_shape) == args.stages[1].grid))
       return "a stage grid does not match its GEMM's tile grid";
+    if (args.stages[0].streamKChunks != 0 || args.stages[1].streamKChunks != 0)
+      return "the fused chain's queue runs no stream-K chunks";
     if (cute::get<0>(args.first.problem_shape) != cute::get<0>(args.second.problem_shape) ||
         cute::get<1>(args.first.problem_shape) / kFirstOutputColumnsDivisor != cute::get<2>(args.second.problem_shape))
       return "GEMM 1's A is not GEMM 0's output (M must match, and GEMM 1's K must be the columns GEMM 0 writes: its N, "

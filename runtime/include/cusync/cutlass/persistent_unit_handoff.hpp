@@ -6,6 +6,8 @@
 // warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's
 // operands, waiting before each A k-block another stage produces (TileSyncMainloop). The ticket past the launch's
 // last unit (StageView::persistentBlocks) is handed on too, and stops everyone; the operand pipeline's tail follows.
+// A ticket that draws a stream-K chunk (stream_k_split.h) is handed on as the chunk's fragments, one unit each, so
+// the math warp groups see only tiles and k-ranges.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -56,14 +58,27 @@ CUTLASS_DEVICE void produceDrawnUnits(CollectiveMainloop& mainloop,
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
   auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
+  // A stream-K fragment (stream_k_split.h) is followed by its chunk's next fragment, with no new ticket, while the
+  // chunk has one. The fragment is read back from its slot, not kept in registers across its loads (this warp runs
+  // on few registers): only this warp writes the slots, and it reuses that one only kWorkUnitStages units later.
+  bool afterStreamKFragment = false;
+  int previousSlot = 0;
   while (true) {
     if (cute::elect_one_sync()) {
       unitPipeline.producer_acquire(unit_write);
-      units[unit_write.index()] = sync.stage.acquireWorkUnit(TileCoord{}, 0);
+      WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
+      if (afterStreamKFragment) next = sync.stage.nextStreamKFragment(units[previousSlot]);
+      if (!next.hasWork()) {
+        next = sync.stage.acquireWorkUnit(TileCoord{}, 0);
+        if (next.isStreamK()) next = sync.stage.nextStreamKFragment(next);  // the chunk's first fragment
+      }
+      units[unit_write.index()] = next;
       unitPipeline.producer_commit(unit_write);
     }
     __syncwarp();
     const WorkUnit unit = units[unit_write.index()];
+    afterStreamKFragment = unit.isStreamK();
+    previousSlot = int(unit_write.index());
     ++unit_write;
     if (!unit.hasWork()) break;
     Tensor gA_mkl = get<0>(loadInputs);

@@ -25,9 +25,12 @@ namespace cusync::cutlass_sm90 {
 // 13, breaks at the 32-bit wrap unless the parts are a power of two: after 2^32 / parts launches (a day of serving
 // a 100 us chain at 5 parts), a tile would be finished by the wrong part, before its other partials were written.
 
+// A tile's partials take `slotsPerTile` slots (0: one per part). Stream-K tiles have different part counts, and
+// take the most any of them has (StageView::partialSlotsPerTile).
 struct SplitKBuffers {
   float* partials = nullptr;
   std::uint32_t* arrivals = nullptr;
+  std::uint32_t slotsPerTile = 0;
 };
 
 // Loads a thread keeps in flight while it adds another part's partial: the largest divisor of its accumulator count
@@ -55,8 +58,9 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
       cute::make_identity_tensor(cute::take<0, 2>(TileShape{})));
   static_assert(decltype(cute::size(rowsOfFragment))::value == kFragment, "one coordinate per accumulator");
   auto rowIsInProblem = [&](int i) { return cute::get<0>(rowsOfFragment(i)) < rowsInTile; };
+  const std::uint32_t slots = buffers.slotsPerTile != 0 ? buffers.slotsPerTile : parts;
   auto partials = [&](std::uint32_t p) {
-    return buffers.partials + (std::size_t(tileIndex) * parts + p) * kFragment * NumMmaThreads;
+    return buffers.partials + (std::size_t(tileIndex) * slots + p) * kFragment * NumMmaThreads;
   };
   float* mine = partials(part);
   CUTLASS_PRAGMA_UNROLL

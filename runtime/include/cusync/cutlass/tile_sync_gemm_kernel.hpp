@@ -49,8 +49,8 @@ struct GemmStageSync {
   ProducedOperandA<InputPolicy> a;      // where A comes from (unsynchronized when a.input is null)
   LoadOrder loadOrder = LoadOrder::WaitThenLoad;
   bool triggerDependentsAtStart = false;  // PDL producer: let the next kernel launch once all blocks run
-  // Split-K (stage.blocksPerTile > 1): fp32 partials, tileCount * blocksPerTile * TileM * TileN floats, and one
-  // arrival counter per tile (zeroed once; the last part of each launch takes it back to 0).
+  // Split-K (stage.blocksPerTile > 1, or stream-K): fp32 partials, tileCount * partialSlotsPerTile * TileM * TileN
+  // floats, and one arrival counter per tile (zeroed once; the last part of each launch takes it back to 0).
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
   // Diagnostics (block_trace.h): one record per block at trace[blockIdx.x], stage index traceStage; null: none.
@@ -143,8 +143,15 @@ class TileSyncGemmKernel {
     const StageView& stage = args.sync.stage;
     if (!(tileGrid(args.problem_shape) == stage.grid)) return "stage grid does not match the GEMM's tile grid";
     const std::uint32_t parts = stage.blocksPerTile;
-    if (parts > 1 && (args.sync.splitPartials == nullptr || args.sync.splitArrivals == nullptr))
+    if ((parts > 1 || stage.streamKChunks != 0) &&
+        (args.sync.splitPartials == nullptr || args.sync.splitArrivals == nullptr))
       return "split-K needs partial and arrival buffers";
+    if (stage.streamKChunks != 0) {
+      // A chunk may end in one tile and go on in the next: only a block that takes several units can run it.
+      if (!persistent) return "stream-K chunks need the persistent GEMM";
+      if (stage.streamKBlocks != cute::ceil_div(cute::get<2>(args.problem_shape), int(cute::size<2>(TileShape{}))))
+        return "the stage's stream-K k-blocks per tile are not this GEMM's";
+    }
     if (int(parts) > cute::ceil_div(cute::get<2>(args.problem_shape), int(cute::size<2>(TileShape{}))))
       return "more split-K parts than k-blocks";
     if (persistent && stage.persistentBlocks == 0)
@@ -340,7 +347,8 @@ class TileSyncGemmKernel {
                                                  int mma_thread_idx, std::uint32_t& lastArrival, int problemM) {
     const int rowsInTile = problemM - int(tile.y) * int(cute::size<0>(TileShape{}));
     return cutlass_sm90::reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
-        SplitKBuffers{sync.splitPartials, sync.splitArrivals}, linearIndex(tile, sync.stage.grid), part, parts,
+        SplitKBuffers{sync.splitPartials, sync.splitArrivals, sync.stage.partialSlotsPerTile(parts)},
+        linearIndex(tile, sync.stage.grid), part, parts,
         accumulators, mma_thread_idx, lastArrival, rowsInTile);
   }
 };

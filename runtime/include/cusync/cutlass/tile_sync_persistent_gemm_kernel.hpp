@@ -1,6 +1,11 @@
 // The persistent form of TileSyncGemmKernel: a fixed number of blocks (at most one wave), each taking tiles from the
 // stage's ticket counter until the launch has none left. Device code; needs CUTLASS.
 //
+// It is also the kernel that runs stream-K chunks (Stage::setStreamK, stream_k_split.h): a chunk may finish one
+// tile's k-range and start the next's, which only a block that takes several units can do. With one chunk per
+// block after the whole tiles, every block does the same number of k-blocks, where split-K of the last wave leaves
+// the last wave's tiles in many parts (GPT-3's QKV GEMM at 512 tokens: 144 tiles on 132 SMs).
+//
 // Why persistent: a block that keeps running overlaps one tile's epilogue (and the wait for its stores) with the
 // TMA loads of its next tile, and pays the pipeline set-up once, not per tile; CUTLASS's own sm90 kernels are
 // persistent for that reason. Why dynamic: CUTLASS's persistent scheduler gives each block a fixed list of tiles,
@@ -125,8 +130,9 @@ class TileSyncPersistentGemmKernel
     CollectiveMainloop collective_mainloop;
     auto load_inputs = collective_mainloop.load_init(problem_shape_MNKL, params.mainloop);
     const int k_tiles_total = size<3>(get<0>(load_inputs));
-    // A unit's k-range: the same balanced split as every hooked kernel (split_k_range.h), over its tile's parts.
-    auto kRangeOf = [&](WorkUnit const& unit) { return kBlocksOfPart(unit.part, unit.parts, k_tiles_total); };
+    // A unit's k-range: a stream-K fragment's own, else the same balanced split as every hooked kernel
+    // (split_k_range.h), over its tile's parts.
+    auto kRangeOf = [&](WorkUnit const& unit) { return unit.kBlocks(k_tiles_total); };
     auto blockCoord = [](TileTicket const& t) {
       return make_coord(int(t.tile.y), int(t.tile.x), _, int(t.tile.z));
     };

@@ -62,7 +62,8 @@ class TileSyncPingpongGemmKernel
 
   static const char* why_not_implementable(Arguments const& args) {
     if (const char* why = Base::whyNotImplementable(args, true)) return why;
-    if (args.sync.stage.blocksPerTile > 1) return "the pingpong GEMM runs unsplit";
+    if (args.sync.stage.blocksPerTile > 1 || args.sync.stage.streamKChunks != 0)
+      return "the pingpong GEMM runs unsplit";
     return nullptr;
   }
   static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }

@@ -1,0 +1,68 @@
+// Stream-K chunks (stream_k_split.h): cut into fragments, the chunks must cover every k-block of every region tile
+// exactly once; the chunks must be balanced (their k-block counts differ by at most one, which is the point of
+// stream-K); each tile's parts must be numbered 0..parts-1 by the chunks that touch it, with the part count every
+// fragment of the tile reports (the split-K arrival counts to it); and maxPartsOfATile must bound them (the partial
+// slots). Checked by brute force over region sizes around the H100's 132 blocks.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "cusync/stream_k_split.h"
+
+using cusync::StreamKFragment;
+using cusync::StreamKRegion;
+
+TEST_CASE("stream-K chunks cover every k-block once, balanced, with consistent part numbers", "[stream-k]") {
+  struct Case {
+    std::uint32_t tiles, chunks;
+    int kBlocks;
+  };
+  const std::vector<Case> cases{{144, 132, 192}, {156, 132, 192}, {96, 132, 128}, {12, 132, 192}, {1, 1, 5},
+                                {7, 3, 1},       {264, 132, 24},  {252, 132, 24}, {5, 13, 3},    {180, 132, 192}};
+  for (const Case& c : cases) {
+    INFO(c.tiles << " tiles, " << c.chunks << " chunks, " << c.kBlocks << " k-blocks a tile");
+    const StreamKRegion region{c.tiles, c.chunks, c.kBlocks};
+    std::vector<std::vector<int>> covered(c.tiles, std::vector<int>(std::size_t(c.kBlocks), 0));
+    std::vector<std::vector<std::uint32_t>> partsSeen(c.tiles);
+    std::uint64_t smallest = UINT64_MAX, largest = 0;
+    for (std::uint32_t chunk = 0; chunk < c.chunks; ++chunk) {
+      const std::uint64_t begin = region.chunkBegin(chunk), end = region.chunkBegin(chunk + 1);
+      REQUIRE(end > begin);  // no empty chunk when chunks <= tiles * kBlocks
+      smallest = std::min(smallest, end - begin);
+      largest = std::max(largest, end - begin);
+      for (std::uint64_t g = begin; g < end;) {
+        const StreamKFragment f = region.fragmentAt(chunk, g);
+        REQUIRE(f.regionTile < c.tiles);
+        REQUIRE(std::uint64_t(f.regionTile) * c.kBlocks + f.kBlocks.begin == g);
+        REQUIRE(f.kBlocks.count >= 1);
+        REQUIRE(f.kBlocks.begin + f.kBlocks.count <= c.kBlocks);
+        REQUIRE(f.part < f.parts);
+        REQUIRE(f.parts == region.partsOfTile(f.regionTile));
+        REQUIRE(f.parts <= region.maxPartsOfATile());
+        for (int k = f.kBlocks.begin; k < f.kBlocks.begin + f.kBlocks.count; ++k) ++covered[f.regionTile][k];
+        partsSeen[f.regionTile].push_back(f.part);
+        g += std::uint64_t(f.kBlocks.count);
+      }
+    }
+    REQUIRE(largest - smallest <= 1);
+    for (std::uint32_t tile = 0; tile < c.tiles; ++tile) {
+      for (int k = 0; k < c.kBlocks; ++k) REQUIRE(covered[tile][k] == 1);
+      // One fragment per part, parts numbered in chunk order from 0.
+      std::vector<std::uint32_t> expected(region.partsOfTile(tile));
+      for (std::uint32_t p = 0; p < expected.size(); ++p) expected[p] = p;
+      REQUIRE(partsSeen[tile] == expected);
+    }
+  }
+}
+
+TEST_CASE("a stream-K share of at least a tile cuts a tile in at most two parts", "[stream-k]") {
+  // GPT-3's QKV GEMM at 512 tokens: 144 tiles of 192 k-blocks over 132 blocks, 209.5 k-blocks each. The last
+  // arrival of a tile then adds one partial, where split-K of the last wave in 11 parts adds ten.
+  REQUIRE(StreamKRegion{144, 132, 192}.maxPartsOfATile() == 2);
+  // Fewer tiles than blocks (LLaMA's QKV GEMM at 512 tokens: 96 tiles of 128 k-blocks, 93 a block): three parts.
+  REQUIRE(StreamKRegion{96, 132, 128}.maxPartsOfATile() == 3);
+  // As many chunks as tiles: every tile whole, one part.
+  REQUIRE(StreamKRegion{132, 132, 192}.maxPartsOfATile() == 1);
+}
