@@ -79,9 +79,11 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
 }
 
 // _sk<parts> (every tile split) or _sk<parts>w<whole tiles> (only the tiles after the first <whole>); "" unsplit;
-// _streamk<chunks>w<whole tiles> for stream-K.
+// _streamk<chunks>w<whole tiles>g<groups> for stream-K.
 std::string splitSuffix(SplitChoice split) {
-  if (split.isStreamK()) return "_streamk" + std::to_string(split.streamKChunks) + "w" + std::to_string(split.wholeTiles);
+  if (split.isStreamK())
+    return "_streamk" + std::to_string(split.streamKChunks) + "w" + std::to_string(split.wholeTiles) + "g" +
+           std::to_string(split.streamKGroups);
   if (split.parts <= 1) return "";
   return "_sk" + std::to_string(split.parts) + (split.wholeTiles != 0 ? "w" + std::to_string(split.wholeTiles) : "");
 }

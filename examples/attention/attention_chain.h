@@ -331,9 +331,11 @@ class AttentionChain {
                      outGemm_->configuration + " | splits " +
                      splitName(*qkv_) + "/" + std::to_string(attn_->blocksPerTile()) + "/" + splitName(*out_);
   }
-  // "P", or "P(W whole)" when only the tiles after the first W are split; "skC(W whole)" for C stream-K chunks.
+  // "P", or "P(W whole)" when only the tiles after the first W are split; "skCgG(W whole)" for C stream-K chunks in
+  // G groups.
   static std::string splitName(const Stage& stage) {
-    std::string name = stage.streamKChunks() != 0 ? "sk" + std::to_string(stage.streamKChunks())
+    std::string name = stage.streamKChunks() != 0 ? "sk" + std::to_string(stage.streamKChunks()) + "g" +
+                                                        std::to_string(stage.streamKGroups())
                                                   : std::to_string(stage.blocksPerTile());
     if (stage.wholeTiles() != 0) name += "(" + std::to_string(stage.wholeTiles()) + " whole)";
     return name;

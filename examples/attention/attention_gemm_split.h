@@ -39,9 +39,12 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
   if (phase == Phase::Prompt)
     for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots))
       choices.push_back({choice.parts, choice.wholeTiles * rows});
-  // Stream-K runs on the persistent GEMM, whose blocks take several units (rows is 1 there: no clusters).
+  // Stream-K runs on the persistent GEMM, whose blocks take several units (rows is 1 there: no clusters). The QKV
+  // GEMM's chunks go in groups of row tiles: its weights exceed L2, and its order is free (it waits for nothing).
   if (phase == Phase::Prompt && gemm.persistent)
-    for (const SplitChoice& choice : streamKSplits(tiles, kBlocks, slots)) choices.push_back(choice);
+    for (const SplitChoice& choice :
+         streamKSplits(tiles, kBlocks, slots, gemm.tileGrid(m, n).y, gemm.role == GemmRole::Qkv))
+      choices.push_back(choice);
   return choices;
 }
 
@@ -55,7 +58,10 @@ struct GemmSplit {
     stage.setBlocksPerTile(parts);
     stage.setPartOrder(partOrder);
     stage.setWholeTiles(split.wholeTiles);
-    stage.setStreamK(split.streamKChunks, split.streamKBlocks);
+    // Groups of row tiles reduce the same k-blocks of consecutive tiles at once: with the rows of a column
+    // consecutive (column-major order), those share their weight k-blocks in L2 (stream_k_split.h).
+    if (split.isStreamK() && split.streamKGroups > 1) stage.setGroupedTileOrder(stage.grid().y);
+    stage.setStreamK(split.streamKChunks, split.streamKBlocks, split.streamKGroups);
     const std::uint32_t slots = split.isStreamK() ? stage.streamKSlots() : parts;
     if (slots <= 1) return;
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);

@@ -160,16 +160,18 @@ inline std::uint32_t promptAttentionBlocks(std::uint32_t tiles, int multiprocess
 
 // A GEMM's split-K choice: `parts` per split tile, and the tiles of the stage's order left whole before them (0:
 // every tile split; StageView::wholeTiles). Or stream-K (persistent GEMMs): the tiles after the whole ones cut into
-// `streamKChunks` units of equal k-block counts, for tiles of `streamKBlocks` k-blocks (Stage::setStreamK).
+// `streamKChunks` units of equal k-block counts in `streamKGroups` groups, for tiles of `streamKBlocks` k-blocks
+// (Stage::setStreamK; groups of more than one need the stage's tiles in column-major order, which GemmSplit sets).
 struct SplitChoice {
   std::uint32_t parts = 1;
   std::uint32_t wholeTiles = 0;
   std::uint32_t streamKChunks = 0;
   int streamKBlocks = 0;
+  std::uint32_t streamKGroups = 1;
   bool isStreamK() const { return streamKChunks != 0; }
   bool operator==(const SplitChoice& o) const {
     return parts == o.parts && wholeTiles == o.wholeTiles && streamKChunks == o.streamKChunks &&
-           streamKBlocks == o.streamKBlocks;
+           streamKBlocks == o.streamKBlocks && streamKGroups == o.streamKGroups;
   }
 };
 
@@ -179,8 +181,13 @@ struct SplitChoice {
 // every tile when they are fewer than the blocks (a tile then has up to three parts). GPT-3's QKV GEMM at 512 tokens:
 // 144 tiles, each block 1.09 tiles of k-blocks, against 132 whole tiles and 12 in 11 parts (lastWaveSplits). None
 // where the tiles fill whole waves, or where a chunk would get less than kMinKBlocksPerStreamKChunk k-blocks.
+// `groupRows`: deal the region to groups of row tiles (stream_k_split.h) of up to 8 rows, the most that divides the
+// grid's `rows`, the chunks, the whole tiles and the region's tiles, so that the row tiles of one weight column
+// reduce the same k-blocks at once (in column-major order). For a GEMM whose weight L2 cannot hold (GPT-3's QKV:
+// 113 MB) and whose order is free (the QKV stage waits for nothing).
 inline constexpr int kMinKBlocksPerStreamKChunk = 4;
-inline std::vector<SplitChoice> streamKSplits(std::uint32_t tiles, int kBlocks, std::uint32_t slots) {
+inline std::vector<SplitChoice> streamKSplits(std::uint32_t tiles, int kBlocks, std::uint32_t slots,
+                                              std::uint32_t rows, bool groupRows) {
   if (slots == 0 || tiles % slots == 0) return {};
   const std::uint32_t waves = tiles / slots;
   const std::uint32_t whole = waves == 0 ? 0 : (waves - 1) * slots;
@@ -190,6 +197,12 @@ inline std::vector<SplitChoice> streamKSplits(std::uint32_t tiles, int kBlocks, 
   choice.wholeTiles = whole;
   choice.streamKChunks = slots;
   choice.streamKBlocks = kBlocks;
+  if (groupRows)
+    for (std::uint32_t groups : {8u, 4u, 2u})
+      if (rows % groups == 0 && slots % groups == 0 && whole % groups == 0 && (tiles - whole) % groups == 0) {
+        choice.streamKGroups = groups;
+        break;
+      }
   return {choice};
 }
 

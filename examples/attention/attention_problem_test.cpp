@@ -140,18 +140,23 @@ TEST_CASE("last-wave splits keep the full waves whole and split the rest to fill
 
 TEST_CASE("stream-K cuts the last partial wave and one full wave before it into one chunk per block",
           "[attention]") {
-  // GPT-3 QKV at 512 tokens: 144 tiles, all in the region (one wave and a bit), 132 chunks of 192 k-block tiles.
-  CHECK(streamKSplits(144, 192, 132) == std::vector<SplitChoice>{{1, 0, 132, 192}});
-  // 1024 tokens: 288 tiles; the first wave whole, 156 tiles in the region.
-  CHECK(streamKSplits(288, 192, 132) == std::vector<SplitChoice>{{1, 132, 132, 192}});
+  // GPT-3 QKV at 512 tokens: 144 tiles (4 rows), all in the region (one wave and a bit), 132 chunks of 192 k-block
+  // tiles, in groups of the 4 row tiles.
+  CHECK(streamKSplits(144, 192, 132, 4, true) == std::vector<SplitChoice>{{1, 0, 132, 192, 4}});
+  CHECK(streamKSplits(144, 192, 132, 4, false) == std::vector<SplitChoice>{{1, 0, 132, 192, 1}});
+  // 1024 tokens: 288 tiles in 8 rows; the first wave whole, 156 tiles in the region; 8 groups would not divide the
+  // 132 chunks, 4 do.
+  CHECK(streamKSplits(288, 192, 132, 8, true) == std::vector<SplitChoice>{{1, 132, 132, 192, 4}});
   // 2048 tokens: 576 tiles; three waves whole, 180 tiles in the region.
-  CHECK(streamKSplits(576, 192, 132) == std::vector<SplitChoice>{{1, 396, 132, 192}});
+  CHECK(streamKSplits(576, 192, 132, 16, true) == std::vector<SplitChoice>{{1, 396, 132, 192, 4}});
   // Fewer tiles than blocks (LLaMA QKV at 512 tokens): every tile in the region.
-  CHECK(streamKSplits(96, 128, 132) == std::vector<SplitChoice>{{1, 0, 132, 128}});
+  CHECK(streamKSplits(96, 128, 132, 4, true) == std::vector<SplitChoice>{{1, 0, 132, 128, 4}});
+  // Rows the groups cannot divide: no groups.
+  CHECK(streamKSplits(144, 192, 132, 3, true) == std::vector<SplitChoice>{{1, 0, 132, 192, 1}});
   // Nothing to balance: whole waves; no slots; chunks of fewer than 4 k-blocks (3 tiles of 8 over 132 blocks).
-  CHECK(streamKSplits(264, 192, 132).empty());
-  CHECK(streamKSplits(144, 192, 0).empty());
-  CHECK(streamKSplits(3, 8, 132).empty());
+  CHECK(streamKSplits(264, 192, 132, 8, true).empty());
+  CHECK(streamKSplits(144, 192, 0, 4, true).empty());
+  CHECK(streamKSplits(3, 8, 132, 1, true).empty());
 }
 
 TEST_CASE("prompt attention tiles split in two blocks only where they fill at most half the SMs", "[attention]") {

@@ -93,14 +93,18 @@ TEST_CASE("without whole tiles the map is the plain split: P parts of every tile
 
 TEST_CASE("stream-K: a drawn chunk is cut into fragments of the region's tiles, in the stage's tile order",
           "[stage-units][stream-k]") {
-  // 14 tiles, the first 4 of the order whole; the other 10 tiles of 6 k-blocks cut into 4 chunks of 15 k-blocks.
+  // 14 tiles, the first 4 of the order whole; the other 10 tiles of 6 k-blocks cut into 4 chunks of 15 k-blocks,
+  // in one group or in two (5 tiles and 2 chunks each).
+  const std::uint32_t groups = GENERATE(1u, 2u);
+  INFO(groups << " groups");
   const GridShape grid{7, 2, 1};
   std::vector<std::uint32_t> order(14);
   for (std::uint32_t i = 0; i < 14; ++i) order[i] = (i * 3) % 14;  // order index i -> linear tile (3i mod 14)
   StageView v = stageOf(grid, 1, 4, PartOrder::PartsOfATileTogether, order.data());
   v.streamKChunks = 4;
   v.streamKBlocks = 6;
-  v.streamKSlots = StreamKRegion{10, 4, 6}.maxPartsOfATile();
+  v.streamKGroups = groups;
+  v.streamKSlots = StreamKRegion{10, 4, 6, groups}.maxPartsOfATile();
   REQUIRE(v.workUnits() == 4 + 4);  // a ticket per whole tile, one per chunk
   REQUIRE(v.partialSlotsPerTile(1) == v.streamKSlots);
   std::map<std::uint32_t, std::vector<int>> kBlocksOfTile;  // linear tile -> times each k-block is reduced
@@ -128,7 +132,8 @@ TEST_CASE("stream-K: a drawn chunk is cut into fragments of the region's tiles, 
   REQUIRE(kBlocksOfTile.size() == 10);
   for (const auto& [linear, covered] : kBlocksOfTile)
     for (int times : covered) REQUIRE(times == 1);
-  // Tiles cut by a chunk boundary (15 = 2.5 tiles: region tiles 2 and 7) have two parts, 0 then 1.
+  // Tiles cut by a chunk boundary have two parts, 0 then 1: two of them either way (15 k-blocks = 2.5 tiles; one
+  // group: region tiles 2 and 7; two: each group's third tile, region tiles 4 and 5).
   std::uint32_t cut = 0;
   for (const auto& [linear, parts] : partsOfTile) {
     if (parts.size() == 2) ++cut;

@@ -155,9 +155,9 @@ class Stage {
   }
   std::uint32_t wholeTiles() const { return wholeTiles_; }
   // Stream-K (stream_k_split.h): the tiles after the stage's whole ones (setWholeTiles) cut into `chunks` work units
-  // of equal k-block counts, for a GEMM of `kBlocks` k-blocks per tile; 0 chunks: none. Only a persistent kernel runs
-  // them (each chunk may span tiles), and every tile is then one block's (blocksPerTile 1).
-  void setStreamK(std::uint32_t chunks, int kBlocks) {
+  // of equal k-block counts in `groups` groups, for a GEMM of `kBlocks` k-blocks per tile; 0 chunks: none. Only a
+  // persistent kernel runs them (each chunk may span tiles), and every tile is then one block's (blocksPerTile 1).
+  void setStreamK(std::uint32_t chunks, int kBlocks, std::uint32_t groups = 1) {
     if (chunks == 0) {
       streamK_ = StreamKRegion{};
       streamKSlots_ = 0;
@@ -166,15 +166,17 @@ class Stage {
     if (blocksPerTile_ != 1)
       throw Error("cusync: stage '" + name_ + "' splits its tiles in " + std::to_string(blocksPerTile_) +
                   " parts already; stream-K cuts them itself (blocksPerTile must be 1)");
-    const StreamKRegion region{grid_.tileCount() - wholeTiles_, chunks, kBlocks};
-    if (kBlocks <= 0 || region.totalKBlocks() < chunks)
-      throw Error("cusync: stage '" + name_ + "': " + std::to_string(chunks) + " stream-K chunks over " +
-                  std::to_string(region.tiles) + " tiles of " + std::to_string(kBlocks) +
-                  " k-blocks would leave a chunk without k-blocks");
+    const StreamKRegion region{grid_.tileCount() - wholeTiles_, chunks, kBlocks, groups};
+    if (!region.valid())
+      throw Error("cusync: stage '" + name_ + "': " + std::to_string(chunks) + " stream-K chunks in " +
+                  std::to_string(groups) + " groups over " + std::to_string(region.tiles) + " tiles of " +
+                  std::to_string(kBlocks) + " k-blocks: the groups must divide the tiles and the chunks, and no " +
+                  "chunk may be left without k-blocks");
     streamK_ = region;
     streamKSlots_ = region.maxPartsOfATile();
   }
   std::uint32_t streamKChunks() const { return streamK_.chunks; }
+  std::uint32_t streamKGroups() const { return streamK_.groups; }
   // The partial slots per tile a stream-K stage's split-K buffers need (0 without stream-K).
   std::uint32_t streamKSlots() const { return streamKSlots_; }
   // How the split-K parts of the tiles follow each other among the work units (part_order.h).
@@ -238,6 +240,7 @@ class Stage {
     v.clusterRows = clusterRows_;
     v.streamKChunks = streamK_.chunks;
     v.streamKBlocks = streamK_.kBlocks;
+    v.streamKGroups = streamK_.groups;
     v.streamKSlots = streamKSlots_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;

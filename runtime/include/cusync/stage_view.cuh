@@ -71,13 +71,14 @@ struct StageView {
   // Stream-K (stream_k_split.h; persistent kernels only, blocksPerTile 1): the tiles after the first `wholeTiles`
   // of the order are cut into `streamKChunks` units of equal k-block counts (0: no stream-K). A ticket then draws a
   // whole chunk, which the kernel cuts into its fragments (nextStreamKFragment). `streamKBlocks`: k-blocks per tile;
-  // `streamKSlots`: partial slots per tile (the most parts a region tile has).
+  // `streamKGroups`: StreamKRegion::groups; `streamKSlots`: partial slots per tile (the most parts a tile has).
   std::uint32_t streamKChunks = 0;
   std::int32_t streamKBlocks = 0;
+  std::uint32_t streamKGroups = 1;
   std::uint32_t streamKSlots = 0;
 
   CUSYNC_HOST_DEVICE StreamKRegion streamKRegion() const {
-    return StreamKRegion{grid.tileCount() - wholeTiles, streamKChunks, streamKBlocks};
+    return StreamKRegion{grid.tileCount() - wholeTiles, streamKChunks, streamKBlocks, streamKGroups};
   }
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const {
     if (streamKChunks != 0) return wholeTiles + streamKChunks;
@@ -109,7 +110,7 @@ struct StageView {
     const std::uint32_t chunk = drawn.streamKChunk;
     const std::uint64_t start = drawn.hasWork() && drawn.kRange.count == 0 ? region.chunkBegin(chunk)
                                                                           : std::uint64_t(drawn.streamKEnd);
-    if (!drawn.hasWork() || start >= region.chunkBegin(chunk + 1))
+    if (!drawn.hasWork() || start >= region.chunkEnd(chunk))
       return WorkUnit{TileTicket{TileCoord{}, drawn.ticket.iteration}, kNoWorkLeft};
     const StreamKFragment f = region.fragmentAt(chunk, start);
     const std::uint32_t orderIndex = wholeTiles + f.regionTile;

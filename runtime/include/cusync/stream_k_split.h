@@ -9,9 +9,18 @@
 // parts are reduced exactly as split-K parts are (split_k_reduction.hpp: the last arrival adds the others, no part
 // waits for another), so stream-K adds no hazard to progress.
 //
-// Numbering: the region's k-blocks run tile by tile, g in [0, tiles * kBlocks). Chunk c covers
-// [chunkBegin(c), chunkBegin(c + 1)), chunkBegin(c) = floor(c * total / chunks). A fragment is a chunk's piece of
-// one tile; the parts of a tile are the chunks that touch it, numbered from 0 in chunk order.
+// Numbering: the region's tiles are dealt to `groups` groups, region tile t to group t % groups, and the chunks too,
+// chunk u to group u % groups as its (u / groups)-th chunk. Within a group, its k-blocks run tile by tile, g in
+// [0, groupTiles * kBlocks); its i-th chunk covers [chunkBegin(u), chunkBegin(u + groups)), chunkBegin(u) =
+// floor(i * groupKBlocks / groupChunks). A fragment is a chunk's piece of one tile; the parts of a tile are the
+// chunks that touch it, numbered from 0 in chunk order.
+//
+// Why groups (CUTLASS's stream-K scheduler has them for the same reason): chunks u = i * groups .. i * groups +
+// groups - 1 run at once and reduce the same k-blocks of `groups` consecutive region tiles. Where those tiles share
+// an operand (the rows of one column of a weight that L2 cannot hold, in a column-major tile order), each of its
+// k-blocks is fetched about once. Without groups, the blocks run every tile at a different k offset, and GPT-3's QKV
+// GEMM at 512 tokens (113 MB of weights, read by 4 row tiles) took 127 us instead of the 81 its k-blocks per
+// block need (docs/BENCHMARKS.md, issue 14, session 16).
 #pragma once
 
 #include <cstdint>
@@ -34,35 +43,41 @@ struct StreamKRegion {
   std::uint32_t tiles = 0;   // tiles in the region
   std::uint32_t chunks = 0;  // work units; at most tiles * kBlocks, so that none is empty
   int kBlocks = 0;           // k-blocks per tile
+  std::uint32_t groups = 1;  // divides both tiles and chunks (Stage::setStreamK checks it)
 
-  CUSYNC_HOST_DEVICE constexpr std::uint64_t totalKBlocks() const { return std::uint64_t(tiles) * std::uint64_t(kBlocks); }
+  CUSYNC_HOST_DEVICE constexpr std::uint32_t groupChunks() const { return chunks / groups; }
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t groupKBlocks() const {
+    return std::uint64_t(tiles / groups) * std::uint64_t(kBlocks);
+  }
+  // Where `chunk` starts in its group's k-blocks.
   CUSYNC_HOST_DEVICE constexpr std::uint64_t chunkBegin(std::uint32_t chunk) const {
-    return std::uint64_t(chunk) * totalKBlocks() / chunks;
+    return std::uint64_t(chunk / groups) * groupKBlocks() / groupChunks();
   }
-  // The chunk whose range holds region k-block g: the largest c with floor(c * total / chunks) <= g, that is
-  // c * total < (g + 1) * chunks.
-  CUSYNC_HOST_DEVICE constexpr std::uint32_t chunkOf(std::uint64_t g) const {
-    return std::uint32_t(((g + 1) * chunks - 1) / totalKBlocks());
+  // Where it ends: the start of its group's next chunk, or the group's end.
+  CUSYNC_HOST_DEVICE constexpr std::uint64_t chunkEnd(std::uint32_t chunk) const {
+    return std::uint64_t(chunk / groups + 1) * groupKBlocks() / groupChunks();
   }
-  CUSYNC_HOST_DEVICE constexpr std::uint32_t firstChunkOfTile(std::uint32_t tile) const {
-    return chunkOf(std::uint64_t(tile) * std::uint64_t(kBlocks));
+  // The index within its group of the chunk whose range holds group k-block g: the largest i with
+  // floor(i * total / n) <= g, that is i * total < (g + 1) * n.
+  CUSYNC_HOST_DEVICE constexpr std::uint32_t groupChunkOf(std::uint64_t g) const {
+    return std::uint32_t(((g + 1) * groupChunks() - 1) / groupKBlocks());
   }
   CUSYNC_HOST_DEVICE constexpr std::uint32_t partsOfTile(std::uint32_t tile) const {
-    return chunkOf(std::uint64_t(tile + 1) * std::uint64_t(kBlocks) - 1) - firstChunkOfTile(tile) + 1;
+    const std::uint64_t first = std::uint64_t(tile / groups) * std::uint64_t(kBlocks);
+    return groupChunkOf(first + std::uint64_t(kBlocks) - 1) - groupChunkOf(first) + 1;
   }
-  // The fragment of `chunk` that starts at region k-block g (chunkBegin(chunk) <= g < chunkBegin(chunk + 1)); the
+  // The fragment of `chunk` that starts at k-block g of its group (chunkBegin(chunk) <= g < chunkEnd(chunk)); the
   // chunk's next fragment starts at g + kBlocks.count.
   CUSYNC_HOST_DEVICE constexpr StreamKFragment fragmentAt(std::uint32_t chunk, std::uint64_t g) const {
-    const std::uint32_t tile = std::uint32_t(g / std::uint64_t(kBlocks));
-    const std::uint64_t tileEnd = std::uint64_t(tile + 1) * std::uint64_t(kBlocks);
-    const std::uint64_t chunkEnd = chunkBegin(chunk + 1);
-    const std::uint64_t end = chunkEnd < tileEnd ? chunkEnd : tileEnd;
-    const std::uint32_t first = firstChunkOfTile(tile);
-    return StreamKFragment{tile, chunk - first, partsOfTile(tile),
-                           KBlockRange{int(g - std::uint64_t(tile) * std::uint64_t(kBlocks)), int(end - g)}};
+    const std::uint32_t groupTile = std::uint32_t(g / std::uint64_t(kBlocks));
+    const std::uint64_t tileBegin = std::uint64_t(groupTile) * std::uint64_t(kBlocks);
+    const std::uint64_t tileEnd = tileBegin + std::uint64_t(kBlocks);
+    const std::uint64_t end = chunkEnd(chunk) < tileEnd ? chunkEnd(chunk) : tileEnd;
+    const std::uint32_t tile = groupTile * groups + chunk % groups;
+    return StreamKFragment{tile, chunk / groups - groupChunkOf(tileBegin), partsOfTile(tile),
+                           KBlockRange{int(g - tileBegin), int(end - g)}};
   }
-  // The most parts any tile has: the partial slots a tile needs. A tile spans at most
-  // ceil((kBlocks - 1) / shortest chunk) + 1 chunks; the exact count by one pass over the tiles (host set-up).
+  // The most parts any tile has: the partial slots a tile needs (host set-up; every group cuts alike).
   constexpr std::uint32_t maxPartsOfATile() const {
     std::uint32_t most = 0;
     for (std::uint32_t tile = 0; tile < tiles; ++tile) {
@@ -70,6 +85,11 @@ struct StreamKRegion {
       most = parts > most ? parts : most;
     }
     return most;
+  }
+  // Whether the region can be cut so: groups divide tiles and chunks, and no chunk is empty.
+  constexpr bool valid() const {
+    return groups != 0 && chunks != 0 && kBlocks > 0 && tiles % groups == 0 && chunks % groups == 0 &&
+           groupKBlocks() >= groupChunks();
   }
 };
 
