@@ -40,6 +40,7 @@
 #include "common/graph_timer.cuh"
 #include "cusync/stage.cuh"
 #include "stock_gemm_registry.h"
+#include "streamk_gemm.h"
 
 namespace {
 using namespace cusync;
@@ -79,13 +80,14 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
 }
 
 // _sk<parts> (every tile split) or _sk<parts>w<whole tiles> (only the tiles after the first <whole>); "" unsplit;
-// _streamk<chunks>w<whole tiles>g<groups> for stream-K.
+// _streamk<chunks>w<whole tiles>g<groups> for stream-K; _sum when the parts are summed in L2.
 std::string splitSuffix(SplitChoice split) {
   if (split.isStreamK())
     return "_streamk" + std::to_string(split.streamKChunks) + "w" + std::to_string(split.wholeTiles) + "g" +
            std::to_string(split.streamKGroups);
   if (split.parts <= 1) return "";
-  return "_sk" + std::to_string(split.parts) + (split.wholeTiles != 0 ? "w" + std::to_string(split.wholeTiles) : "");
+  return "_sk" + std::to_string(split.parts) + (split.wholeTiles != 0 ? "w" + std::to_string(split.wholeTiles) : "") +
+         (split.accumulate ? "_sum" : "");
 }
 
 constexpr const char* kProgram = "gemm_shape_probe";
@@ -186,6 +188,10 @@ int run(int argc, char** argv) {
         continue;
       }
       measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
+    }
+    {  // CUTLASS's own Stream-K (128x128 cooperative, 1x1): what the hooked persistent GEMM's stream-K should reach
+      StreamKGemm streamK(s.m, s.n, s.k, Activation::Identity);
+      measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK.run(a.get(), w.get(), d.get(), st); });
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
       if (gemm->maxActiveBlocksPerSm() == 0) continue;

@@ -329,14 +329,17 @@ class AttentionChain {
                : "qkv " + qkvGemm_->configuration +
                      (qkvTiling_ == QkvTiling::Narrow && variant_.synchronized() ? " (RowSync)" : "") + " | out " +
                      outGemm_->configuration + " | splits " +
-                     splitName(*qkv_) + "/" + std::to_string(attn_->blocksPerTile()) + "/" + splitName(*out_);
+                     splitName(*qkv_, qkvSplit_->accumulate) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
+                     splitName(*out_, outSplit_->accumulate);
   }
   // "P", or "P(W whole)" when only the tiles after the first W are split; "skCgG(W whole)" for C stream-K chunks in
   // G groups.
-  static std::string splitName(const Stage& stage) {
+  // A "+" after the parts: they are summed in L2 (GemmSplit::accumulate).
+  static std::string splitName(const Stage& stage, bool summed) {
     std::string name = stage.streamKChunks() != 0 ? "sk" + std::to_string(stage.streamKChunks()) + "g" +
                                                         std::to_string(stage.streamKGroups())
                                                   : std::to_string(stage.blocksPerTile());
+    if (summed) name += "+";
     if (stage.wholeTiles() != 0) name += "(" + std::to_string(stage.wholeTiles()) + " whole)";
     return name;
   }
@@ -348,8 +351,9 @@ class AttentionChain {
   // each part writes before it arrives and the last part reads. A stress test calls it before every execution, so
   // that a last part reading a slot not yet written reads NaN rather than the previous execution's equal value.
   void poisonScratch(cudaStream_t stream) const {
+    // Summed parts (GemmSplit::accumulate) must start from zero, which their last arrival restores: not poisoned.
     for (const GemmSplit* split : {qkvSplit_.get(), outSplit_.get()})
-      if (split && split->partials)
+      if (split && split->partials && !split->accumulate)
         CUSYNC_CUDA_CHECK(cudaMemsetAsync(split->partials->get(), 0xFF, split->partials->bytes(), stream));
     for (const auto* buffer : {partialOutputs_.get(), partialMaxSum_.get()})
       if (buffer) CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer->get(), 0xFF, buffer->bytes(), stream));

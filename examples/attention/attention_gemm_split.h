@@ -36,9 +36,15 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
   for (std::uint32_t parts : phase == Phase::Prompt ? waveBalancingSplits(tiles, kBlocks, slots)
                                                     : gemmSplitCandidates(tiles, kBlocks, slots))
     choices.push_back({parts, 0});
+  // The last wave's splits once more with the parts summed in L2: the last arrival's read then does not grow with
+  // the parts (the 11-part split's last arrivals read 10 partials otherwise).
   if (phase == Phase::Prompt)
-    for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots))
-      choices.push_back({choice.parts, choice.wholeTiles * rows});
+    for (bool accumulate : {false, true})
+      for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots)) {
+        SplitChoice split{choice.parts, choice.wholeTiles * rows};
+        split.accumulate = accumulate;
+        choices.push_back(split);
+      }
   // Stream-K runs on the persistent GEMM, whose blocks take several units (rows is 1 there: no clusters). The QKV
   // GEMM's chunks go in groups of row tiles: its weights exceed L2, and its order is free (it waits for nothing).
   if (phase == Phase::Prompt && gemm.persistent)
@@ -52,6 +58,7 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
 struct GemmSplit {
   std::unique_ptr<DeviceBuffer<float>> partials;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
+  bool accumulate = false;
   GemmSplit(Stage& stage, const GemmTileShape& tile, SplitChoice split, PartOrder partOrder) {
     const std::uint32_t parts = split.parts;
     stage.setStreamK(0, 0);  // (the stage may have run stream-K before)
@@ -67,10 +74,14 @@ struct GemmSplit {
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+    // Summed parts start from zero; the last arrival zeroes its slot again for the next launch.
+    accumulate = split.accumulate;
+    if (accumulate) CUSYNC_CUDA_CHECK(cudaMemset(partials->get(), 0, partials->bytes()));
   }
   void applyTo(GemmLaunchArgs& args) const {
     args.splitPartials = partials ? partials->get() : nullptr;
     args.splitArrivals = arrivals ? arrivals->get() : nullptr;
+    args.splitAccumulate = accumulate;
   }
 };
 

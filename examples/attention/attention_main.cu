@@ -58,6 +58,7 @@ struct Options {
   std::uint32_t qkvGroupRows = 1;  // the QKV GEMM's tile order (AttentionChain): 1 is the spec's
   std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
   std::string tracePath;  // per-block timeline of each variant's best chain (empty: none)
+  std::vector<std::string> splitKinds;  // the GEMMs' split choices to search, by kind (empty: all)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
 };
@@ -68,7 +69,8 @@ const char* const kUsage =
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--attention-kernel cutlass-fmha|mma]\n"
-    "                         [--split-order together|k-ranges] [--decode-blocks-per-sm N] [--trace FILE]\n"
+    "                         [--split-order together|k-ranges] [--split-kinds a,b] [--decode-blocks-per-sm N]\n"
+    "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -99,6 +101,9 @@ const char* const kUsage =
     "  --split-order    how the GEMMs' split-K parts follow each other: together (a tile's parts one after\n"
     "            another) or k-ranges (every tile's first part, then every tile's second, ...: tiles sharing weights\n"
     "            read the same k-range at once; default)\n"
+    "  --split-kinds    the GEMMs' split-K choices to search, by kind: unsplit, every-tile, last-wave (the tiles\n"
+    "            after the full waves split), last-wave-sum (the same, the parts summed in L2: faster to reduce, not\n"
+    "            bitwise reproducible), stream-k (persistent GEMMs: one chunk of k-blocks per block); default all\n"
     "  --decode-blocks-per-sm    token generation: the attention stage's blocks per SM, which sets how many parts\n"
     "            each head's cache is split into (1..16, default 8)\n"
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
@@ -197,6 +202,14 @@ Options parseOptions(int argc, char** argv) {
       if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
       else if (v == "k-ranges") options.splitOrder = PartOrder::KRangesInTurn;
       else exitWithUsageError(program, "--split-order: '" + v + "' is neither together nor k-ranges");
+    } else if (arg == "--split-kinds") {
+      for (const std::string& kind : wordListArgument(program, arg, value())) {
+        if (kind != "unsplit" && kind != "every-tile" && kind != "last-wave" && kind != "last-wave-sum" &&
+            kind != "stream-k")
+          exitWithUsageError(program, "--split-kinds: '" + kind +
+                                          "' is none of unsplit, every-tile, last-wave, last-wave-sum, stream-k");
+        options.splitKinds.push_back(kind);
+      }
     } else if (arg == "--gemm-configs") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         if (!isAttentionGemmConfiguration(name))
@@ -289,7 +302,9 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
     }
     for (const SplitChoice& split : splitCandidates(*gemm, p.phase, p.tokens(), qkv ? p.qkvColumns() : p.shape.hidden,
                                                     qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
-      candidates.push_back({gemm, split});
+      if (options.splitKinds.empty() || std::find(options.splitKinds.begin(), options.splitKinds.end(),
+                                                  splitKindName(split)) != options.splitKinds.end())
+        candidates.push_back({gemm, split});
   }
   return candidates;
 }

@@ -168,12 +168,23 @@ struct SplitChoice {
   std::uint32_t streamKChunks = 0;
   int streamKBlocks = 0;
   std::uint32_t streamKGroups = 1;
+  // The parts add into one slot in L2 and the last reads the sum (SplitKBuffers::accumulate): a read that does
+  // not grow with the parts, and a result that is not bitwise reproducible.
+  bool accumulate = false;
   bool isStreamK() const { return streamKChunks != 0; }
   bool operator==(const SplitChoice& o) const {
     return parts == o.parts && wholeTiles == o.wholeTiles && streamKChunks == o.streamKChunks &&
-           streamKBlocks == o.streamKBlocks && streamKGroups == o.streamKGroups;
+           streamKBlocks == o.streamKBlocks && streamKGroups == o.streamKGroups && accumulate == o.accumulate;
   }
 };
+
+// The kind of a split choice, as attention_example's --split-kinds names it.
+inline const char* splitKindName(const SplitChoice& split) {
+  if (split.isStreamK()) return "stream-k";
+  if (split.parts <= 1) return "unsplit";
+  if (split.accumulate) return split.wholeTiles != 0 ? "last-wave-sum" : "every-tile-sum";
+  return split.wholeTiles != 0 ? "last-wave" : "every-tile";
+}
 
 // Prompt processing with a persistent GEMM of `slots` blocks: stream-K with one chunk per block over the last
 // partial wave and one full wave before it (Stream-K's "data-parallel + one stream-K wave" hybrid: every chunk then

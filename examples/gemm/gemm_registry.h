@@ -46,9 +46,10 @@ struct GemmLaunchArgs {
   // one zeroed arrival counter per tile.
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
+  bool splitAccumulate = false;  // parts add into one slot in L2 (split_k_reduction.hpp's SplitKBuffers::accumulate)
   // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage and the one-tile-per-block
-  // CUTLASS GEMM): a record per block at trace[blockIdx.x], stage index traceStage. The persistent CUTLASS GEMMs
-  // ignore it.
+  // CUTLASS GEMM, and the cooperative persistent one): a record per block at trace[blockIdx.x], stage index
+  // traceStage. The pingpong GEMM ignores it.
   BlockTrace* trace = nullptr;
   std::uint32_t traceStage = 0;
 };

@@ -130,6 +130,7 @@ struct HookedGemm {
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;
     sync.splitPartials = args.splitPartials;
     sync.splitArrivals = args.splitArrivals;
+    sync.splitAccumulate = args.splitAccumulate;
     sync.trace = args.trace;
     sync.traceStage = args.traceStage;
     sync.a.waitForPriorGrid = args.waitForPriorGrid;

@@ -27,11 +27,29 @@ namespace cusync::cutlass_sm90 {
 
 // A tile's partials take `slotsPerTile` slots (0: one per part). Stream-K tiles have different part counts, and
 // take the most any of them has (StageView::partialSlotsPerTile).
+//
+// `accumulate`: instead of each part writing its own slot for the last arrival to read back one by one, the parts
+// add theirs into the tile's first slot with vector reductions in L2 (red.global.add.v4.f32, fire and forget), and
+// the last arrival reads that one slot and zeroes it for the next launch. Its read no longer grows with the parts
+// (the deterministic read of 10 partials of a 128 x 128 tile took about 20 us of the QKV GEMM's tail at 512 tokens,
+// docs/BENCHMARKS.md, issue 14, sessions 15-16), at the price of a summation order that varies from run to run: the
+// result is not bitwise reproducible. The slot must be zero before the first launch (GemmSplit zeroes it).
 struct SplitKBuffers {
   float* partials = nullptr;
   std::uint32_t* arrivals = nullptr;
   std::uint32_t slotsPerTile = 0;
+  bool accumulate = false;
 };
+
+// Adds four floats at `address` (16-byte aligned) in L2, without a result.
+CUTLASS_DEVICE void reduceAddFourInL2(float* address, float a, float b, float c, float d) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("red.global.add.v4.f32 [%0], {%1, %2, %3, %4};" ::"l"(address), "f"(a), "f"(b), "f"(c), "f"(d)
+               : "memory");
+#else
+  atomicAdd(address, a), atomicAdd(address + 1, b), atomicAdd(address + 2, c), atomicAdd(address + 3, d);
+#endif
+}
 
 // Loads a thread keeps in flight while it adds another part's partial: the largest divisor of its accumulator count
 // up to 64. Above 128 accumulators (256 x 192 tiles: 192) the loads stay one at a time: ptxas hoists every chunk's
@@ -45,7 +63,7 @@ constexpr int reductionChunk(int fragment) {
 }
 
 // Publishes this part's accumulators; returns true in the unit that arrives last, after adding every other part's
-// accumulators into its own. Called by all `NumMmaThreads` math threads. Accumulators of rows at or past the
+// accumulators into its own (accumulating: after reading back the sum of every part's). Called by all `NumMmaThreads` math threads. Accumulators of rows at or past the
 // problem's M (`rowsInTile` counts the rest) are neither written nor read: the epilogue never stores them, and at
 // small M (the case split-K is for) they are nearly all of the tile, e.g. 63 of 64 rows at M = 1.
 template <class TiledMma, class TileShape, int NumMmaThreads, class Accumulators>
@@ -62,10 +80,35 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
   auto partials = [&](std::uint32_t p) {
     return buffers.partials + (std::size_t(tileIndex) * slots + p) * kFragment * NumMmaThreads;
   };
+  const bool fullTile = rowsInTile >= int(cute::size<0>(TileShape{}));
+  // Accumulating: accumulators 4j..4j+3 of a thread lie together, (j * NumMmaThreads + thread) * 4, so that each
+  // group of four is one vector reduction and a warp's reductions cover 512 contiguous bytes.
+  static_assert(kFragment % 4 == 0, "accumulators come in groups of four");
+  auto accumulated = [&](int i) {
+    return buffers.partials + std::size_t(tileIndex) * slots * kFragment * NumMmaThreads +
+           (std::size_t(i / 4) * NumMmaThreads + mma_thread_idx) * 4 + i % 4;
+  };
   float* mine = partials(part);
-  CUTLASS_PRAGMA_UNROLL
-  for (int i = 0; i < kFragment; ++i)
-    if (rowIsInProblem(i)) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
+  if (buffers.accumulate) {
+    // Every part adds its accumulators before it counts itself (which part is last is known only from the count,
+    // and the count's release must follow the additions), so the last one reads back the whole sum, its own
+    // included. Rows past the problem's M hold zeros (TMA fills them so) and are left out of partial tiles.
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kFragment; i += 4) {
+      if (fullTile) {
+        reduceAddFourInL2(accumulated(i), accumulators(i), accumulators(i + 1), accumulators(i + 2),
+                              accumulators(i + 3));
+      } else {
+        CUTLASS_PRAGMA_UNROLL
+        for (int j = i; j < i + 4; ++j)
+          if (rowIsInProblem(j)) atomicAdd(accumulated(j), accumulators(j));
+      }
+    }
+  } else {
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kFragment; ++i)
+      if (rowIsInProblem(i)) __stcg(mine + i * NumMmaThreads + mma_thread_idx, accumulators(i));
+  }
   // Release: every thread's partial stores, then one thread's counted arrival. Acquire in the last unit: the
   // arrival read-modify-write sees every earlier part's release; the barrier extends it to all math threads.
   cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
@@ -81,13 +124,23 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
   }
   cutlass::arch::NamedBarrier::sync(NumMmaThreads, cutlass::arch::ReservedNamedBarriers::EpilogueBarrier);
   if (!lastArrival) return false;
+  if (buffers.accumulate) {
+    // The sum of every part, read in vectors of four, then the slot zeroed for the next launch (stream-ordered
+    // after this launch's consumers, which read the tile only after its post, which follows these stores).
+    CUTLASS_PRAGMA_UNROLL
+    for (int i = 0; i < kFragment; i += 4) {
+      const float4 sum = __ldcg(reinterpret_cast<const float4*>(accumulated(i)));
+      accumulators(i) = sum.x, accumulators(i + 1) = sum.y, accumulators(i + 2) = sum.z, accumulators(i + 3) = sum.w;
+      __stcg(reinterpret_cast<float4*>(accumulated(i)), make_float4(0.f, 0.f, 0.f, 0.f));
+    }
+    return true;
+  }
   // The reads come in chunks of kChunk loads per thread, all issued before the first add. Loading and adding one
   // accumulator at a time behind the per-row test (as until session 15) left only a few loads in flight: the last
   // part of a 128 x 128 tile took 26-32 us from its last MMA to its post with 4 partials to add (about 9 GB/s an
   // SM), while its whole-tile neighbours took 1.3 us; in chunks, 7.8-8.8 us (block traces, docs/BENCHMARKS.md,
   // issue 14, session 15). Full tiles (every row in the problem, the prompt shapes) load without the test.
   constexpr int kChunk = reductionChunk(kFragment);
-  const bool fullTile = rowsInTile >= int(cute::size<0>(TileShape{}));
   for (std::uint32_t p = 0; p < parts; ++p) {
     if (p == part) continue;
     const float* other = partials(p) + mma_thread_idx;

@@ -53,8 +53,9 @@ struct GemmStageSync {
   // floats, and one arrival counter per tile (zeroed once; the last part of each launch takes it back to 0).
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
+  bool splitAccumulate = false;  // the parts add into one slot (SplitKBuffers::accumulate; not bitwise reproducible)
   // Diagnostics (block_trace.h): one record per block at trace[blockIdx.x], stage index traceStage; null: none.
-  // TileSyncGemmKernel records it; the persistent kernels ignore it.
+  // TileSyncGemmKernel records it, the cooperative persistent kernel one record per block; pingpong ignores it.
   BlockTrace* trace = nullptr;
   std::uint32_t traceStage = 0;
 };
@@ -347,7 +348,8 @@ class TileSyncGemmKernel {
                                                  int mma_thread_idx, std::uint32_t& lastArrival, int problemM) {
     const int rowsInTile = problemM - int(tile.y) * int(cute::size<0>(TileShape{}));
     return cutlass_sm90::reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
-        SplitKBuffers{sync.splitPartials, sync.splitArrivals, sync.stage.partialSlotsPerTile(parts)},
+        SplitKBuffers{sync.splitPartials, sync.splitArrivals, sync.stage.partialSlotsPerTile(parts),
+                      sync.splitAccumulate},
         linearIndex(tile, sync.stage.grid), part, parts,
         accumulators, mma_thread_idx, lastArrival, rowsInTile);
   }

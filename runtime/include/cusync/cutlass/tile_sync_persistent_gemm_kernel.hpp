@@ -17,6 +17,9 @@
 // so it can run up to kWorkUnitStages units ahead, bounded anyway by the operand pipeline. The ticket past the
 // launch's last unit (StageView::persistentBlocks) is handed on too, and stops everyone.
 //
+// Traces (block_trace.h) get one record per block: its first unit's start and last MMA, and when its last unit was
+// done.
+//
 // Everything else is the non-persistent kernel's: CUTLASS's collectives, the wait before each A k-block in the
 // producer warp, the post after the tile's bulk stores have completed, split-K by last arrival, the PDL trigger.
 // The mainloop and epilogue shared memory are separate (not a union), since the next tile's loads overlap the
@@ -152,9 +155,18 @@ class TileSyncPersistentGemmKernel
     auto epi_store_pipe_producer_state = cutlass::make_producer_start_state<EpiStorePipeline>();
     typename WorkUnitPipeline::PipelineState unit_read;
     bool storedAnyTile = false;
+    // Traced launches: one record per block (block_trace.h), of its first unit: when the math warps took it, when
+    // its last MMA completed, and when the block's last unit was done.
+    WorkUnit tracedUnit{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
+    std::uint64_t traceStart = 0, traceFirstMmaDone = 0;
     while (true) {
       const WorkUnit unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
       if (!unit.hasWork()) break;
+      const bool tracedFirst = sync.trace != nullptr && !tracedUnit.hasWork();
+      if (tracedFirst) {
+        tracedUnit = unit;
+        traceStart = detail::globalTimerNs();
+      }
       const int k_tile_count = kRangeOf(unit).count;
       auto blk_coord = blockCoord(unit.ticket);
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
@@ -162,6 +174,7 @@ class TileSyncPersistentGemmKernel
                               mma_thread_idx, shared_storage.tensors.mainloop, params.mainloop);
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tile_count);
       mainloop_pipe_consumer_state.advance(k_tile_count);
+      if (tracedFirst) traceFirstMmaDone = detail::globalTimerNs();
       if (unit.parts > 1 &&
           !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, unit.parts, accumulators, mma_thread_idx,
                                      shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
@@ -179,6 +192,9 @@ class TileSyncPersistentGemmKernel
     if (storedAnyTile)
       collective_epilogue.store_tail(epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline,
                                      epi_store_pipe_producer_state);
+    if (tracedUnit.hasWork() && mma_thread_idx == 0)
+      recordBlockTrace(sync.trace, sync.traceStage, tracedUnit.ticket.tile.x, traceStart, traceFirstMmaDone,
+                       tracedUnit.ticket.tile.y, tracedUnit.part);
 #else
     printf("cusync TileSyncPersistentGemmKernel requires sm_90a\n");
 #endif
