@@ -39,8 +39,19 @@ TEST_CASE("stream-K chunks cover every k-block once, balanced, with consistent p
       REQUIRE(end > begin);  // no empty chunk when chunks <= tiles * kBlocks
       smallest = std::min(smallest, end - begin);
       largest = std::max(largest, end - begin);
-      for (std::uint64_t g = begin; g < end;) {
-        const StreamKFragment f = region.fragmentAt(chunk, g);
+      std::vector<StreamKFragment> fragments;  // as the chunk runs them: last tile first
+      for (std::uint64_t g = end; g > begin;) {
+        fragments.push_back(region.fragmentEndingAt(chunk, g));
+        const StreamKFragment& f = fragments.back();
+        REQUIRE(std::uint64_t(f.regionTile / c.groups) * c.kBlocks + f.kBlocks.begin + f.kBlocks.count == g);
+        REQUIRE(f.kBlocks.count >= 1);
+        g -= std::uint64_t(f.kBlocks.count);
+      }
+      // A chunk that spans tiles starts its run at its last tile's first k-block.
+      if (fragments.size() > 1) REQUIRE(fragments.front().kBlocks.begin == 0);
+      std::reverse(fragments.begin(), fragments.end());  // in k order, as the parts are numbered
+      std::uint64_t g = begin;
+      for (const StreamKFragment& f : fragments) {
         REQUIRE(f.regionTile < c.tiles);
         REQUIRE(f.regionTile % c.groups == chunk % c.groups);  // a chunk stays in its group's tiles
         REQUIRE(std::uint64_t(f.regionTile / c.groups) * c.kBlocks + f.kBlocks.begin == g);
@@ -53,6 +64,7 @@ TEST_CASE("stream-K chunks cover every k-block once, balanced, with consistent p
         partsSeen[f.regionTile].push_back(f.part);
         g += std::uint64_t(f.kBlocks.count);
       }
+      REQUIRE(g == end);
     }
     REQUIRE(largest - smallest <= 1);
     for (std::uint32_t tile = 0; tile < c.tiles; ++tile) {
@@ -83,9 +95,9 @@ TEST_CASE("stream-K chunks that run together reduce the same k-blocks of consecu
     std::vector<std::vector<StreamKFragment>> fragments(4);
     for (std::uint32_t group = 0; group < 4; ++group) {
       const std::uint32_t chunk = i * 4 + group;
-      for (std::uint64_t g = region.chunkBegin(chunk); g < region.chunkEnd(chunk);) {
-        fragments[group].push_back(region.fragmentAt(chunk, g));
-        g += std::uint64_t(fragments[group].back().kBlocks.count);
+      for (std::uint64_t g = region.chunkEnd(chunk); g > region.chunkBegin(chunk);) {
+        fragments[group].push_back(region.fragmentEndingAt(chunk, g));
+        g -= std::uint64_t(fragments[group].back().kBlocks.count);
       }
     }
     for (std::uint32_t group = 1; group < 4; ++group) {

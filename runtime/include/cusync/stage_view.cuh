@@ -33,9 +33,9 @@ struct WorkUnit {
   // (split_k_range.h), which every unit but a stream-K fragment has.
   KBlockRange kRange{0, 0};
   // Stream-K (stream_k_split.h): the chunk this unit is (as drawn, before it is cut into fragments) or belongs to
-  // (a fragment), and where in the stage's region of k-blocks the fragment ends.
+  // (a fragment), and where in its group's k-blocks the fragment begins (where the chunk's next fragment ends).
   std::uint32_t streamKChunk = kNotAStreamKChunk;
-  std::uint32_t streamKEnd = 0;
+  std::uint32_t streamKBegin = 0;
   __host__ __device__ bool hasWork() const { return part != kNoWorkLeft; }
   __host__ __device__ bool isStreamK() const { return streamKChunk != kNotAStreamKChunk; }
   __host__ __device__ KBlockRange kBlocks(int kBlocksOfTile) const {
@@ -104,19 +104,20 @@ struct StageView {
 
   // The first fragment of a drawn stream-K chunk (`drawn.isStreamK()`, as acquireWorkUnit returns it), or the one
   // after fragment `drawn`; a unit without work when the chunk has no more. Its tile is the region tile's in the
-  // stage's order, its iteration the chunk's.
+  // stage's order, its iteration the chunk's. The fragments come last tile first.
   CUSYNC_HOST_DEVICE WorkUnit nextStreamKFragment(WorkUnit const& drawn) const {
     const StreamKRegion region = streamKRegion();
     const std::uint32_t chunk = drawn.streamKChunk;
-    const std::uint64_t start = drawn.hasWork() && drawn.kRange.count == 0 ? region.chunkBegin(chunk)
-                                                                          : std::uint64_t(drawn.streamKEnd);
-    if (!drawn.hasWork() || start >= region.chunkEnd(chunk))
+    // A chunk runs last tile first (stream_k_split.h): its first fragment ends where the chunk ends.
+    const std::uint64_t end = drawn.hasWork() && drawn.kRange.count == 0 ? region.chunkEnd(chunk)
+                                                                        : std::uint64_t(drawn.streamKBegin);
+    if (!drawn.hasWork() || end <= region.chunkBegin(chunk))
       return WorkUnit{TileTicket{TileCoord{}, drawn.ticket.iteration}, kNoWorkLeft};
-    const StreamKFragment f = region.fragmentAt(chunk, start);
+    const StreamKFragment f = region.fragmentEndingAt(chunk, end);
     const std::uint32_t orderIndex = wholeTiles + f.regionTile;
     const std::uint32_t linear = tileOfOrderIndex ? tileOfOrderIndex[orderIndex] : orderIndex;
     return WorkUnit{TileTicket{tileAtLinear(linear, grid), drawn.ticket.iteration}, f.part, f.parts, f.kBlocks, chunk,
-                    std::uint32_t(start + std::uint64_t(f.kBlocks.count))};
+                    std::uint32_t(end - std::uint64_t(f.kBlocks.count))};
   }
 
   // The unit at `index` of a launch in the stage's order: tiles in its tile order, their parts in its part order.
