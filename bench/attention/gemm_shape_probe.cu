@@ -4,7 +4,7 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--samples N] [--csv FILE]
+//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--kernels a,b] [--samples N] [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters keep their paired
@@ -12,6 +12,8 @@
 // --splits: also time each hooked GEMM at every split-K choice the chain would try (attention_gemm_split.h: every
 // tile split, or only the last wave's), named _sk<parts> or _sk<parts>w<whole tiles>. The chain splits; a probe
 // that compares tile shapes unsplit misjudges them (session 15).
+// --kernels: only the CUTLASS kernels (stock and hooked) whose names contain one of the words, e.g. streamk, so
+// that a profiler's first launch of a kernel family is the one wanted (cuBLASLt always runs: it is the reference).
 //
 // Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
 // (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
@@ -96,6 +98,15 @@ int run(int argc, char** argv) {
   std::vector<int> ms{512, 2048};
   std::vector<int> groupRowsList{1};
   bool withSplits = false;
+  // --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
+  // reference). So that a profiler's first launch of a kernel family is the one wanted.
+  std::vector<std::string> kernelFilter;
+  auto selected = [&](const std::string& name) {
+    if (kernelFilter.empty()) return true;
+    for (const std::string& part : kernelFilter)
+      if (name.find(part) != std::string::npos) return true;
+    return false;
+  };
   int samples = 15;
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
@@ -110,13 +121,15 @@ int run(int argc, char** argv) {
       groupRowsList = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--splits") {
       withSplits = true;
+    } else if (arg == "--kernels") {
+      kernelFilter = wordListArgument(kProgram, arg, value());
     } else if (arg == "--samples") {
       samples = positiveIntArgument(kProgram, arg, value());
     } else if (arg == "--csv") {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--group-rows 1,8] [--splits] [--samples N] [--csv FILE]");
+                                   "[--group-rows 1,8] [--splits] [--kernels a,b] [--samples N] [--csv FILE]");
     }
   }
   std::ofstream csv;
@@ -179,7 +192,7 @@ int run(int argc, char** argv) {
     };
     measure("cuBLASLt", [&](cudaStream_t st) { cublas.run(a.get(), w.get(), d.get(), st); });
     for (const StockGemmEntry& entry : stockGemmRegistry()) {
-      if (entry.swapped) continue;
+      if (entry.swapped || !selected(entry.name)) continue;
       std::unique_ptr<StockGemm> gemm;
       try {
         gemm = entry.make(s.m, s.n, s.k, Activation::Identity);
@@ -189,7 +202,8 @@ int run(int argc, char** argv) {
       }
       measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
     }
-    {  // CUTLASS's own Stream-K (128x128 cooperative, 1x1): what the hooked persistent GEMM's stream-K should reach
+    if (selected("cutlass_128x128x64_streamk")) {
+      // CUTLASS's own Stream-K (128x128 cooperative, 1x1): what the hooked persistent GEMM's stream-K should reach
       StreamKGemm streamK(s.m, s.n, s.k, Activation::Identity);
       measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK.run(a.get(), w.get(), d.get(), st); });
     }
@@ -207,6 +221,7 @@ int run(int argc, char** argv) {
           const std::string name = "hooked_" + gemm->configuration +
                                    (groupRows > 1 && !clustered ? "_g" + std::to_string(groupRows) : "") +
                                    splitSuffix(split);
+          if (!selected(name)) continue;
           GemmLaunchArgs args;
           args.m = s.m;
           args.n = s.n;
