@@ -4,7 +4,8 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--kernels a,b] [--samples N] [--csv FILE]
+//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--kernels a,b] [--shapes a,b] [--samples N]
+//                    [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters keep their paired
@@ -13,7 +14,8 @@
 // tile split, or only the last wave's), named _sk<parts> or _sk<parts>w<whole tiles>. The chain splits; a probe
 // that compares tile shapes unsplit misjudges them (session 15).
 // --kernels: only the CUTLASS kernels (stock and hooked) whose names contain one of the words, e.g. streamk, so
-// that a profiler's first launch of a kernel family is the one wanted (cuBLASLt always runs: it is the reference).
+// that a profiler's first launch of a kernel family is the one wanted (cuBLASLt always runs: it is the reference);
+// --shapes: only the GEMMs whose names (gpt3_qkv_512, llama_out_2048, ...) contain one of the words.
 //
 // Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
 // (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
@@ -100,13 +102,15 @@ int run(int argc, char** argv) {
   bool withSplits = false;
   // --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
   // reference). So that a profiler's first launch of a kernel family is the one wanted.
-  std::vector<std::string> kernelFilter;
-  auto selected = [&](const std::string& name) {
-    if (kernelFilter.empty()) return true;
-    for (const std::string& part : kernelFilter)
+  // --shapes: likewise, only the GEMMs whose names (gpt3_qkv_512, ...) contain one of these.
+  std::vector<std::string> kernelFilter, shapeFilter;
+  auto matches = [](const std::vector<std::string>& filter, const std::string& name) {
+    if (filter.empty()) return true;
+    for (const std::string& part : filter)
       if (name.find(part) != std::string::npos) return true;
     return false;
   };
+  auto selected = [&](const std::string& name) { return matches(kernelFilter, name); };
   int samples = 15;
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
@@ -123,13 +127,16 @@ int run(int argc, char** argv) {
       withSplits = true;
     } else if (arg == "--kernels") {
       kernelFilter = wordListArgument(kProgram, arg, value());
+    } else if (arg == "--shapes") {
+      shapeFilter = wordListArgument(kProgram, arg, value());
     } else if (arg == "--samples") {
       samples = positiveIntArgument(kProgram, arg, value());
     } else if (arg == "--csv") {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--group-rows 1,8] [--splits] [--kernels a,b] [--samples N] [--csv FILE]");
+                                   "[--group-rows 1,8] [--splits] [--kernels a,b] [--shapes a,b] [--samples N] "
+                                   "[--csv FILE]");
     }
   }
   std::ofstream csv;
@@ -170,6 +177,7 @@ int run(int argc, char** argv) {
   bool allCorrect = true;
   std::uint64_t seed = 1;
   for (const ProbeShape& s : shapes) {
+    if (!matches(shapeFilter, s.name)) continue;
     DeviceBuffer<__half> a(std::size_t(s.m) * s.k), w(std::size_t(s.n) * s.k), d(std::size_t(s.m) * s.n),
         reference(std::size_t(s.m) * s.n);
     fillRandom(a, ++seed, 1.0f, stream);
