@@ -8,8 +8,8 @@
 //                    [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
-// (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters keep their paired
-// row-major order.
+// (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters take their clusters
+// so, each cluster's rows back to back.
 // --splits: also time each hooked GEMM at every split-K choice the chain would try (attention_gemm_split.h: every
 // tile split, or only the last wave's), named _sk<parts> or _sk<parts>w<whole tiles>. The chain splits; a probe
 // that compares tile shapes unsplit misjudges them (session 15).
@@ -75,7 +75,13 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
                                SplitChoice splitChoice) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
   if (gemm.clusterRows > 1)
-    stage->setClusterTileOrder(std::uint32_t(gemm.clusterRows));
+    // Clusters of rows taken groupRows rows (groupRows / clusterRows clusters) at a time, column by column, as the
+    // chain's --qkv-group-rows and --out-group-rows order them.
+    stage->setClusterTileOrderBy(std::uint32_t(gemm.clusterRows),
+                                 [groupClusters = std::max(1u, groupRows / std::uint32_t(gemm.clusterRows))](
+                                     TileCoord cluster, GridShape clusters) {
+                                   return groupedColumnMajorIndex(cluster, clusters, groupClusters);
+                                 });
   else
     stage->setGroupedTileOrder(groupRows);
   auto split = std::make_unique<GemmSplit>(*stage, gemm.tile, splitChoice, PartOrder::PartsOfATileTogether);
@@ -222,12 +228,10 @@ int run(int argc, char** argv) {
         for (const SplitChoice& choice : splitCandidates(*gemm, Phase::Prompt, s.m, s.n, s.k, sms))
           if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
       for (int groupRows : groupRowsList) {
-        const bool clustered = gemm->clusterRows > 1;  // its order is the paired one: timed once
-        if (clustered && groupRows != groupRowsList.front()) continue;
         for (const SplitChoice& split : splits) {
           const ProbeStage probe = unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split);
           const std::string name = "hooked_" + gemm->configuration +
-                                   (groupRows > 1 && !clustered ? "_g" + std::to_string(groupRows) : "") +
+                                   (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
                                    splitSuffix(split);
           if (!selected(name)) continue;
           GemmLaunchArgs args;
