@@ -63,9 +63,10 @@ constexpr int reductionChunk(int fragment) {
 }
 
 // Publishes this part's accumulators; returns true in the unit that arrives last, after adding every other part's
-// accumulators into its own (accumulating: after reading back the sum of every part's). Called by all `NumMmaThreads` math threads. Accumulators of rows at or past the
-// problem's M (`rowsInTile` counts the rest) are neither written nor read: the epilogue never stores them, and at
-// small M (the case split-K is for) they are nearly all of the tile, e.g. 63 of 64 rows at M = 1.
+// accumulators into its own (accumulating: after reading back the sum of every part's). Called by all
+// `NumMmaThreads` math threads. Accumulators of rows at or past the problem's M (`rowsInTile` counts the rest) are
+// neither written nor read: the epilogue never stores them, and at small M (the case split-K is for) they are nearly
+// all of the tile, e.g. 63 of 64 rows at M = 1.
 template <class TiledMma, class TileShape, int NumMmaThreads, class Accumulators>
 CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t tileIndex, std::uint32_t part,
                                         std::uint32_t parts, Accumulators& accumulators, int mma_thread_idx,
@@ -97,7 +98,7 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
     for (int i = 0; i < kFragment; i += 4) {
       if (fullTile) {
         reduceAddFourInL2(accumulated(i), accumulators(i), accumulators(i + 1), accumulators(i + 2),
-                              accumulators(i + 3));
+                          accumulators(i + 3));
       } else {
         CUTLASS_PRAGMA_UNROLL
         for (int j = i; j < i + 4; ++j)

@@ -326,7 +326,8 @@ class TileSyncConvKernel {
     const StageView& stage = args.sync.stage;
     if (!(tileGrid(problem) == stage.grid)) return "stage grid does not match the convolution's tile grid";
     if (stage.persistentBlocks != 0) return "the cusync convolution is not persistent";
-    if (stage.streamKChunks != 0) return "the cusync convolution runs no stream-K chunks (they need a persistent kernel)";
+    if (stage.streamKChunks != 0)
+      return "the cusync convolution runs no stream-K chunks (they need a persistent kernel)";
     const std::uint32_t parts = stage.blocksPerTile;
     if (parts == 0) return "a stage needs at least one block per tile";
     if (stage.wholeTiles != 0) return "the hooked convolution splits every tile or none (the stage has whole tiles)";
