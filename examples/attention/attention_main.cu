@@ -364,7 +364,8 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
     const std::vector<RoleCandidate> out =
         roleCandidates(options, GemmRole::Output, variant.tPolicy, multiprocessors);
     if (qkv.empty() || out.empty()) {
-      std::printf("%-28s skipped: no selected GEMM configuration fits on this device\n", variant.name().c_str());
+      std::printf("%-28s skipped: no selected GEMM configuration fits on this device with a selected split kind\n",
+                  variant.name().c_str());
       continue;
     }
     auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
