@@ -178,13 +178,17 @@ class ConvChainBuffers {
 struct ConvSplitBuffers {
   std::unique_ptr<DeviceBuffer<float>> partials;
   std::unique_ptr<DeviceBuffer<std::uint32_t>> arrivals;
-  ConvSplitBuffers(Stage& stage, const ConvKernelEntry& kernel, std::uint32_t parts) {
+  bool sum = false;  // the parts sum into one slot in L2 (SplitKBuffers::accumulate)
+  ConvSplitBuffers(Stage& stage, const ConvKernelEntry& kernel, std::uint32_t parts, bool sumParts) {
     stage.setBlocksPerTile(parts);
     if (parts <= 1) return;
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * parts *
                                                      std::size_t(kernel.tileM) * std::size_t(kernel.tileN));
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+    // Summed parts start from zero; each tile's last arrival zeroes its slot again for the next launch.
+    sum = sumParts;
+    if (sum) CUSYNC_CUDA_CHECK(cudaMemset(partials->get(), 0, partials->bytes()));
   }
 };
 
@@ -214,14 +218,17 @@ inline StageOrdering stageOrderingOf(ConvVariant variant) {
 // A chain of one variant on one tile configuration, split `parts[s]` ways along K in stage s (empty: unsplit), with
 // the stages it synchronizes through (fresh per chain: their counters and semaphores count launches from zero).
 // Enqueued by the runtime's chain executor; stays where it was built (the executor holds its stages' addresses).
-// `slots` (SMs x resident blocks per SM) decides whether a W variant applies.
+// `slots` (SMs x resident blocks per SM) decides whether a W variant applies. `sumParts`: a split tile's parts sum
+// into one slot in L2 for its last part to read (SplitKBuffers::accumulate; not bitwise reproducible), rather than
+// the last part reading each other part's partial back.
 class ConvChain {
  public:
   // `hardwareOrder` ("avoid custom order", the paper's T): every stage's block computes the tile its blockIdx
   // names. The conv stages' own order is row-major, which the hardware's dispatch follows, so T changes no order;
   // it spares the ticket's round trip before a block's first load (tile_sync_conv_kernel.hpp). false: tickets.
   ConvChain(const ConvKernelEntry& kernel, ConvVariant variant, ConvChainBuffers& buffers,
-            std::vector<std::uint32_t> parts = {}, std::uint32_t slots = 0, bool hardwareOrder = true)
+            std::vector<std::uint32_t> parts = {}, std::uint32_t slots = 0, bool hardwareOrder = true,
+            bool sumParts = false)
       : kernel_(kernel), variant_(variant), buffers_(buffers), executor_(stageOrderingOf(variant)) {
     const ConvChainSpec& spec = buffers.spec();
     if (kernel.policy != convKernelPolicyOf(variant))
@@ -235,7 +242,7 @@ class ConvChain {
     for (Stage& stage : stages_) stage.useHardwareOrder(hardwareOrder);
     std::vector<std::uint32_t> blocks;
     for (std::size_t s = 0; s < stages_.size(); ++s) {
-      splits_.push_back(std::make_unique<ConvSplitBuffers>(stages_[s], kernel, parts[s]));
+      splits_.push_back(std::make_unique<ConvSplitBuffers>(stages_[s], kernel, parts[s], sumParts));
       blocks.push_back(stages_[s].blocksPerLaunch());
     }
     parts_ = parts;
@@ -323,6 +330,7 @@ class ConvChain {
     if (splits_[s]->partials) {
       a.splitPartials = splits_[s]->partials->get();
       a.splitArrivals = splits_[s]->arrivals->get();
+      a.splitAccumulate = splits_[s]->sum;
     }
     return a;
   }

@@ -77,10 +77,11 @@ void compareStages(const ConvChainBuffers& buffers, Result& r) {
 
 Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVariant variant,
                 ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options,
-                const std::vector<std::uint32_t>& parts, std::uint32_t slots, bool hardwareOrder) {
-  Result r{&spec, buffers.batch(), convConfigOf(kernel) + convSplitLabel(parts) + (hardwareOrder ? "" : "_ticket"),
+                const std::vector<std::uint32_t>& parts, std::uint32_t slots, bool hardwareOrder, bool sumParts) {
+  Result r{&spec, buffers.batch(),
+           convConfigOf(kernel) + convSplitLabel(parts) + (sumParts ? "_sum" : "") + (hardwareOrder ? "" : "_ticket"),
            convVariantName(variant)};
-  ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder);
+  ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder, sumParts);
   // Work units per stage (tiles x parts): what fills the waves.
   for (std::size_t s = 0; s < buffers.stageCount(); ++s)
     r.tiles.push_back(chain.grid(s).tileCount() * (parts.empty() ? 1u : parts[s]));
@@ -256,15 +257,19 @@ int main(int argc, char** argv) {
       for (const std::string& config : configs)
         for (const std::vector<std::uint32_t>& parts : splitPlans(buffers, config, options, properties))
           for (bool hardwareOrder : options.hardwareOrders)
+          for (bool sumParts : options.splitSums)
           for (ConvVariant variant : options.variants) {
             const bool split = !convSplitLabel(parts).empty();
             if (split && cutlassStock(variant)) continue;  // CUTLASS's stock kernel runs unsplit only
+            // An unsplit chain has no parts to sum: it runs once, with the first reduction listed.
+            if (!split && sumParts != options.splitSums.front()) continue;
+            if (!split && sumParts) sumParts = false;
             // CUTLASS's stock kernel has its own order: it runs once, with the first tile order listed.
             if (cutlassStock(variant) && hardwareOrder != options.hardwareOrders.front()) continue;
             const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
             const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
             Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots,
-                                hardwareOrder || cutlassStock(variant));
+                                hardwareOrder || cutlassStock(variant), sumParts);
             r.multiprocessors = properties.multiProcessorCount;
             countWork(chain, batch, r);
             r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);

@@ -32,6 +32,9 @@ struct ConvOptions {
   // paper's T: a block computes the tile its blockIdx names) and tickets (cusync's own order, drawn before the
   // block's first load). Configuration suffix "_ticket" for the latter.
   std::vector<bool> hardwareOrders = {true};
+  // How a split tile's last part gets the others' partials: read back one by one (false, deterministic) or summed
+  // in L2 by every part (true; split_k_reduction.hpp's SplitKBuffers::accumulate, not bitwise reproducible).
+  std::vector<bool> splitSums = {false};
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
@@ -63,6 +66,9 @@ inline void printConvUsage() {
       "                     into the most parts whose work units fit in that many waves, at least 4 k-blocks a\n"
       "                     part; a target that splits nothing, or as another did, is not run again); a split\n"
       "                     chain is its own configuration, e.g. 64x64x64_s4_b1_k8+8 (default none,half,wave)\n"
+      "  --split-reduce LIST  read and/or sum: how a split tile's last part gets the other parts' partials, read\n"
+      "                     back one by one (default; deterministic) or summed in L2 by every part (one read\n"
+      "                     whatever the parts; not bitwise reproducible; configuration suffix _sum)\n"
       "  --tile-orders LIST hardware (the paper's T, default) and/or ticket (cusync's tile counter; configuration\n"
       "                     suffix _ticket) for the hooked variants\n"
       "  --check-only       check every variant, time nothing\n"
@@ -121,6 +127,13 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
         for (const auto& [target, name] : convSplitTargetNames())
           if (name == word) options.splits.push_back(target), found = true;
         if (!found) exitWithUsageError(program, arg + ": unknown split target '" + word + "' (none, half, wave, 2waves)");
+      }
+    } else if (arg == "--split-reduce") {
+      options.splitSums.clear();
+      for (const std::string& word : wordListArgument(program, arg, value())) {
+        if (word != "read" && word != "sum")
+          exitWithUsageError(program, arg + ": unknown split reduction '" + word + "' (read, sum)");
+        options.splitSums.push_back(word == "sum");
       }
     } else if (arg == "--tile-orders") {
       options.hardwareOrders.clear();

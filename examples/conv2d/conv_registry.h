@@ -58,6 +58,7 @@ struct ConvLaunchArgs {
   // arrival counter per tile (ConvSplitBuffers, conv_chain.cuh).
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
+  bool splitAccumulate = false;  // the parts sum into one slot in L2 (SplitKBuffers::accumulate)
   bool triggerDependentsAtStart = false;  // PDL producer
   LaunchOrdering launchOrdering = LaunchOrdering::StreamOrder;  // Programmatic: PDL consumer
 };

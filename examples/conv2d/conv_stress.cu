@@ -2,7 +2,8 @@
 // 3x3 stages, the bottleneck's 1x1 -> 3x3 -> 1x1, the stride-2 block with two readers of one stage) under every
 // synchronized variant (TileSync and RowSync, wait-kernel, programmatic launch and, where every block fits in one
 // wave, no wait-kernel at all), each unsplit and split along K (the parts that fill one wave, conv_split.h; the
-// arrival counters are never reset between graph replays), on kernels built with a
+// arrival counters are never reset between graph replays; the parts read back by the last one, and summed in L2),
+// on kernels built with a
 // pseudo-random delay of up to CUSYNC_CHAIN_DELAY_NS in every tile (before the halo wait, and before the epilogue's
 // stores: tile_sync_conv_kernel.hpp's compile-time hook, never built into the example or a benchmark). Each chain
 // execution inside a CUDA graph is preceded by poisoning every stage's output with NaN and followed by an
@@ -83,7 +84,8 @@ int main(int argc, char** argv) {
                                              ConvVariant::TileSyncPdl, ConvVariant::RowSyncPdl,
                                              ConvVariant::TileSyncW,   ConvVariant::RowSyncW};
   const std::vector<ConvSplitTarget> splits = {ConvSplitTarget::None, ConvSplitTarget::OneWave};
-  const long long runs = (long long)(kCases.size() * variants.size() * splits.size());
+  // The split chains run twice: their parts read back by the last part, and summed in L2 (SplitKBuffers::accumulate).
+  const long long runs = (long long)(kCases.size() * variants.size() * (splits.size() + 1));
   const int perGraph = 20;
   const long long replays = std::max(1LL, (executions + runs * perGraph - 1) / (runs * perGraph));
 
@@ -101,14 +103,17 @@ int main(int argc, char** argv) {
     const ConvChainSpec& spec = chainOf(c, storage);
     ConvChainBuffers buffers(spec, c.batch, seed, stream);
     for (ConvSplitTarget split : splits)
+    for (bool sumParts : {false, true})
     for (bool hardwareOrder : {true, false})  // the paper's T (the default) and cusync's tickets
     for (ConvVariant variant : variants) {
+      if (sumParts && split == ConvSplitTarget::None) continue;  // nothing to sum
       const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
       const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
       const std::vector<std::uint32_t> parts = convSplitPlan(buffers, kernel, slots, split);
       if (split != ConvSplitTarget::None && convSplitLabel(parts).empty()) continue;  // nothing to split
-      const ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder);
-      const std::string label = convVariantName(variant) + convSplitLabel(parts) + (hardwareOrder ? "" : "_ticket");
+      const ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder, sumParts);
+      const std::string label =
+          convVariantName(variant) + convSplitLabel(parts) + (sumParts ? "_sum" : "") + (hardwareOrder ? "" : "_ticket");
       if (!chain.notApplicable().empty()) {
         std::printf("%-10s %-10s B=%d %-20s n/a: %s\n", spec.model.c_str(), spec.label().c_str(), c.batch,
                     label.c_str(), chain.notApplicable().c_str());
