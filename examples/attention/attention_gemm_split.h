@@ -69,7 +69,8 @@ struct GemmSplit {
     // consecutive (column-major order), those share their weight k-blocks in L2 (stream_k_split.h).
     if (split.isStreamK() && split.streamKGroups > 1) stage.setGroupedTileOrder(stage.grid().y);
     stage.setStreamK(split.streamKChunks, split.streamKBlocks, split.streamKGroups);
-    const std::uint32_t slots = split.isStreamK() ? stage.streamKSlots() : parts;
+    // The slots the kernels index (StageView::partialSlotsPerTile), so that host and device agree.
+    const std::uint32_t slots = stage.view().partialSlotsPerTile(parts);
     if (slots <= 1) return;
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());

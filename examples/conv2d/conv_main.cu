@@ -263,13 +263,12 @@ int main(int argc, char** argv) {
             if (split && cutlassStock(variant)) continue;  // CUTLASS's stock kernel runs unsplit only
             // An unsplit chain has no parts to sum: it runs once, with the first reduction listed.
             if (!split && sumParts != options.splitSums.front()) continue;
-            if (!split && sumParts) sumParts = false;
             // CUTLASS's stock kernel has its own order: it runs once, with the first tile order listed.
             if (cutlassStock(variant) && hardwareOrder != options.hardwareOrders.front()) continue;
             const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
             const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
             Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots,
-                                hardwareOrder || cutlassStock(variant), sumParts);
+                                hardwareOrder || cutlassStock(variant), split && sumParts);
             r.multiprocessors = properties.multiProcessorCount;
             countWork(chain, batch, r);
             r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);

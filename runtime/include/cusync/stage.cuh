@@ -177,8 +177,6 @@ class Stage {
   }
   std::uint32_t streamKChunks() const { return streamK_.chunks; }
   std::uint32_t streamKGroups() const { return streamK_.groups; }
-  // The partial slots per tile a stream-K stage's split-K buffers need (0 without stream-K).
-  std::uint32_t streamKSlots() const { return streamKSlots_; }
   // How the split-K parts of the tiles follow each other among the work units (part_order.h).
   void setPartOrder(PartOrder order) { partOrder_ = order; }
   PartOrder partOrder() const { return partOrder_; }

@@ -86,8 +86,7 @@ CUTLASS_DEVICE bool reduceSplitPartials(SplitKBuffers buffers, std::uint32_t til
   // group of four is one vector reduction and a warp's reductions cover 512 contiguous bytes.
   static_assert(kFragment % 4 == 0, "accumulators come in groups of four");
   auto accumulated = [&](int i) {
-    return buffers.partials + std::size_t(tileIndex) * slots * kFragment * NumMmaThreads +
-           (std::size_t(i / 4) * NumMmaThreads + mma_thread_idx) * 4 + i % 4;
+    return partials(0) + (std::size_t(i / 4) * NumMmaThreads + mma_thread_idx) * 4 + i % 4;
   };
   float* mine = partials(part);
   if (buffers.accumulate) {
