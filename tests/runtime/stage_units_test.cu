@@ -141,3 +141,71 @@ TEST_CASE("stream-K: a drawn chunk is cut into fragments of the region's tiles, 
   }
   REQUIRE(cut == 2);
 }
+
+TEST_CASE("static units: block b takes launch indices b, b + blocks, ...; each unit once, then a unit without work",
+          "[stage-units]") {
+  const GridShape grid{6, 2, 1};  // 12 tiles
+  std::vector<std::uint32_t> order(12);
+  for (std::uint32_t i = 0; i < 12; ++i) order[i] = (i * 5) % 12;
+  for (std::uint32_t blocks : {1u, 5u, 7u, 40u})
+    for (std::uint32_t wholeTiles : {0u, 9u}) {
+      StageView v = stageOf(grid, 3, wholeTiles, PartOrder::KRangesInTurn, order.data());
+      v.persistentBlocks = blocks;
+      v.staticUnits = true;
+      REQUIRE(v.takesStaticUnits());
+      // One ticket per block and launch: the launch's iteration and the consumers' wait-kernel count.
+      REQUIRE(v.ticketsPerLaunch() == blocks);
+      REQUIRE(v.ticketsOnceEveryUnitIsTaken() == blocks);
+      std::vector<int> taken(v.workUnits(), 0);
+      for (std::uint32_t b = 0; b < blocks; ++b) {
+        std::uint32_t position = 0;
+        while (true) {
+          const WorkUnit u = v.staticUnit(b, position, 3);
+          REQUIRE(u.ticket.iteration == 3);
+          if (!u.hasWork()) break;
+          const std::uint32_t index = b + position * blocks;
+          REQUIRE(index < v.workUnits());
+          const WorkUnit expected = v.unitAt(index, 3);  // the unit a ticket of that index names
+          REQUIRE(u.ticket.tile == expected.ticket.tile);
+          REQUIRE(u.part == expected.part);
+          REQUIRE(u.parts == expected.parts);
+          ++taken[index];
+          ++position;
+        }
+        // The block's sequence ends where its next index passes the launch's units.
+        REQUIRE(b + position * blocks >= v.workUnits());
+      }
+      REQUIRE(std::all_of(taken.begin(), taken.end(), [](int n) { return n == 1; }));
+      // Without persistent blocks the flag does nothing: tickets are the units' own.
+      v.persistentBlocks = 0;
+      REQUIRE_FALSE(v.takesStaticUnits());
+      REQUIRE(v.ticketsPerLaunch() == v.workUnits());
+      REQUIRE(v.ticketsOnceEveryUnitIsTaken() == v.workUnits());
+    }
+}
+
+TEST_CASE("static units of a stream-K stage: the whole tiles, then the chunks, as tickets would name them",
+          "[stage-units]") {
+  StageView v;
+  v.grid = GridShape{5, 3, 1};  // 15 tiles
+  v.wholeTiles = 8;
+  v.streamKChunks = 4;
+  v.streamKBlocks = 10;
+  v.persistentBlocks = 4;
+  v.staticUnits = true;
+  REQUIRE(v.workUnits() == 12);
+  for (std::uint32_t b = 0; b < 4; ++b)
+    for (std::uint32_t position = 0; position < 3; ++position) {
+      const WorkUnit u = v.staticUnit(b, position, 0);
+      const std::uint32_t index = b + position * 4;
+      REQUIRE(u.hasWork());
+      if (index < 8) {
+        REQUIRE_FALSE(u.isStreamK());
+        REQUIRE(linearIndex(u.ticket.tile, v.grid) == index);
+      } else {
+        REQUIRE(u.isStreamK());
+        REQUIRE(u.streamKChunk == index - 8);
+      }
+    }
+  REQUIRE_FALSE(v.staticUnit(0, 3, 0).hasWork());
+}

@@ -45,6 +45,9 @@ class FusedChain {
       if (s.stage->view().hardwareOrder)
         throw Error("cusync: stage '" + s.stage->name() +
                     "' uses hardware order; a fused chain's units come from its queue, never from blockIdx");
+      if (s.stage->view().staticUnits)
+        throw Error("cusync: stage '" + s.stage->name() +
+                    "' uses static units; a fused chain's units come from its queue, in ticket order");
     }
     CUSYNC_CUDA_CHECK(cudaMalloc(&counter_, sizeof(*counter_)));
     CUSYNC_CUDA_CHECK(cudaMemset(counter_, 0, sizeof(*counter_)));

@@ -55,6 +55,7 @@ class Stage {
     std::swap(clusterRows_, other.clusterRows_);
     std::swap(streamK_, other.streamK_);
     std::swap(streamKSlots_, other.streamKSlots_);
+    std::swap(staticUnits_, other.staticUnits_);
     return *this;
   }
   ~Stage() {
@@ -133,6 +134,10 @@ class Stage {
 
  public:
 
+  // Persistent kernels: each block takes a fixed sequence of units instead of a ticket per unit
+  // (StageView::staticUnits). For kernels that support it (the persistent GEMMs); others refuse it.
+  void useStaticUnits(bool enabled) { staticUnits_ = enabled; }
+
   // "Avoid custom order": each block computes the tile its own block index names.
   void useHardwareOrder(bool enabled) { hardwareOrder_ = enabled; }
 
@@ -193,6 +198,7 @@ class Stage {
   // Tickets drawn from the tile counter per launch (see StageView::persistentBlocks): StageView's count, the one
   // acquireWorkUnit divides by, so the host (wait-kernel targets) and the device agree.
   std::uint32_t ticketsPerLaunch() const { return view().ticketsPerLaunch(); }
+  std::uint32_t ticketsOnceEveryUnitIsTaken() const { return view().ticketsOnceEveryUnitIsTaken(); }
 
   // Declares that this stage posts its tiles under `Policy` (allocates and zeroes its semaphores).
   template <class Policy>
@@ -240,6 +246,7 @@ class Stage {
     v.streamKBlocks = streamK_.kBlocks;
     v.streamKGroups = streamK_.groups;
     v.streamKSlots = streamKSlots_;
+    v.staticUnits = staticUnits_;
     std::strncpy(v.name, name_.c_str(), kStageNameCapacity - 1);
     return v;
   }
@@ -275,6 +282,7 @@ class Stage {
   std::uint32_t clusterRows_ = 1;
   StreamKRegion streamK_;  // its chunks and k-blocks (its tiles follow from the grid and wholeTiles_)
   std::uint32_t streamKSlots_ = 0;
+  bool staticUnits_ = false;
 };
 
 }  // namespace cusync

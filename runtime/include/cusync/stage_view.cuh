@@ -76,7 +76,16 @@ struct StageView {
   std::int32_t streamKBlocks = 0;
   std::uint32_t streamKGroups = 1;
   std::uint32_t streamKSlots = 0;
+  // Persistent kernels: block b takes the units at launch indices b, b + persistentBlocks, b + 2 persistentBlocks,
+  // ... (CUTLASS's static persistent schedule) instead of drawing a ticket per unit. A ticket's round trip (an
+  // atomic behind every other block's on one counter, then the order table) sat before each unit's first load and
+  // left the math warps waiting for data at every tile boundary (docs/BENCHMARKS.md, issue 14, session 17). A block
+  // then draws one ticket per launch, for the iteration its waits need and for consumers' wait-kernels, which count
+  // started blocks (ticketsPerLaunch). Progress: a unit waits only for tiles of earlier stages, never for a unit
+  // of its own stage, so which block computes it does not matter. Applies only with persistentBlocks != 0.
+  bool staticUnits = false;
 
+  CUSYNC_HOST_DEVICE bool takesStaticUnits() const { return staticUnits && persistentBlocks != 0; }
   CUSYNC_HOST_DEVICE StreamKRegion streamKRegion() const {
     return StreamKRegion{grid.tileCount() - wholeTiles, streamKChunks, streamKBlocks, streamKGroups};
   }
@@ -92,7 +101,14 @@ struct StageView {
   CUSYNC_HOST_DEVICE std::uint32_t partsOfTile(std::uint32_t orderIndex) const {
     return orderIndex < wholeTiles ? 1u : blocksPerTile;
   }
-  CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const { return workUnits() + persistentBlocks; }
+  CUSYNC_HOST_DEVICE std::uint32_t ticketsPerLaunch() const {
+    return takesStaticUnits() ? persistentBlocks : workUnits() + persistentBlocks;
+  }
+  // Tickets of a launch drawn once every one of its units is owned by a started block (what a consumer's wait-kernel
+  // waits for): the units' own tickets, or with static units every block's one ticket.
+  CUSYNC_HOST_DEVICE std::uint32_t ticketsOnceEveryUnitIsTaken() const {
+    return takesStaticUnits() ? persistentBlocks : workUnits();
+  }
 
   // The place of the unit at `index` of a launch: the whole tiles first, then the split ones' parts in the part
   // order.
@@ -153,11 +169,24 @@ struct StageView {
     const std::uint32_t iteration = std::uint32_t(ticket / ticketsPerLaunch());
     if (hardwareOrder)  // hardware order is row-major: the tile's order index is its linear index
       return WorkUnit{TileTicket{hardwareTile, iteration}, hardwarePart, partsOfTile(linearIndex(hardwareTile, grid))};
-    const std::uint32_t index = std::uint32_t(ticket % ticketsPerLaunch());
+    return unitAtLaunchIndex(std::uint32_t(ticket % ticketsPerLaunch()), iteration);
+  }
+
+  // The unit at `index` of a launch, whatever the index (acquireWorkUnit's ticket, or a block's static schedule): a
+  // unit without work past the launch's last, a whole stream-K chunk (the kernel cuts it: nextStreamKFragment), or
+  // unitAt.
+  CUSYNC_HOST_DEVICE WorkUnit unitAtLaunchIndex(std::uint32_t index, std::uint32_t iteration) const {
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
-    if (streamKChunks != 0 && index >= wholeTiles)  // a whole chunk: the kernel cuts it (nextStreamKFragment)
+    if (streamKChunks != 0 && index >= wholeTiles)
       return WorkUnit{TileTicket{TileCoord{}, iteration}, 0u, 1u, KBlockRange{0, 0}, index - wholeTiles};
     return unitAt(index, iteration);
+  }
+
+  // Static units (takesStaticUnits): the `position`-th unit of persistent block `block`, in launch `iteration`.
+  CUSYNC_HOST_DEVICE WorkUnit staticUnit(std::uint32_t block, std::uint32_t position, std::uint32_t iteration) const {
+    const std::uint64_t index = std::uint64_t(block) + std::uint64_t(position) * persistentBlocks;
+    if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
+    return unitAtLaunchIndex(std::uint32_t(index), iteration);
   }
 
   // The unit of a block whose stage neither posts nor waits (a stream-ordered launch): nothing depends on which

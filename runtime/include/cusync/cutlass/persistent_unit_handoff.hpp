@@ -2,10 +2,12 @@
 // tile_sync_pingpong_gemm_kernel.hpp) hand work units from their TMA producer warp to their math warp groups.
 // Device code; needs CUTLASS.
 //
-// The warp draws each work unit from the stage's tickets (it is the first to need the unit), hands it to the math
-// warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's
-// operands, waiting before each A k-block another stage produces (TileSyncMainloop). The ticket past the launch's
-// last unit (StageView::persistentBlocks) is handed on too, and stops everyone; the operand pipeline's tail follows.
+// The warp draws each work unit from the stage's tickets (it is the first to need the unit), or with static units
+// takes its block's next one (StageView::staticUnits), hands it to the math warp groups through a small
+// shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's operands, waiting before each A
+// k-block another stage produces (TileSyncMainloop). The ticket past the launch's last unit
+// (StageView::persistentBlocks), or the block's first static unit past it, is handed on too, and stops everyone;
+// the operand pipeline's tail follows.
 // A ticket that draws a stream-K chunk (stream_k_split.h) is handed on as the chunk's fragments, one unit each, so
 // the math warp groups see only tiles and k-ranges.
 #pragma once
@@ -63,13 +65,27 @@ CUTLASS_DEVICE void produceDrawnUnits(CollectiveMainloop& mainloop,
   // on few registers): only this warp writes the slots, and it reuses that one only kWorkUnitStages units later.
   bool afterStreamKFragment = false;
   int previousSlot = 0;
+  // Lane 0 hands the units on; with static units (StageView::staticUnits) it keeps the block's place in its sequence
+  // and the launch's iteration. The block's one ticket: awaited for the iteration only where the input is
+  // synchronized (its waits need it; the math warps never read it), only counted where the stage posts or splits
+  // (consumers' wait-kernels count started blocks), not drawn at all otherwise, as the one-tile kernel decides.
+  const bool ticketLane = cutlass::canonical_lane_idx() == 0;
+  const bool staticUnits = sync.stage.takesStaticUnits();
+  std::uint32_t staticPosition = 0, staticIteration = 0;
+  if (staticUnits && ticketLane) {
+    if (sync.a.input.synchronized())
+      staticIteration = sync.stage.acquireIteration();
+    else if (sync.stage.semaphores != nullptr || sync.stage.blocksPerTile > 1)
+      sync.stage.countBlock();
+  }
   while (true) {
-    if (cute::elect_one_sync()) {
+    if (ticketLane) {
       unitPipeline.producer_acquire(unit_write);
       WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
       if (afterStreamKFragment) next = sync.stage.nextStreamKFragment(units[previousSlot]);
       if (!next.hasWork()) {
-        next = sync.stage.acquireWorkUnit(TileCoord{}, 0);
+        next = staticUnits ? sync.stage.staticUnit(blockIdx.x, staticPosition++, staticIteration)
+                           : sync.stage.acquireWorkUnit(TileCoord{}, 0);
         if (next.isStreamK()) next = sync.stage.nextStreamKFragment(next);  // the chunk's first fragment
       }
       units[unit_write.index()] = next;
