@@ -4,8 +4,8 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--kernels a,b] [--shapes a,b] [--samples N]
-//                    [--csv FILE]
+//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b]
+//                    [--shapes a,b] [--samples N] [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters take their clusters
@@ -13,6 +13,8 @@
 // --splits: also time each hooked GEMM at every split-K choice the chain would try (attention_gemm_split.h: every
 // tile split, or only the last wave's), named _sk<parts> or _sk<parts>w<whole tiles>. The chain splits; a probe
 // that compares tile shapes unsplit misjudges them (session 15).
+// --units: the persistent hooked GEMMs' unit schedules to time (StageView::staticUnits): static (default, the
+// chain's), ticket (one atomic ticket per unit, as until session 16; named _ticket).
 // --kernels: only the CUTLASS kernels (stock and hooked) whose names contain one of the words, e.g. streamk, so
 // that a profiler's first launch of a kernel family is the one wanted (cuBLASLt always runs: it is the reference);
 // --shapes: only the GEMMs whose names (gpt3_qkv_512, llama_out_2048, ...) contain one of the words.
@@ -72,7 +74,7 @@ struct ProbeStage {
   std::unique_ptr<GemmSplit> split;
 };
 ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors, std::uint32_t groupRows,
-                               SplitChoice splitChoice) {
+                               SplitChoice splitChoice, bool staticUnits) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
   if (gemm.clusterRows > 1)
     // Clusters of rows taken groupRows rows (groupRows / clusterRows clusters) at a time, column by column, as the
@@ -86,6 +88,7 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
     stage->setGroupedTileOrder(groupRows);
   auto split = std::make_unique<GemmSplit>(*stage, gemm.tile, splitChoice, PartOrder::PartsOfATileTogether);
   stage->setPersistentBlocks(persistentBlocksFor(gemm, stage->workUnitsPerLaunch(), multiprocessors));
+  stage->useStaticUnits(staticUnits);
   return {std::move(stage), std::move(split)};
 }
 
@@ -105,8 +108,11 @@ constexpr const char* kProgram = "gemm_shape_probe";
 int run(int argc, char** argv) {
   std::vector<int> ms{512, 2048};
   std::vector<int> groupRowsList{1};
+  std::vector<bool> unitSchedules{true};  // static units
   bool withSplits = false;
-  // --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
+  // --units: the persistent hooked GEMMs' unit schedules to time (StageView::staticUnits): static (default, the
+// chain's), ticket (one atomic ticket per unit, as until session 16; named _ticket).
+// --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
   // reference). So that a profiler's first launch of a kernel family is the one wanted.
   // --shapes: likewise, only the GEMMs whose names (gpt3_qkv_512, ...) contain one of these.
   std::vector<std::string> kernelFilter, shapeFilter;
@@ -131,6 +137,13 @@ int run(int argc, char** argv) {
       groupRowsList = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--splits") {
       withSplits = true;
+    } else if (arg == "--units") {
+      unitSchedules.clear();
+      for (const std::string& word : wordListArgument(kProgram, arg, value())) {
+        if (word != "static" && word != "ticket")
+          exitWithUsageError(kProgram, "--units: '" + word + "' is neither static nor ticket");
+        unitSchedules.push_back(word == "static");
+      }
     } else if (arg == "--kernels") {
       kernelFilter = wordListArgument(kProgram, arg, value());
     } else if (arg == "--shapes") {
@@ -141,8 +154,8 @@ int run(int argc, char** argv) {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--group-rows 1,8] [--splits] [--kernels a,b] [--shapes a,b] [--samples N] "
-                                   "[--csv FILE]");
+                                   "[--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b] "
+                                   "[--shapes a,b] [--samples N] [--csv FILE]");
     }
   }
   std::ofstream csv;
@@ -229,28 +242,33 @@ int run(int argc, char** argv) {
           if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
       for (int groupRows : groupRowsList) {
         for (const SplitChoice& split : splits) {
-          const ProbeStage probe = unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split);
-          const std::string name = "hooked_" + gemm->configuration +
-                                   (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
-                                   splitSuffix(split);
-          if (!selected(name)) continue;
-          GemmLaunchArgs args;
-          args.m = s.m;
-          args.n = s.n;
-          args.k = s.k;
-          args.a = a.get();
-          args.b = w.get();
-          args.d = d.get();
-          args.stage = probe.stage->view();
-          args.stage.semaphores = nullptr;
-          probe.split->applyTo(args);
-          try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
-            gemm->launch(args, stream);
-          } catch (const Error& error) {
-            std::printf("%s %s: %s\n", s.name.c_str(), name.c_str(), error.what());
-            continue;
+          for (const bool staticUnits : unitSchedules) {
+            // Only persistent GEMMs have a unit schedule: the others run once.
+            if (!gemm->persistent && staticUnits != unitSchedules.front()) continue;
+            const ProbeStage probe =
+                unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits);
+            const std::string name = "hooked_" + gemm->configuration +
+                                     (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
+                                     splitSuffix(split) + (gemm->persistent && !staticUnits ? "_ticket" : "");
+            if (!selected(name)) continue;
+            GemmLaunchArgs args;
+            args.m = s.m;
+            args.n = s.n;
+            args.k = s.k;
+            args.a = a.get();
+            args.b = w.get();
+            args.d = d.get();
+            args.stage = probe.stage->view();
+            args.stage.semaphores = nullptr;
+            probe.split->applyTo(args);
+            try {  // once outside the graph capture: a kernel that refuses the shape throws before it launches
+              gemm->launch(args, stream);
+            } catch (const Error& error) {
+              std::printf("%s %s: %s\n", s.name.c_str(), name.c_str(), error.what());
+              continue;
+            }
+            measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
           }
-          measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
         }
       }
     }

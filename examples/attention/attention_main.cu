@@ -56,6 +56,8 @@ struct Options {
   std::uint32_t attentionBlocks = 0;  // prompt processing: blocks per attention tile of 128 queries (0: auto)
   std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm;  // token generation: attention blocks per SM (decodeParts)
   std::uint32_t qkvGroupRows = 1;  // the QKV GEMM's tile order (AttentionChain): 1 is the spec's
+  // Persistent GEMMs: the unit schedules searched (GemmChoice::qkvStaticUnits): static, ticket or both.
+  std::vector<bool> persistentUnits{true, false};
   std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
   std::string tracePath;  // per-block timeline of each variant's best chain (empty: none)
   std::vector<std::string> splitKinds;  // the GEMMs' split choices to search, by kind (empty: all)
@@ -72,6 +74,7 @@ const char* const kUsage =
     "                         [--split-order together|k-ranges] [--split-kinds a,b] [--decode-blocks-per-sm N]\n"
     "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
+    "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
     "The attention block (QKV GEMM -> attention -> output GEMM) of one GPU under 8-way tensor parallelism,\n"
@@ -114,6 +117,9 @@ const char* const kUsage =
     "  --qkv-group-rows N    the QKV GEMM's tile order: a head's Q, K and V tiles of a row back to back, rows\n"
     "            taken N at a time, head by head (default 1: the spec's order, row by row); head-wide QKV tiles\n"
     "            only: the prompt's narrower ones (96 columns) run row-major\n"
+    "  --persistent-units    how the persistent GEMM stages' blocks take their tiles, searched per GEMM: static\n"
+    "            (block b takes units b, b + blocks, ..., as CUTLASS's persistent scheduler does), ticket (one atomic\n"
+    "            ticket per unit, sessions 5-16's only schedule; named _ticket); default both\n"
     "  --trace FILE  run each variant's fastest chain once more recording when every block of the GEMV, the\n"
     "            one-tile CUTLASS GEMM, the decode attention and the flash attention stages started, finished\n"
     "            waiting (the GEMMs: their last MMA) and finished; writes FILE (CSV, us from the chain's first\n"
@@ -193,6 +199,13 @@ Options parseOptions(int argc, char** argv) {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
       options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
+    } else if (arg == "--persistent-units") {
+      options.persistentUnits.clear();
+      for (const std::string& v : wordListArgument(program, arg, value())) {
+        if (v != "static" && v != "ticket")
+          exitWithUsageError(program, "--persistent-units: '" + v + "' is neither static nor ticket");
+        options.persistentUnits.push_back(v == "static");
+      }
     } else if (arg == "--qkv-group-rows") {
       options.qkvGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--out-group-rows") {
@@ -289,6 +302,7 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
 struct RoleCandidate {
   const AttentionGemm* gemm;
   SplitChoice split;
+  bool staticUnits = true;  // persistent GEMMs: GemmChoice::qkvStaticUnits
 };
 std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role, TPolicyKind tPolicy,
                                           int multiprocessors) {
@@ -304,7 +318,9 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
                                                     qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
       if (options.splitKinds.empty() || std::find(options.splitKinds.begin(), options.splitKinds.end(),
                                                   splitKindName(split)) != options.splitKinds.end())
-        candidates.push_back({gemm, split});
+        for (const bool staticUnits : options.persistentUnits)  // a one-tile GEMM has no unit schedule: once
+          if (gemm->persistent || staticUnits == options.persistentUnits.front())
+            candidates.push_back({gemm, split, staticUnits});
   }
   return candidates;
 }
@@ -369,8 +385,9 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
       continue;
     }
     auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
-      return runConfiguration<M, P>(options, variant, GemmChoice{q.gemm, o.gemm, q.split, o.split}, buffers,
-                                    multiprocessors, lt, workspace, workspaceBytes, stream, results);
+      return runConfiguration<M, P>(options, variant,
+                                    GemmChoice{q.gemm, o.gemm, q.split, o.split, q.staticUnits, o.staticUnits},
+                                    buffers, multiprocessors, lt, workspace, workspaceBytes, stream, results);
     };
     if (variant.ordering == Ordering::CublasAttention) {  // cuBLASLt GEMMs: nothing to search
       run(qkv.front(), out.front());

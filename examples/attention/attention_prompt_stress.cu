@@ -51,6 +51,7 @@ struct Case {
   const AttentionGemm* qkv;
   const AttentionGemm* out;
   SplitChoice qkvSplit, outSplit;
+  bool staticUnits = true;  // persistent GEMM stages: static schedule, or a ticket per unit (StageView::staticUnits)
 };
 
 template <Model M>
@@ -87,6 +88,13 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
             cases.push_back({batch, sequence, variant, order, qkv, out, qkvSplits.back(), outSplits.back()});
         }
       }
+  // Where a GEMM is persistent, each case runs in both unit schedules.
+  for (std::size_t i = 0, n = cases.size(); i < n; ++i)
+    if (cases[i].qkv->persistent || cases[i].out->persistent) {
+      Case ticket = cases[i];
+      ticket.staticUnits = false;
+      cases.push_back(ticket);
+    }
   const int perGraph = 10;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)std::max<std::size_t>(cases.size(), 1)));
   std::printf("%s: %zu cases (shape x variant x attention order x QKV configuration x split), %d chain executions "
@@ -104,22 +112,23 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                 workspaceBytes, stream);
       preparedBatch = c.batch, preparedSequence = c.sequence;
     }
-    const GemmChoice gemms{c.qkv, c.out, c.qkvSplit, c.outSplit};
+    const GemmChoice gemms{c.qkv, c.out, c.qkvSplit, c.outSplit, c.staticUnits, c.staticUnits};
     AttentionChain<M, Phase::Prompt> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                            workspaceBytes, c.order, PartOrder::KRangesInTurn, 1, kDecodeBlocksPerSm,
                                            false, defaultOutputGroupRows(M), PromptAttentionKernel::CutlassFmha);
     const char* orderName = c.order == AttentionOrder::Rows ? "rows" : "longest-first";
     // Named before it runs, so that a hang is attributed.
-    std::printf("  running %s %dx%d %s %s [%s]\n", shape.name, c.batch, c.sequence, c.variant.name().c_str(), orderName,
-                chain.description().c_str());
+    const char* unitsName = c.staticUnits ? "static units" : "ticket units";
+    std::printf("  running %s %dx%d %s %s %s [%s]\n", shape.name, c.batch, c.sequence, c.variant.name().c_str(),
+                orderName, unitsName, chain.description().c_str());
     const auto start = std::chrono::steady_clock::now();
     const unsigned long long bad = countStressMismatches(chain, *buffers, p, stream, perGraph, replays, mismatches);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     done += perGraph * replays;
     mismatchesOut += (long long)bad;
-    std::printf("%s %dx%d %s %s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name, c.batch,
-                c.sequence, c.variant.name().c_str(), orderName, chain.description().c_str(), perGraph * replays,
-                seconds, bad, bad ? "  FAILED" : "");
+    std::printf("%s %dx%d %s %s %s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name,
+                c.batch, c.sequence, c.variant.name().c_str(), orderName, unitsName, chain.description().c_str(),
+                perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
   }
   return done;
 }
