@@ -34,7 +34,7 @@ struct ConvOptions {
   std::vector<bool> hardwareOrders = {true};
   // How a split tile's last part gets the others' partials: read back one by one (false, deterministic) or summed
   // in L2 by every part (true; split_k_reduction.hpp's SplitKBuffers::accumulate, not bitwise reproducible).
-  std::vector<bool> splitSums = {false};
+  std::vector<bool> splitSums = {false, true};
   bool checkOnly = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
@@ -67,8 +67,9 @@ inline void printConvUsage() {
       "                     part; a target that splits nothing, or as another did, is not run again); a split\n"
       "                     chain is its own configuration, e.g. 64x64x64_s4_b1_k8+8 (default none,half,wave)\n"
       "  --split-reduce LIST  read and/or sum: how a split tile's last part gets the other parts' partials, read\n"
-      "                     back one by one (default; deterministic) or summed in L2 by every part (one read\n"
-      "                     whatever the parts; not bitwise reproducible; configuration suffix _sum)\n"
+      "                     back one by one (deterministic) or summed in L2 by every part (one read whatever the\n"
+      "                     parts; not bitwise reproducible; configuration suffix _sum); default both (summing\n"
+      "                     wins at 9-18 parts, reading back at 2-4: docs/BENCHMARKS.md, issue 13, session 17)\n"
       "  --tile-orders LIST hardware (the paper's T, default) and/or ticket (cusync's tile counter; configuration\n"
       "                     suffix _ticket) for the hooked variants\n"
       "  --check-only       check every variant, time nothing\n"
