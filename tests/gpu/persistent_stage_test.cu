@@ -1,5 +1,5 @@
 // Persistent stages (StageView::persistentBlocks): a fixed grid whose blocks take tiles from the stage's counter
-// until the launch has none left. Each persistent block draws one stop ticket per launch; if those were not
+// until the launch has none left, or with static units a fixed sequence each, after one ticket per launch. Each persistent block draws one stop ticket per launch; if those were not
 // counted, a launch would take tiles of the next one. Checked over many back-to-back launches: every tile is
 // produced exactly once per launch, with that launch's iteration, and a consumer waiting under TileSync (a
 // persistent one too, behind the wait-kernel on another stream) reads exactly the values of its iteration.
@@ -20,20 +20,31 @@ namespace {
 
 constexpr std::uint32_t kElementsPerTile = 256;
 
-// Takes the block's next work unit (thread 0 draws, the block shares it).
-__device__ WorkUnit blockNextWorkUnit(const StageView& stage) {
-  __shared__ WorkUnit unit;
-  __syncthreads();  // everyone has read the previous unit
-  if (threadIdx.x == 0) unit = stage.acquireWorkUnit(TileCoord{}, 0);
-  __syncthreads();
-  return unit;
-}
+// Takes the block's next work unit (thread 0 draws, the block shares it): a ticket per unit, or with static units
+// (StageView::staticUnits) the block's next one of b, b + blocks, ..., in the iteration of the block's one ticket,
+// as the persistent GEMMs' producer warp does (persistent_unit_handoff.hpp).
+struct BlockUnits {
+  std::uint32_t position = 0, iteration = 0;
+  __device__ explicit BlockUnits(const StageView& stage) {
+    if (stage.takesStaticUnits() && threadIdx.x == 0) iteration = stage.acquireIteration();
+  }
+  __device__ WorkUnit next(const StageView& stage) {
+    __shared__ WorkUnit unit;
+    __syncthreads();  // everyone has read the previous unit
+    if (threadIdx.x == 0)
+      unit = stage.takesStaticUnits() ? stage.staticUnit(blockIdx.x, position++, iteration)
+                                      : stage.acquireWorkUnit(TileCoord{}, 0);
+    __syncthreads();
+    return unit;
+  }
+};
 
 // A persistent producer: tile after tile, writes the tile's values for its iteration, counts the tile, posts it.
 __global__ void producePersistently(StageView self, std::uint32_t* output, std::uint32_t* timesProduced,
                                     std::uint32_t salt) {
   triggerDependentLaunch();
-  for (WorkUnit unit = blockNextWorkUnit(self); unit.hasWork(); unit = blockNextWorkUnit(self)) {
+  BlockUnits units(self);
+  for (WorkUnit unit = units.next(self); unit.hasWork(); unit = units.next(self)) {
     const std::uint32_t tile = linearIndex(unit.ticket.tile, self.grid);
     for (std::uint32_t e = threadIdx.x; e < kElementsPerTile; e += blockDim.x)
       output[std::size_t(tile) * kElementsPerTile + e] = producedValue(salt, unit.ticket.iteration, tile, e);
@@ -45,7 +56,8 @@ __global__ void producePersistently(StageView self, std::uint32_t* output, std::
 // A persistent consumer of the same grid: tile t waits for producer tile t, checks it, counts mismatches.
 __global__ void consumePersistently(StageView self, InputView<TileSync> input, const std::uint32_t* produced,
                                     std::uint32_t* timesConsumed, unsigned int* mismatches, std::uint32_t salt) {
-  for (WorkUnit unit = blockNextWorkUnit(self); unit.hasWork(); unit = blockNextWorkUnit(self)) {
+  BlockUnits units(self);
+  for (WorkUnit unit = units.next(self); unit.hasWork(); unit = units.next(self)) {
     const TileTicket ticket = unit.ticket;
     blockWait(input, ticket.tile, ticket, self);
     const std::uint32_t tile = linearIndex(ticket.tile, self.grid);
@@ -69,11 +81,15 @@ TEST_CASE("persistent stages: each launch computes every tile once, consumers re
   const GridShape grid{13, 11, 1};  // 143 tiles: more than the persistent blocks, not a multiple of them
   const std::uint32_t blocks = GENERATE(1u, 7u, 64u, 200u);  // 200 > tiles: some blocks get nothing at all
   const bool waitKernel = GENERATE(false, true);
-  INFO("persistent blocks " << blocks << (waitKernel ? ", wait-kernel on two streams" : ", one stream"));
+  const bool staticUnits = GENERATE(false, true);
+  INFO("persistent blocks " << blocks << (waitKernel ? ", wait-kernel on two streams" : ", one stream")
+                            << (staticUnits ? ", static units" : ", a ticket per unit"));
   REQUIRE(blocks <= std::uint32_t(multiprocessors()) * 8u);  // all resident with 256 threads and no shared memory
   Stage producer("producer", grid), consumer("consumer", grid);
   producer.setPersistentBlocks(blocks);
   consumer.setPersistentBlocks(blocks);
+  producer.useStaticUnits(staticUnits);
+  consumer.useStaticUnits(staticUnits);
   producer.setOutputPolicy<TileSync>();
   DeviceArray<std::uint32_t> data(grid.tileCount() * kElementsPerTile), produced(grid.tileCount()),
       consumed(grid.tileCount());
@@ -120,4 +136,7 @@ TEST_CASE("persistent stages: the tile counter advances by work units plus one s
   stage.setPersistentBlocks(100);  // more blocks than units: every unit has a block, the rest stop at once
   CHECK(stage.blocksPerLaunch() == 100u);
   CHECK(stage.ticketsPerLaunch() == 160u);
+  stage.useStaticUnits(true);  // one ticket per block; a consumer's wait-kernel waits for all of them
+  CHECK(stage.ticketsPerLaunch() == 100u);
+  CHECK(stage.ticketsOnceEveryUnitIsTaken() == 100u);
 }
