@@ -36,6 +36,15 @@ struct Block {
   std::size_t stage;
   SimulatedTile tile;
   std::vector<Requirement> requirements;  // distinct semaphores it waits on
+  std::int64_t persistentIndex = -1;      // a persistent stage's block index (-1: one block per tile)
+  std::int64_t position = 0;              // static units: how many units the block has taken
+};
+
+// What the dispatcher starts: a tile of a stage of one block per tile, or a persistent block.
+struct Dispatched {
+  std::size_t stage;
+  SimulatedTile tile;            // one block per tile
+  std::int64_t persistentIndex;  // persistent stages (-1 otherwise)
 };
 
 }  // namespace
@@ -49,13 +58,15 @@ SimulationResult simulate(const SimulationSetup& setup) {
   };
 
   // Static checks: orders are bijections, semaphores are in range.
-  std::deque<std::pair<std::size_t, SimulatedTile>> dispatch;  // in launch order, then tile order
+  std::deque<Dispatched> dispatch;  // in launch order, then tile (or persistent block) order
+  std::vector<std::vector<SimulatedTile>> ordered(setup.stages.size());  // each stage's tiles in its order
+  std::vector<std::size_t> nextTicket(setup.stages.size(), 0);            // persistent stages drawing tickets
   std::map<std::string, std::size_t> stageOf;
   for (std::size_t s = 0; s < setup.stages.size(); ++s) {
     const SimulatedStage& stage = setup.stages[s];
     stageOf[stage.grid] = s;
     std::vector<SimulatedTile> tiles = tilesOf(stage);
-    std::vector<std::pair<std::int64_t, SimulatedTile>> ordered;
+    std::vector<std::pair<std::int64_t, SimulatedTile>> byIndex;
     std::set<std::int64_t> seen;
     for (const SimulatedTile& tile : tiles) {
       std::int64_t index = stage.order(tile);
@@ -65,10 +76,15 @@ SimulationResult simulate(const SimulationSetup& setup) {
       if (!seen.insert(index).second)
         return fail("order of " + stage.grid + " gives index " + std::to_string(index) + " to two tiles, one is " +
                     tileText(stage.grid, tile));
-      ordered.emplace_back(index, tile);
+      byIndex.emplace_back(index, tile);
     }
-    std::sort(ordered.begin(), ordered.end());
-    for (const auto& [index, tile] : ordered) dispatch.emplace_back(s, tile);
+    std::sort(byIndex.begin(), byIndex.end());
+    for (const auto& [index, tile] : byIndex) ordered[s].push_back(tile);
+    if (stage.persistentBlocks < 0) return fail(stage.grid + ": a negative number of persistent blocks");
+    if (stage.persistentBlocks == 0)
+      for (const SimulatedTile& tile : ordered[s]) dispatch.push_back({s, tile, -1});
+    else
+      for (std::int64_t b = 0; b < stage.persistentBlocks; ++b) dispatch.push_back({s, SimulatedTile{}, b});
   }
   std::vector<std::vector<std::int64_t>> counters(setup.policies.size());
   for (std::size_t p = 0; p < setup.policies.size(); ++p) {
@@ -107,14 +123,43 @@ SimulationResult simulate(const SimulationSetup& setup) {
     });
   };
 
+  // A persistent block's next unit, if it has one: the stage's next tile (a ticket), or its next static one.
+  auto nextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::int64_t& position,
+                      SimulatedTile& tile) {
+    const std::vector<SimulatedTile>& tiles = ordered[stage];
+    std::size_t index;
+    if (setup.stages[stage].staticUnits)
+      index = static_cast<std::size_t>(persistentIndex + position++ * setup.stages[stage].persistentBlocks);
+    else
+      index = nextTicket[stage]++;
+    if (index >= tiles.size()) return false;
+    tile = tiles[index];
+    return true;
+  };
+
   std::mt19937_64 random(setup.seed);
   std::vector<Block> resident;
-  std::int64_t total = static_cast<std::int64_t>(dispatch.size());
+  std::int64_t total = 0;
+  for (const std::vector<SimulatedTile>& tiles : ordered) total += static_cast<std::int64_t>(tiles.size());
   while (result.finishedTiles < total) {
     while (static_cast<std::int64_t>(resident.size()) < setup.slots && !dispatch.empty()) {
-      resident.push_back(admit(dispatch.front().first, dispatch.front().second));
+      const Dispatched next = dispatch.front();
       dispatch.pop_front();
+      if (next.persistentIndex < 0) {
+        resident.push_back(admit(next.stage, next.tile));
+        continue;
+      }
+      std::int64_t position = 0;
+      SimulatedTile tile{};
+      if (!nextUnit(next.stage, next.persistentIndex, position, tile)) continue;  // no unit: the block stops
+      Block block = admit(next.stage, tile);
+      block.persistentIndex = next.persistentIndex;
+      block.position = position;
+      resident.push_back(std::move(block));
     }
+    if (resident.empty())
+      return fail("every block has stopped after " + std::to_string(result.finishedTiles) + " of " +
+                  std::to_string(total) + " tiles");
     // Safety: every resident block whose waits are satisfied could pass them now, so everything it reads must
     // have been posted already. Checking all of them (not only the one that runs next) makes the check
     // independent of the interleaving the random choice explores.
@@ -155,6 +200,14 @@ SimulationResult simulate(const SimulationSetup& setup) {
         ++counters[p][static_cast<std::size_t>(setup.policies[p].sem(block.tile))];
     finished[block.stage].insert(block.tile);
     ++result.finishedTiles;
+    // A persistent block keeps its slot for its next unit, if it has one.
+    SimulatedTile tile{};
+    if (block.persistentIndex >= 0 && nextUnit(block.stage, block.persistentIndex, block.position, tile)) {
+      Block next = admit(block.stage, tile);
+      next.persistentIndex = block.persistentIndex;
+      next.position = block.position;
+      resident.push_back(std::move(next));
+    }
   }
   result.ok = true;
   return result;

@@ -1,7 +1,8 @@
 // The CPU simulation agrees with the prover: on the paper's specs and on hundreds of random specs (fixed seeds),
 // every proven policy runs to completion without a consumer passing a wait early, and a policy whose value is off
 // by one is rejected by the prover and caught by the simulation (a deadlock for +1; an early pass for -1 where
-// consumers wait only for tiles they read).
+// consumers wait only for tiles they read). Every proven policy also completes with persistent stages, under a ticket
+// per unit and under static units (the persistent GEMMs' two schedules).
 #include "model_fixture.h"
 #include "spec_builder.h"
 
@@ -22,13 +23,20 @@ codegen::IndexExpression producerOrder(const codegen::Generation& generation, co
 }
 
 // Simulates the whole spec with `functions` on the edge of `policy` and TileSync on every other edge.
+// `persistentBlocks` != 0: every stage runs that many persistent blocks, each taking a ticket per unit or, with
+// `staticUnits`, its fixed sequence (the runtime's StageView::staticUnits).
 codegen::SimulationResult simulateWith(const Models& models, const codegen::Generation& generation,
                                        const codegen::PolicyResult& policy, const codegen::PolicyFunctions& functions,
-                                       std::int64_t slots, std::uint64_t seed) {
+                                       std::int64_t slots, std::uint64_t seed, std::int64_t persistentBlocks = 0,
+                                       bool staticUnits = false) {
   codegen::SimulationSetup setup;
   std::map<std::string, codegen::IndexExpression> orders{
       {policy.candidate.producerGrid, producerOrder(generation, policy)}};
   setup.stages = codegen::simulatedStages(*models.concrete, orders);
+  for (codegen::SimulatedStage& stage : setup.stages) {
+    stage.persistentBlocks = persistentBlocks;
+    stage.staticUnits = staticUnits;
+  }
   for (const spec::Dependency& dependency : models.concrete->spec().dependencies) {
     for (std::size_t p = 0; p < dependency.producers.size(); ++p) {
       bool chosen = dependency.name == policy.candidate.dependency && p == policy.candidate.producerIndex;
@@ -57,6 +65,7 @@ std::int64_t totalTiles(const Models& models) {
 
 struct Agreement {
   int proven = 0, simulated = 0, mutationsRejected = 0, earlyPassesCaught = 0, deadlocksCaught = 0;
+  int persistentSimulated = 0;  // runs with persistent stages, both unit schedules
   std::map<std::string, int> policies;  // how often each policy kind was exercised
 };
 
@@ -78,6 +87,18 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
       CHECK(run.ok);
       ++agreement.simulated;
     }
+    // Persistent stages, a ticket per unit and static units, with fewer and more blocks than slots: a unit waits
+    // only for earlier stages, so either schedule completes.
+    for (bool staticUnits : {false, true}) {
+      const std::int64_t slots = 1 + static_cast<std::int64_t>(random() % 8);
+      const std::int64_t blocks = 1 + static_cast<std::int64_t>(random() % 12);
+      codegen::SimulationResult run =
+          simulateWith(models, generation, policy, policy.functions, slots, random(), blocks, staticUnits);
+      INFO("persistent: " << blocks << " blocks per stage, " << slots << " slots, "
+                          << (staticUnits ? "static units" : "a ticket per unit") << ": " << run.failure);
+      CHECK(run.ok);
+      ++agreement.persistentSimulated;
+    }
     codegen::PolicyFunctions tooHigh = policy.functions, tooLow = policy.functions;
     tooHigh.value = policy.functions.value + codegen::constant(1);
     tooLow.value = policy.functions.value - codegen::constant(1);
@@ -88,6 +109,12 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
     CHECK_FALSE(high.ok);
     CHECK(high.failure.find("deadlock") != std::string::npos);
     agreement.deadlocksCaught += !high.ok;
+    // The same wrong policy on persistent blocks with static units deadlocks too: the simulation of persistent
+    // stages can fail.
+    codegen::SimulationResult highPersistent =
+        simulateWith(models, generation, policy, tooHigh, total, random(), 3, true);
+    CHECK_FALSE(highPersistent.ok);
+    CHECK(highPersistent.failure.find("deadlock") != std::string::npos);
     std::size_t producers = models.concrete->dependency(policy.candidate.dependency).producers.size();
     if (policy.proof.exact && producers == 1) {
       // Every tile of a semaphore is read by each consumer waiting on it, and nothing else holds the consumer
@@ -110,6 +137,7 @@ TEST_CASE("Simulation agrees with the prover on the paper's specs", "[simulation
     checkAgreement(spec, seed++, agreement);
   CHECK(agreement.proven > 10);
   CHECK(agreement.deadlocksCaught == agreement.proven);
+  CHECK(agreement.persistentSimulated == 2 * agreement.proven);
 }
 
 TEST_CASE("Simulation agrees with the prover on 300 random specs", "[simulation][random]") {
@@ -120,6 +148,7 @@ TEST_CASE("Simulation agrees with the prover on 300 random specs", "[simulation]
   CHECK(agreement.proven >= 600);
   CHECK(agreement.deadlocksCaught == agreement.proven);
   CHECK(agreement.earlyPassesCaught > 100);
+  CHECK(agreement.persistentSimulated == 2 * agreement.proven);
   // Every grouping kind was exercised.
   for (const char* policy : {"TileSync", "RowSync", "StridedSync", "Conv2DTileSync", "Block2Sync", "ColumnSync",
                              "BatchSync", "RowBatchSync"})

@@ -2,6 +2,9 @@
 //
 // Model (docs/DESIGN.md, Progress): stages are launched in dependency order and the GPU dispatches their blocks
 // in launch order (what the wait-kernel guarantees); within a stage, blocks take tiles in the stage's tile order.
+// A persistent stage (SimulatedStage::persistentBlocks) launches that many blocks, each holding its slot while it
+// computes unit after unit: the next tile of the stage's order when it asks (a ticket per unit), or with static
+// units (StageView::staticUnits) the tiles at order indices b, b + blocks, ... for block b.
 // A GPU of `slots` block slots holds the dispatched, unfinished blocks. A resident block whose every wait is
 // satisfied (for each producer tile p it reads: semaphore sem(p) has reached value(p)) may finish; which one
 // finishes next is chosen by a seeded random generator, so different seeds explore different interleavings.
@@ -9,7 +12,7 @@
 // Checked:
 //   - every order is a bijection onto [0, tiles) and every sem(p) is in [0, semaphoreCount),
 //   - safety: when a block passes its waits, every producer tile it reads has finished (posted),
-//   - progress: the simulation never reaches a state where no resident block can finish while tiles remain.
+//   - progress: the simulation never reaches a state where no resident block can finish a tile while tiles remain.
 // Host-only header.
 #pragma once
 
@@ -31,6 +34,8 @@ struct SimulatedStage {
   std::string grid;
   SimulatedTile extents{1, 1, 1};
   std::function<std::int64_t(const SimulatedTile&)> order;  // the tile order's index
+  std::int64_t persistentBlocks = 0;  // 0: one block per tile
+  bool staticUnits = false;           // persistent blocks: a fixed sequence each instead of a ticket per unit
 };
 
 // One (dependency, producer) edge with its policy.
