@@ -110,9 +110,7 @@ int run(int argc, char** argv) {
   std::vector<int> groupRowsList{1};
   std::vector<bool> unitSchedules{true};  // static units
   bool withSplits = false;
-  // --units: the persistent hooked GEMMs' unit schedules to time (StageView::staticUnits): static (default, the
-// chain's), ticket (one atomic ticket per unit, as until session 16; named _ticket).
-// --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
+  // --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
   // reference). So that a profiler's first launch of a kernel family is the one wanted.
   // --shapes: likewise, only the GEMMs whose names (gpt3_qkv_512, ...) contain one of these.
   std::vector<std::string> kernelFilter, shapeFilter;
@@ -138,12 +136,7 @@ int run(int argc, char** argv) {
     } else if (arg == "--splits") {
       withSplits = true;
     } else if (arg == "--units") {
-      unitSchedules.clear();
-      for (const std::string& word : wordListArgument(kProgram, arg, value())) {
-        if (word != "static" && word != "ticket")
-          exitWithUsageError(kProgram, "--units: '" + word + "' is neither static nor ticket");
-        unitSchedules.push_back(word == "static");
-      }
+      unitSchedules = twoWordListArgument(kProgram, arg, value(), "unit schedule", "static", "ticket");
     } else if (arg == "--kernels") {
       kernelFilter = wordListArgument(kProgram, arg, value());
     } else if (arg == "--shapes") {

@@ -123,18 +123,21 @@ SimulationResult simulate(const SimulationSetup& setup) {
     });
   };
 
-  // A persistent block's next unit, if it has one: the stage's next tile (a ticket), or its next static one.
-  auto nextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::int64_t& position,
-                      SimulatedTile& tile) {
+  // Persistent block `persistentIndex` of `stage`, having taken `position` units, takes its next one: the stage's
+  // next tile (a ticket), or its next static one; it enters `resident` with that unit, or stops if it has none.
+  auto takeNextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::int64_t position,
+                          std::vector<Block>& resident) {
     const std::vector<SimulatedTile>& tiles = ordered[stage];
     std::size_t index;
     if (setup.stages[stage].staticUnits)
-      index = static_cast<std::size_t>(persistentIndex + position++ * setup.stages[stage].persistentBlocks);
+      index = static_cast<std::size_t>(persistentIndex + position * setup.stages[stage].persistentBlocks);
     else
       index = nextTicket[stage]++;
-    if (index >= tiles.size()) return false;
-    tile = tiles[index];
-    return true;
+    if (index >= tiles.size()) return;
+    Block block = admit(stage, tiles[index]);
+    block.persistentIndex = persistentIndex;
+    block.position = position + 1;
+    resident.push_back(std::move(block));
   };
 
   std::mt19937_64 random(setup.seed);
@@ -145,17 +148,10 @@ SimulationResult simulate(const SimulationSetup& setup) {
     while (static_cast<std::int64_t>(resident.size()) < setup.slots && !dispatch.empty()) {
       const Dispatched next = dispatch.front();
       dispatch.pop_front();
-      if (next.persistentIndex < 0) {
+      if (next.persistentIndex < 0)
         resident.push_back(admit(next.stage, next.tile));
-        continue;
-      }
-      std::int64_t position = 0;
-      SimulatedTile tile{};
-      if (!nextUnit(next.stage, next.persistentIndex, position, tile)) continue;  // no unit: the block stops
-      Block block = admit(next.stage, tile);
-      block.persistentIndex = next.persistentIndex;
-      block.position = position;
-      resident.push_back(std::move(block));
+      else
+        takeNextUnit(next.stage, next.persistentIndex, 0, resident);
     }
     if (resident.empty())
       return fail("every block has stopped after " + std::to_string(result.finishedTiles) + " of " +
@@ -201,13 +197,7 @@ SimulationResult simulate(const SimulationSetup& setup) {
     finished[block.stage].insert(block.tile);
     ++result.finishedTiles;
     // A persistent block keeps its slot for its next unit, if it has one.
-    SimulatedTile tile{};
-    if (block.persistentIndex >= 0 && nextUnit(block.stage, block.persistentIndex, block.position, tile)) {
-      Block next = admit(block.stage, tile);
-      next.persistentIndex = block.persistentIndex;
-      next.position = block.position;
-      resident.push_back(std::move(next));
-    }
+    if (block.persistentIndex >= 0) takeNextUnit(block.stage, block.persistentIndex, block.position, resident);
   }
   result.ok = true;
   return result;

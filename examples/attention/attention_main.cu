@@ -200,12 +200,7 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--decode-blocks-per-sm") {
       options.decodeBlocksPerSm = std::uint32_t(integerArgument(program, arg, value(), 1, 16));
     } else if (arg == "--persistent-units") {
-      options.persistentUnits.clear();
-      for (const std::string& v : wordListArgument(program, arg, value())) {
-        if (v != "static" && v != "ticket")
-          exitWithUsageError(program, "--persistent-units: '" + v + "' is neither static nor ticket");
-        options.persistentUnits.push_back(v == "static");
-      }
+      options.persistentUnits = twoWordListArgument(program, arg, value(), "unit schedule", "static", "ticket");
     } else if (arg == "--qkv-group-rows") {
       options.qkvGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--out-group-rows") {

@@ -110,4 +110,21 @@ inline std::vector<std::string> wordListArgument(const std::string& program, con
   }
 }
 
+// A comma-separated list of two words, each read as a flag: true for `trueWord`, false for `falseWord`, in the
+// list's order (the options that choose one or both of two ways: --split-reduce read,sum, --tile-orders
+// hardware,ticket, --persistent-units static,ticket). Any other word is a usage error naming the option, the word
+// and `what` it should be (exit 2).
+inline std::vector<bool> twoWordListArgument(const std::string& program, const std::string& option,
+                                             const std::string& text, const std::string& what,
+                                             const std::string& trueWord, const std::string& falseWord) {
+  std::vector<bool> flags;
+  for (const std::string& word : wordListArgument(program, option, text)) {
+    if (word != trueWord && word != falseWord)
+      exitWithUsageError(program, option + ": unknown " + what + " '" + word + "' (" + trueWord + ", " + falseWord +
+                                      ")");
+    flags.push_back(word == trueWord);
+  }
+  return flags;
+}
+
 }  // namespace cusync::examples

@@ -130,19 +130,12 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
         if (!found) exitWithUsageError(program, arg + ": unknown split target '" + word + "' (none, half, wave, 2waves)");
       }
     } else if (arg == "--split-reduce") {
+      // The flag is "summed"; the message lists read first, as the help does.
       options.splitSums.clear();
-      for (const std::string& word : wordListArgument(program, arg, value())) {
-        if (word != "read" && word != "sum")
-          exitWithUsageError(program, arg + ": unknown split reduction '" + word + "' (read, sum)");
-        options.splitSums.push_back(word == "sum");
-      }
+      for (const bool read : twoWordListArgument(program, arg, value(), "split reduction", "read", "sum"))
+        options.splitSums.push_back(!read);
     } else if (arg == "--tile-orders") {
-      options.hardwareOrders.clear();
-      for (const std::string& word : wordListArgument(program, arg, value())) {
-        if (word != "hardware" && word != "ticket")
-          exitWithUsageError(program, arg + ": unknown tile order '" + word + "' (hardware, ticket)");
-        options.hardwareOrders.push_back(word == "hardware");
-      }
+      options.hardwareOrders = twoWordListArgument(program, arg, value(), "tile order", "hardware", "ticket");
     } else if (arg == "--check-only") {
       options.checkOnly = true;
     } else if (arg == "--no-ceilings") {

@@ -1,8 +1,9 @@
 // Persistent stages (StageView::persistentBlocks): a fixed grid whose blocks take tiles from the stage's counter
-// until the launch has none left, or with static units a fixed sequence each, after one ticket per launch. Each persistent block draws one stop ticket per launch; if those were not
-// counted, a launch would take tiles of the next one. Checked over many back-to-back launches: every tile is
-// produced exactly once per launch, with that launch's iteration, and a consumer waiting under TileSync (a
-// persistent one too, behind the wait-kernel on another stream) reads exactly the values of its iteration.
+// until the launch has none left, or with static units a fixed sequence each, after one ticket per launch. Each
+// persistent block drawing tickets draws one stop ticket per launch; if those were not counted, a launch would take
+// tiles of the next one. Checked over many back-to-back launches: every tile is produced exactly once per launch,
+// with that launch's iteration, and a consumer waiting under TileSync (a persistent one too, behind the wait-kernel
+// on another stream) reads exactly the values of its iteration.
 #include <cstdint>
 #include <vector>
 
