@@ -1,15 +1,14 @@
 // How the persistent hooked GEMMs (cooperative: tile_sync_persistent_gemm_kernel.hpp; pingpong:
-// tile_sync_pingpong_gemm_kernel.hpp) hand work units from their TMA producer warp to their math warp groups.
-// Device code; needs CUTLASS.
+// tile_sync_pingpong_gemm_kernel.hpp) hand work units from a scheduler warp to their TMA producer warp and math warp
+// groups. Device code; needs CUTLASS.
 //
-// The warp draws each work unit from the stage's tickets (it is the first to need the unit), or with static units
-// takes its block's next one (StageView::staticUnits), hands it to the math warp groups through a small
-// shared-memory pipeline of units (CUTLASS's PipelineAsync), and loads the unit's operands, waiting before each A
-// k-block another stage produces (TileSyncMainloop). The ticket past the launch's last unit
-// (StageView::persistentBlocks), or the block's first static unit past it, is handed on too, and stops everyone;
-// the operand pipeline's tail follows.
-// A ticket that draws a stream-K chunk (stream_k_split.h) is handed on as the chunk's fragments, one unit each, so
-// the math warp groups see only tiles and k-ranges.
+// A scheduler warp decides each work unit: it draws the unit from the stage's tickets, or with static units takes
+// its block's next one (StageView::staticUnits), and commits it to a small shared-memory pipeline of units
+// (CUTLASS's PipelineAsync), which the TMA producer warp and the math warp groups read. The TMA warp loads each
+// unit's operands, waiting before each A k-block another stage produces (TileSyncMainloop). The unit past the
+// launch's last (the stop ticket, or the block's first static unit past it) is committed too, and stops everyone;
+// the operand pipeline's tail follows. A ticket that draws a stream-K chunk (stream_k_split.h) is committed as the
+// chunk's fragments, one unit each, so the other warps see only tiles and k-ranges.
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -23,8 +22,9 @@
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
 
-// The unit pipeline: one elected producer thread commits each unit, and each of `consumerThreads` math threads
-// releases it after reading. Constructed by every thread; a block barrier must follow before first use.
+// The unit pipeline: one producer thread (the scheduler warp's lane 0) commits each unit, and each of
+// `consumerThreads` threads (the math threads and the TMA warp's) releases it after reading. Constructed by every
+// thread; a block barrier must follow before first use.
 template <class WorkUnitPipeline, class Storage>
 CUTLASS_DEVICE WorkUnitPipeline makeWorkUnitPipeline(Storage& storage, bool isProducer, bool isConsumer,
                                                      std::uint32_t consumerThreads) {
@@ -37,7 +37,8 @@ CUTLASS_DEVICE WorkUnitPipeline makeWorkUnitPipeline(Storage& storage, bool isPr
   return WorkUnitPipeline(storage, params);
 }
 
-// A math thread's next unit (the stop ticket's included): waits until it is committed, reads it, releases its slot.
+// A consumer thread's next unit (the stop ticket's included): waits until it is committed, reads it, releases its
+// slot.
 template <class WorkUnitPipeline>
 CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUnitPipeline::PipelineState& read,
                                      WorkUnit const* units) {
@@ -48,54 +49,65 @@ CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUn
   return unit;
 }
 
-// Called by the whole producer warp. `units`: the unit pipeline's slots; `kRangeOf(unit)`: the unit's k-blocks.
-template <class CollectiveMainloop, class WorkUnitPipeline, class InputPolicy, class LoadInputs, class KRangeOf>
-CUTLASS_DEVICE void produceDrawnUnits(CollectiveMainloop& mainloop,
-                                      typename CollectiveMainloop::Params const& mainloopParams,
-                                      typename CollectiveMainloop::MainloopPipeline& mainloopPipeline,
-                                      WorkUnitPipeline& unitPipeline, WorkUnit* units, LoadInputs const& loadInputs,
-                                      typename CollectiveMainloop::TensorStorage& tensors,
-                                      GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf) {
-  using namespace cute;
-  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
-  auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+// Called by the whole scheduler warp (warp 1 of the producer warp group, otherwise idle): decides the block's
+// units, one after the other, and commits each to the unit pipeline as soon as a slot is free, until the unit
+// without work. Why a warp of its own: deciding a unit takes a ticket's atomic, divisions and a read of the order
+// table, all dependent; done by the TMA warp it sat between one unit's last load and the next unit's first, and the
+// math warps waited for data at every tile boundary (docs/BENCHMARKS.md, issue 14, session 17). Progress is
+// unchanged: units are still drawn one at a time in the stage's order by one warp, and a block still holds at most
+// kWorkUnitStages units its math warps have not taken.
+// With static units (StageView::staticUnits) lane 0 keeps the block's place in its sequence and the launch's
+// iteration. The block's one ticket: awaited for the iteration only where the input is synchronized (its waits need
+// it; the math warps never read it), only counted where the stage posts or splits (consumers' wait-kernels count
+// started blocks), not drawn at all otherwise, as the one-tile kernel decides. A ticket that draws a stream-K chunk
+// (stream_k_split.h) is committed as the chunk's fragments, one unit each, with no new ticket between them.
+template <class WorkUnitPipeline, class InputPolicy>
+CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* units,
+                                  GemmStageSync<InputPolicy> const& sync) {
+  if (cutlass::canonical_lane_idx() != 0) return;
   auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
-  // A stream-K fragment (stream_k_split.h) is followed by its chunk's next fragment, with no new ticket, while the
-  // chunk has one. The fragment is read back from its slot, not kept in registers across its loads (this warp runs
-  // on few registers): only this warp writes the slots, and it reuses that one only kWorkUnitStages units later.
-  bool afterStreamKFragment = false;
-  int previousSlot = 0;
-  // Lane 0 hands the units on; with static units (StageView::staticUnits) it keeps the block's place in its sequence
-  // and the launch's iteration. The block's one ticket: awaited for the iteration only where the input is
-  // synchronized (its waits need it; the math warps never read it), only counted where the stage posts or splits
-  // (consumers' wait-kernels count started blocks), not drawn at all otherwise, as the one-tile kernel decides.
-  const bool ticketLane = cutlass::canonical_lane_idx() == 0;
   const bool staticUnits = sync.stage.takesStaticUnits();
   std::uint32_t staticPosition = 0, staticIteration = 0;
-  if (staticUnits && ticketLane) {
+  if (staticUnits) {
     if (sync.a.input.synchronized())
       staticIteration = sync.stage.acquireIteration();
     else if (sync.stage.semaphores != nullptr || sync.stage.blocksPerTile > 1)
       sync.stage.countBlock();
   }
+  WorkUnit previous{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
   while (true) {
-    if (ticketLane) {
-      unitPipeline.producer_acquire(unit_write);
-      WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
-      if (afterStreamKFragment) next = sync.stage.nextStreamKFragment(units[previousSlot]);
-      if (!next.hasWork()) {
-        next = staticUnits ? sync.stage.staticUnit(blockIdx.x, staticPosition++, staticIteration)
-                           : sync.stage.acquireWorkUnit(TileCoord{}, 0);
-        if (next.isStreamK()) next = sync.stage.nextStreamKFragment(next);  // the chunk's first fragment
-      }
-      units[unit_write.index()] = next;
-      unitPipeline.producer_commit(unit_write);
+    WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
+    if (previous.isStreamK()) next = sync.stage.nextStreamKFragment(previous);
+    if (!next.hasWork()) {
+      next = staticUnits ? sync.stage.staticUnit(blockIdx.x, staticPosition++, staticIteration)
+                         : sync.stage.acquireWorkUnit(TileCoord{}, 0);
+      if (next.isStreamK()) next = sync.stage.nextStreamKFragment(next);  // the chunk's first fragment
     }
-    __syncwarp();
-    const WorkUnit unit = units[unit_write.index()];
-    afterStreamKFragment = unit.isStreamK();
-    previousSlot = int(unit_write.index());
+    unitPipeline.producer_acquire(unit_write);
+    units[unit_write.index()] = next;
+    unitPipeline.producer_commit(unit_write);
     ++unit_write;
+    if (!next.hasWork()) break;
+    previous = next;
+  }
+}
+
+// Called by the whole TMA producer warp: takes each unit the scheduler warp committed (a consumer of the unit
+// pipeline, as the math threads are) and loads its operands. `kRangeOf(unit)`: the unit's k-blocks.
+template <class CollectiveMainloop, class WorkUnitPipeline, class InputPolicy, class LoadInputs, class KRangeOf>
+CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
+                                          typename CollectiveMainloop::Params const& mainloopParams,
+                                          typename CollectiveMainloop::MainloopPipeline& mainloopPipeline,
+                                          WorkUnitPipeline& unitPipeline, WorkUnit const* units,
+                                          LoadInputs const& loadInputs,
+                                          typename CollectiveMainloop::TensorStorage& tensors,
+                                          GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf) {
+  using namespace cute;
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+  typename WorkUnitPipeline::PipelineState unit_read;
+  while (true) {
+    const WorkUnit unit = takeWorkUnit(unitPipeline, unit_read, units);
     if (!unit.hasWork()) break;
     Tensor gA_mkl = get<0>(loadInputs);
     const KBlockRange kRange = kRangeOf(unit);

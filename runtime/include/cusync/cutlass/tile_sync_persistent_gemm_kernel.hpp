@@ -10,12 +10,13 @@
 // TMA loads of its next tile, and pays the pipeline set-up once, not per tile; CUTLASS's own sm90 kernels are
 // persistent for that reason. Why dynamic: CUTLASS's persistent scheduler gives each block a fixed list of tiles,
 // so a block that starts late (on an SM the other stage still holds) finishes late (docs/GPU_NOTES.md). Here every
-// tile goes to whichever block asks next, in the stage's tile order, as in the non-persistent kernel.
+// tile goes to whichever block asks next, in the stage's tile order, as in the non-persistent kernel; or, with static
+// units (StageView::staticUnits), CUTLASS's fixed lists, which are faster where no block starts late.
 //
-// How the roles share a tile: the TMA producer warp draws the ticket (it is the first to need the tile) and hands
-// the work unit to the math warp groups through a small shared-memory pipeline of units (CUTLASS's PipelineAsync),
-// so it can run up to kWorkUnitStages units ahead, bounded anyway by the operand pipeline. The ticket past the
-// launch's last unit (StageView::persistentBlocks) is handed on too, and stops everyone.
+// How the roles share a tile: a scheduler warp (warp 1 of the producer warp group) decides each unit and commits it
+// to a small shared-memory pipeline of units (CUTLASS's PipelineAsync), up to kWorkUnitStages ahead of the math warp
+// groups; the TMA producer warp and the math warp groups read every unit from it (persistent_unit_handoff.hpp). The
+// unit past the launch's last (StageView::persistentBlocks) is committed too, and stops everyone.
 //
 // Traces (block_trace.h) get one record per block: its first unit's start and last MMA, and when its last unit was
 // done.
@@ -73,7 +74,7 @@ class TileSyncPersistentGemmKernel
   // Only the TMA producer warp follows the tile sequence, so no epilogue warp may need to load C.
   static_assert(cute::is_void_v<typename CollectiveEpilogue::ElementC>, "the persistent cusync GEMM reads no C operand");
 
-  // Units the TMA producer may draw ahead of the math warp groups.
+  // Units the scheduler warp may commit ahead of the math warp groups.
   static constexpr int kWorkUnitStages = 2;
   using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
 
@@ -120,9 +121,12 @@ class TileSyncPersistentGemmKernel
         warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Epilogue,
         warp_group_role != WarpGroupRole::Producer, warp_group_thread_idx);
 
+    // The scheduler warp commits the units; the math threads and the TMA warp read them.
+    const bool isScheduler =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Warp1;
     auto unit_pipeline = makeWorkUnitPipeline<WorkUnitPipeline>(
-        shared_storage.pipelines.workUnits, isMainloopProducer, warp_group_role != WarpGroupRole::Producer,
-        NumMmaThreads);
+        shared_storage.pipelines.workUnits, isScheduler,
+        warp_group_role != WarpGroupRole::Producer || isMainloopProducer, NumMmaThreads + cutlass::NumThreadsPerWarp);
 
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
@@ -142,9 +146,13 @@ class TileSyncPersistentGemmKernel
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (isScheduler) {
+        scheduleUnits(unit_pipeline, shared_storage.units, sync);
+        return;
+      }
       if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
-      produceDrawnUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline, shared_storage.units,
-                        load_inputs, shared_storage.tensors.mainloop, sync, kRangeOf);
+      produceScheduledUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline,
+                            shared_storage.units, load_inputs, shared_storage.tensors.mainloop, sync, kRangeOf);
       return;
     }
 

@@ -5,17 +5,19 @@
 // and beats cuBLAS at four (docs/BENCHMARKS.md, issue 14, session 13 call 5): the output GEMM's K of 1024-1536
 // gives a tile only 16-24 k-blocks, so a cooperative kernel's exposed epilogue is a large share of each tile.
 //
-// What it shares with TileSyncPersistentGemmKernel (read that first): the TMA producer warp draws every unit from the
-// stage's tickets and hands it on through a shared-memory unit pipeline; it waits before each A k-block it loads
-// (TileSyncMainloop), and the ticket past the launch's last unit stops everyone. What differs:
-//  * Both math warp groups read every unit (the unit pipeline counts 256 consumer arrivals); group g computes the
+// What it shares with TileSyncPersistentGemmKernel (read that first): a scheduler warp decides every unit (a ticket,
+// or static units) and commits it to a shared-memory unit pipeline, which the TMA producer warp reads too; that warp
+// waits before each A k-block it loads (TileSyncMainloop), and the unit past the launch's last stops everyone. What
+// differs:
+//  * Both math warp groups read every unit (the unit pipeline counts their 256 consumer arrivals and the TMA warp's
+//    32); group g computes the
 //    units at even (g = 0) or odd (g = 1) positions in the block's sequence, and for the other group's units only
 //    advances its mainloop and epilogue pipeline states past them, as CUTLASS's pingpong kernel does.
 //  * CUTLASS's ordered sequence barrier alternates the groups twice per unit, once around the MMA and once around
 //    epilogue + post, so MMAs and epilogues each run one group at a time, in unit order.
 //  * Unsplit only: a split-K part that is not the last to arrive stores nothing, which would leave the two groups'
 //    epilogue pipeline states out of step (can_implement refuses split stages).
-// Progress is the persistent kernel's: units are drawn in the stage's order by the producer warp alone, a unit waits
+// Progress is the persistent kernel's: units are drawn in the stage's order by the scheduler warp alone, a unit waits
 // only for tiles of earlier stages, and the math groups take the drawn units in order.
 #pragma once
 
@@ -119,9 +121,12 @@ class TileSyncPingpongGemmKernel
         warp_group_thread_idx);
 
     // Both groups read every unit.
-    auto unit_pipeline = makeWorkUnitPipeline<WorkUnitPipeline>(shared_storage.pipelines.workUnits,
-                                                                isMainloopProducer, isMath,
-                                                                NumMathGroups * NumThreadsPerMathGroup);
+    // The scheduler warp commits the units; both math groups and the TMA warp read every one.
+    const bool isScheduler =
+        warp_group_role == WarpGroupRole::Producer && producer_warp_role == ProducerWarpRole::Warp1;
+    auto unit_pipeline = makeWorkUnitPipeline<WorkUnitPipeline>(
+        shared_storage.pipelines.workUnits, isScheduler, isMath || isMainloopProducer,
+        NumMathGroups * NumThreadsPerMathGroup + cutlass::NumThreadsPerWarp);
 
     typename MathGroupOrderBarrier::Params math_order_params;
     math_order_params.group_id = isMath ? int(warp_group_role) - int(WarpGroupRole::Math0) : 0;
@@ -143,10 +148,14 @@ class TileSyncPingpongGemmKernel
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if (isScheduler) {
+        scheduleUnits(unit_pipeline, shared_storage.units, sync);
+        return;
+      }
       if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
-      produceDrawnUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline, shared_storage.units,
-                        load_inputs, shared_storage.tensors.mainloop, sync,
-                        [k_tiles_total](WorkUnit const&) { return KBlockRange{0, k_tiles_total}; });
+      produceScheduledUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline,
+                            shared_storage.units, load_inputs, shared_storage.tensors.mainloop, sync,
+                            [k_tiles_total](WorkUnit const&) { return KBlockRange{0, k_tiles_total}; });
       return;
     }
 
