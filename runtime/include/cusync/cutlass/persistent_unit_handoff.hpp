@@ -49,13 +49,25 @@ CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUn
   return unit;
 }
 
+// With tickets, the scheduler warp draws a block's next unit only once the TMA warp has the last kDrawLeadKBlocks
+// k-blocks of the current unit left to issue (it arrives on a UnitDrawSignal then; TileSyncMainloop). Why not as soon
+// as a slot is free: a drawn unit is one no other block can take, and drawing ahead let the first blocks of a launch
+// take two or three units each while the last had none at the tail (GPT-3's QKV GEMM at 512 tokens 10% slower, a
+// PDL chain 12%: docs/BENCHMARKS.md, issue 14, session 18, call 1). Why not after the last load, where the TMA warp
+// drew before: the draw's latency (atomic, divisions, order table, about 2-3 us) would again sit before the next
+// unit's first load. 8 k-blocks of 64 take about 3 us of math on a 128 x 128 tile, and the operand pipeline holds
+// 4-7 more: enough to hide the draw, small against a tile of 16-192 k-blocks. Static units need no gate: they are
+// the block's own whatever the timing.
+inline constexpr int kDrawLeadKBlocks = 8;
+using UnitDrawSignal = cutlass::arch::ClusterBarrier;  // one arrival (the TMA warp's elected thread) per unit
+
 // Called by the whole scheduler warp (warp 1 of the producer warp group, otherwise idle): decides the block's
-// units, one after the other, and commits each to the unit pipeline as soon as a slot is free, until the unit
-// without work. Why a warp of its own: deciding a unit takes a ticket's atomic, divisions and a read of the order
-// table, all dependent; done by the TMA warp it sat between one unit's last load and the next unit's first, and the
-// math warps waited for data at every tile boundary (docs/BENCHMARKS.md, issue 14, session 17). Progress is
-// unchanged: units are still drawn one at a time in the stage's order by one warp, and a block still holds at most
-// kWorkUnitStages units its math warps have not taken.
+// units, one after the other, and commits each to the unit pipeline, until the unit without work. Why a warp of its
+// own: deciding a unit takes a ticket's atomic, divisions and a read of the order table, all dependent; done by the
+// TMA warp it sat between one unit's last load and the next unit's first, and the math warps waited for data at every
+// tile boundary (docs/BENCHMARKS.md, issue 14, session 17). Progress is unchanged: units are still drawn one at a
+// time in the stage's order by one warp, and a block holds at most one unit more than it has started loading (with
+// tickets; with static units no other block could take them anyway).
 // With static units (StageView::staticUnits) lane 0 keeps the block's place in its sequence and the launch's
 // iteration. The block's one ticket: awaited for the iteration only where the input is synchronized (its waits need
 // it; the math warps never read it), only counted where the stage posts or splits (consumers' wait-kernels count
@@ -63,7 +75,7 @@ CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUn
 // (stream_k_split.h) is committed as the chunk's fragments, one unit each, with no new ticket between them.
 template <class WorkUnitPipeline, class InputPolicy>
 CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* units,
-                                  GemmStageSync<InputPolicy> const& sync) {
+                                  GemmStageSync<InputPolicy> const& sync, UnitDrawSignal& drawSignal) {
   if (cutlass::canonical_lane_idx() != 0) return;
   auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
   const bool staticUnits = sync.stage.takesStaticUnits();
@@ -75,6 +87,7 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
       sync.stage.countBlock();
   }
   WorkUnit previous{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
+  std::uint32_t drawSignalPhase = 0;
   while (true) {
     WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
     if (previous.isStreamK()) next = sync.stage.nextStreamKFragment(previous);
@@ -88,12 +101,17 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
     unitPipeline.producer_commit(unit_write);
     ++unit_write;
     if (!next.hasWork()) break;
+    if (!staticUnits) {  // the TMA warp arrives once per unit with work, as its last kDrawLeadKBlocks begin
+      drawSignal.wait(drawSignalPhase);
+      drawSignalPhase ^= 1u;
+    }
     previous = next;
   }
 }
 
 // Called by the whole TMA producer warp: takes each unit the scheduler warp committed (a consumer of the unit
-// pipeline, as the math threads are) and loads its operands. `kRangeOf(unit)`: the unit's k-blocks.
+// pipeline, as the math threads are) and loads its operands. `kRangeOf(unit)`: the unit's k-blocks. With tickets it
+// arrives on `drawSignal` as each unit's last kDrawLeadKBlocks k-blocks begin (scheduleUnits waits for it).
 template <class CollectiveMainloop, class WorkUnitPipeline, class InputPolicy, class LoadInputs, class KRangeOf>
 CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
                                           typename CollectiveMainloop::Params const& mainloopParams,
@@ -101,11 +119,13 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
                                           WorkUnitPipeline& unitPipeline, WorkUnit const* units,
                                           LoadInputs const& loadInputs,
                                           typename CollectiveMainloop::TensorStorage& tensors,
-                                          GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf) {
+                                          GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf,
+                                          UnitDrawSignal& drawSignal) {
   using namespace cute;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
   typename WorkUnitPipeline::PipelineState unit_read;
+  UnitDrawSignal* const signal = sync.stage.takesStaticUnits() ? nullptr : &drawSignal;
   while (true) {
     const WorkUnit unit = takeWorkUnit(unitPipeline, unit_read, units);
     if (!unit.hasWork()) break;
@@ -114,7 +134,9 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
     auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
     auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
     mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
-                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage);
+                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
+                              /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0,
+                              signal, kDrawLeadKBlocks);
     mainloop_pipe_producer_state.advance(kRange.count);
   }
   mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cute/tensor.hpp>
+#include <cutlass/arch/barrier.h>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 
 #include "cusync/cutlass/load_order.hpp"
@@ -75,6 +76,9 @@ struct TileSyncMainloop : BaseMainloop {
   // is cute::block_rank_in_cluster(). Without clusters the masks are 0 and the slices whole.
   // `extraTransactionBytes`: bytes each k-block brings beyond what the pipeline's producer_acquire expects (the fused
   // chain with a tile width per GEMM: acquireStage).
+  // `lastKBlocksBegin`, where not null: arrived on once, as the unit's last `lastKBlocksLead` k-blocks begin to issue
+  // (at once for a shorter unit); a persistent kernel's scheduler warp draws the next unit then
+  // (persistent_unit_handoff.hpp).
   template <class TensorA, class TensorB, class KTileIterator, class BlockCoord, class InputPolicy>
   CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
                                        PipelineState smem_pipe_write,
@@ -84,9 +88,16 @@ struct TileSyncMainloop : BaseMainloop {
                                        TileTicket const& ticket, StageView const& consumer,
                                        std::uint32_t knownPostedColumnsEnd = 0,
                                        std::uint32_t blockRankInCluster = 0,
-                                       std::uint32_t extraTransactionBytes = 0) {
+                                       std::uint32_t extraTransactionBytes = 0,
+                                       cutlass::arch::ClusterBarrier* lastKBlocksBegin = nullptr,
+                                       int lastKBlocksLead = 0) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
+    const int signalAt = max(0, k_tile_count - lastKBlocksLead);  // the unit's k-block (from 0) that arrives
+    auto signalIfAt = [&](int i) {
+      if (lastKBlocksBegin != nullptr && i == signalAt) lastKBlocksBegin->arrive();
+    };
+    if (k_tile_count <= 0) signalIfAt(signalAt);
 
     Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});
     Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});
@@ -150,7 +161,8 @@ struct TileSyncMainloop : BaseMainloop {
       // The two tile loads of a k-block are annotated for cusync-tile-rewriter: built through it (the "+R" GEMMs of
       // examples/gemm), the load of B, which waits for nothing, is issued before the wait for A.
       CUTLASS_PRAGMA_NO_UNROLL
-      for (; k_tile_count > 0; --k_tile_count) {
+      for (int i = 0; i < k_tile_count; ++i) {
+        signalIfAt(i);
         acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
         BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
         const int stage = smem_pipe_write.index();
@@ -188,6 +200,7 @@ struct TileSyncMainloop : BaseMainloop {
     PipelineState a_write = smem_pipe_write;
     int aIssued = 0;  // A of the prologue's first aIssued k-blocks is issued
     for (int i = 0; i < prologue; ++i) {
+      signalIfAt(i);
       acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i),
@@ -209,6 +222,7 @@ struct TileSyncMainloop : BaseMainloop {
     }
     CUTLASS_PRAGMA_NO_UNROLL
     for (int i = prologue; i < k_tile_count; ++i) {
+      signalIfAt(i);
       acquireStage(pipeline, smem_pipe_write, extraTransactionBytes);
       BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
       const int stage = smem_pipe_write.index();

@@ -89,6 +89,7 @@ class TileSyncPersistentGemmKernel
       alignas(16) typename WorkUnitPipeline::SharedStorage workUnits;
     } pipelines;
     WorkUnit units[kWorkUnitStages];
+    UnitDrawSignal unitDrawSignal;  // with tickets: when the scheduler warp may draw the next unit
     std::uint32_t lastArrival;
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
@@ -128,6 +129,10 @@ class TileSyncPersistentGemmKernel
         shared_storage.pipelines.workUnits, isScheduler,
         warp_group_role != WarpGroupRole::Producer || isMainloopProducer, NumMmaThreads + cutlass::NumThreadsPerWarp);
 
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      shared_storage.unitDrawSignal.init(1);
+      cutlass::arch::fence_barrier_init();
+    }
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
 
@@ -147,12 +152,13 @@ class TileSyncPersistentGemmKernel
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (isScheduler) {
-        scheduleUnits(unit_pipeline, shared_storage.units, sync);
+        scheduleUnits(unit_pipeline, shared_storage.units, sync, shared_storage.unitDrawSignal);
         return;
       }
       if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
       produceScheduledUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline,
-                            shared_storage.units, load_inputs, shared_storage.tensors.mainloop, sync, kRangeOf);
+                            shared_storage.units, load_inputs, shared_storage.tensors.mainloop, sync, kRangeOf,
+                            shared_storage.unitDrawSignal);
       return;
     }
 

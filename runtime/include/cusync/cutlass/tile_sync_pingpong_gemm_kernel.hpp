@@ -88,6 +88,7 @@ class TileSyncPingpongGemmKernel
       alignas(16) typename MathGroupOrderBarrier::SharedStorage mathOrder;
     } pipelines;
     WorkUnit units[kWorkUnitStages];
+    UnitDrawSignal unitDrawSignal;  // with tickets: when the scheduler warp may draw the next unit
   };
   static constexpr int SharedStorageSize = sizeof(SharedStorage);
 
@@ -133,6 +134,10 @@ class TileSyncPingpongGemmKernel
     math_order_params.group_size = NumThreadsPerMathGroup;
     MathGroupOrderBarrier math_order(shared_storage.pipelines.mathOrder, math_order_params);
 
+    if (warp_idx == 0 && cute::elect_one_sync()) {
+      shared_storage.unitDrawSignal.init(1);
+      cutlass::arch::fence_barrier_init();
+    }
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
 
@@ -149,13 +154,14 @@ class TileSyncPingpongGemmKernel
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (isScheduler) {
-        scheduleUnits(unit_pipeline, shared_storage.units, sync);
+        scheduleUnits(unit_pipeline, shared_storage.units, sync, shared_storage.unitDrawSignal);
         return;
       }
       if (producer_warp_role != ProducerWarpRole::Mainloop) return;  // no C to load (static_assert above)
       produceScheduledUnits(collective_mainloop, params.mainloop, mainloop_pipeline, unit_pipeline,
                             shared_storage.units, load_inputs, shared_storage.tensors.mainloop, sync,
-                            [k_tiles_total](WorkUnit const&) { return KBlockRange{0, k_tiles_total}; });
+                            [k_tiles_total](WorkUnit const&) { return KBlockRange{0, k_tiles_total}; },
+                            shared_storage.unitDrawSignal);
       return;
     }
 
