@@ -204,6 +204,11 @@ struct StageView {
     return std::uint32_t(atomicAdd(tileCounter, 1ull) / ticketsPerLaunch());
   }
 
+  // Whether a block of this stage must count itself on the tile counter even where it needs no ticket's tile or
+  // iteration: consumers' wait-kernels count started blocks of a stage that posts, and split-K arrivals count by
+  // iteration. A block that also waits (its input is synchronized) needs the iteration, so draws a ticket instead.
+  CUSYNC_HOST_DEVICE bool countsStartedBlocks() const { return semaphores != nullptr || blocksPerTile > 1; }
+
   // Hardware order, a block that needs neither its tile nor the iteration from the counter (it posts, it does not
   // wait): counts itself as started, for its consumers' wait-kernels, without waiting for the atomic's result.
   __device__ void countBlock() const { atomicAdd(tileCounter, 1ull); }

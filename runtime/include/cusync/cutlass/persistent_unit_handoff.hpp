@@ -83,7 +83,7 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
   if (staticUnits) {
     if (sync.a.input.synchronized())
       staticIteration = sync.stage.acquireIteration();
-    else if (sync.stage.semaphores != nullptr || sync.stage.blocksPerTile > 1)
+    else if (sync.stage.countsStartedBlocks())
       sync.stage.countBlock();
   }
   WorkUnit previous{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};

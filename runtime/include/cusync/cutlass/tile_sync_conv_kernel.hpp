@@ -401,7 +401,7 @@ class TileSyncConvKernel {
     const std::uint32_t parts = sync.stage.blocksPerTile;
     const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
     const bool waits = sync.activation.input.synchronized();
-    const bool counted = sync.stage.semaphores != nullptr || waits || parts > 1;
+    const bool counted = waits || sync.stage.countsStartedBlocks();
     const bool ticketOrder = counted && !sync.stage.hardwareOrder;
     if (thread_idx == 0) {
       if (ticketOrder)

@@ -220,8 +220,7 @@ class TileSyncGemmKernel {
       if (sync.trace != nullptr) shared_storage.traceStart = detail::globalTimerNs();
       // The ticket also fixes the tile order; in hardware order the unit is the one this block's index names. A
       // stage that neither posts nor waits, unsplit (split-K arrivals count by iteration), takes no ticket at all.
-      const bool needsTicket =
-          sync.stage.semaphores != nullptr || sync.a.input.synchronized() || sync.stage.blocksPerTile > 1;
+      const bool needsTicket = sync.a.input.synchronized() || sync.stage.countsStartedBlocks();
       if constexpr (kClusterRows > 1) {
         // The block's own place in the cluster order: its cluster's unit, its row of the cluster tile.
         WorkUnit unit = sync.stage.clusterUnitAt(blockIdx.x);
