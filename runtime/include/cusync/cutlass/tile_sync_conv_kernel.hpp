@@ -8,7 +8,7 @@
 //  * One block per work unit (a tile, or with split-K one part of a tile's reduction), taken from the stage's
 //    ticket counter in the stage's order (not blockIdx): the hardware hands units to whichever SM is free, so two
 //    stages overlap (docs/GPU_NOTES.md).
-//  * The TMA producer thread waits, before each k-block's activation load, for the producer tiles that k-block
+//  * The activation-loading thread waits, before each k-block's activation load, for the producer tiles that k-block
 //    reads: the pixel tiles its filter tap reaches within the tile's halo (pixel tiles [lowest(first)/TileM,
 //    highest(last)/TileM], cusync/conv_halo.h, the range of examples/conv2d/*.dep) times the channel tiles of its
 //    channel block (producerTilesReadByTap). A k-block of the implicit GEMM is one filter tap over a channel
@@ -17,8 +17,9 @@
 //  * Split-K (stage.blocksPerTile = P > 1): part p reduces k-blocks [p*K/P, (p+1)*K/P); parts never wait for each
 //    other; the last to arrive adds the others' fp32 partials, runs the epilogue and posts (split_k_reduction.hpp,
 //    the GEMMs' scheme, with the arrival counter reset by the last arrival: wrap-safe across launches).
-//  * The filter (B) loads of the first `Stages` k-blocks are issued before the first wait: they depend on no stage,
-//    so the weights stream in while the block still waits.
+//  * Two producer threads: the filter (B) loads, which depend on no stage, stream from the TMA warp while warp 1
+//    waits and issues the activation (A) loads, so the weights stream in while the block still waits, and neither
+//    thread's per-k-block instructions limit the kernel (TileSyncConvMainloop::loadFilters).
 //  * After the epilogue (bias + ReLU in the fusion the instance chooses), the math threads complete their TMA
 //    stores (bulk wait_group 0, not CUTLASS's .read form), synchronize, and one thread posts the tile (release).
 //  * Optionally every block triggers programmatic dependent launch at its start (PDL producer), as the GEMMs do.
@@ -45,7 +46,7 @@
 #include "cusync/stress_delay.cuh"
 
 // Stress testing (examples/conv2d/conv_stress.cu, stress_delay.cuh): each tile is delayed by a pseudo-random time,
-// in the load thread before its halo wait (a consumer that starts late or early against its producers) and in the
+// in the activation-loading thread before its halo wait (a consumer that starts late or early against its producers) and in the
 // math warps before the epilogue's stores (a producer whose tile lands late, so that a consumer reading it without a
 // sound wait would read the NaN the test poisoned it with), when the translation unit defines CUSYNC_CHAIN_DELAY_NS.
 
@@ -143,76 +144,84 @@ struct TileSyncConvMainloop : BaseMainloop {
   using typename BaseMainloop::TileShape;
   static constexpr int Stages = DispatchPolicy::Stages;
 
-  // Issues the loads of k-blocks [k_begin, k_begin + k_tile_count) of output tile (m_coord, n_coord) on one
-  // elected thread.
-  //  * Prologue: B (filter) of the first min(Stages, k_tile_count) k-blocks into the initially free stages.
-  //  * Before the first A (activation) load, the wait for the whole halo of the tile (HaloWaiter).
-  //  * A of the prologue's k-blocks, then the steady state (acquire, wait, A, B per k-block). Each stage's barrier
-  //    expects A's and B's bytes together (producer_acquire), so the two may land in either order. The acquire of
-  //    k-block i needs the math warps to free the stage of k-block i - Stages, whose A was issued in the
-  //    prologue: no deadlock.
-  template <class TensorA, class TensorB, class InputPolicy>
-  CUTLASS_DEVICE void loadSynchronized(Params const& mainloop_params, MainloopPipeline pipeline,
-                                       PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
-                                       int m_coord, int n_coord, int k_begin, int k_tile_count,
-                                       TensorStorage& shared_tensors,
-                                       ProducedActivation<InputPolicy> const& produced, TileTicket ticket,
-                                       StageView const& consumer, bool drawTicket = false) {
+  // The loads of k-blocks [k_begin, k_begin + k_tile_count) of output tile (m_coord, n_coord), issued by two warps
+  // of the producer warp group: the filter (B) by the TMA warp (loadFilters), the activation (A) by warp 1
+  // (loadActivations), each on one elected thread. Why two: at these tiles a k-block's math is short (64 x 64 x 64:
+  // about 256 cycles of wgmma), and one thread issuing both loads, with the im2col coordinates and the iterators
+  // of both, was the kernel's limit. Measured on the H100 (session 18, call 3; resnet 14x14x256, B = 8, 64x64x64
+  // s6): about 92 dependent instructions per k-block against CUTLASS's 68, and 15.7 us per convolution against
+  // 11.5, in the same ratio. Split, each thread's chain is about half, and the filter stream never waits behind a
+  // halo wait.
+  // How the two share a stage: the filter thread acquires it (its barrier then expects A's and B's bytes together,
+  // producer_acquire) and issues B; the activation thread waits only until the stage is free (the same phase of its
+  // empty barrier, without arriving), then, after the halo wait, issues A onto the same full barrier. A's bytes may
+  // land before B's acquire has set the expectation: the barrier's transaction count may go below zero, and the
+  // phase cannot complete before that acquire's arrival anyway. The acquire of k-block i needs the math warps to free
+  // the stage of k-block i - Stages, which needs A of k-blocks up to i - Stages, issued already unless the
+  // activation thread waits for a producer: then the filter thread waits too, which is all the waiting there is.
+
+  // The TMA warp's part: B of every k-block, acquiring each stage.
+  template <class TensorA, class TensorB>
+  CUTLASS_DEVICE void loadFilters(Params const& mainloop_params, MainloopPipeline pipeline,
+                                  PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
+                                  int n_coord, int k_begin, int k_tile_count, TensorStorage& shared_tensors) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
-    // Hardware order: the iteration of this launch, from the ticket this thread draws now; the atomic's round trip
-    // overlaps the weight loads below, and only the first wait needs its result.
-    if (drawTicket) ticket.iteration = consumer.acquireWorkUnit(ticket.tile, 0).ticket.iteration;
-
-    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
     Tensor sB = make_tensor(make_smem_ptr(shared_tensors.smem_B.data()), SmemLayoutB{});  // (BLK_N,BLK_K,PIPE)
-    auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
     auto block_tma_b = mainloop_params.tma_load_b.get_slice(0);
-    Tensor tAgA = block_tma_a.partition_S(get<0>(load_inputs)(_, _, m_coord, _));  // (TMA,TMA_M,TMA_K,k)
-    Tensor tAsA = block_tma_a.partition_D(sA);                                     // (TMA,TMA_M,TMA_K,PIPE)
     Tensor tBgB = block_tma_b.partition_S(get<1>(load_inputs)(_, _, n_coord, _));  // (TMA,TMA_N,TMA_K,k)
     Tensor tBsB = block_tma_b.partition_D(sB);                                     // (TMA,TMA_N,TMA_K,PIPE)
-    using BarrierType = typename MainloopPipeline::ProducerBarrierType;
-
-    // The k-blocks are walked with coordinate iterators, as CUTLASS's conv collective does: the reduction mode is
-    // hierarchical (channel blocks, filter columns, filter rows), and indexing it with a linear k costs the one
-    // issuing thread several integer divisions per k-block. Measured on the H100: that made the issue rate, not
-    // the memory system, the limit at one block per SM (the 7x7x512 chain took 45.7 us against CUTLASS's 27.6).
-    auto kIterator = [&] { return make_coord_iterator(idx2crd(k_begin, shape<3>(tAgA)), shape<3>(tAgA)); };
-    auto k_iter_a = kIterator();
-    auto k_iter_b = kIterator();
-    const int prologue = min(k_tile_count, Stages);
-    PipelineState a_write = smem_pipe_write;
-    for (int k = 0; k < prologue; ++k) {
+    auto k_iter = kBlockIterator(load_inputs, k_begin);
+    CUTLASS_PRAGMA_NO_UNROLL
+    for (int k = 0; k < k_tile_count; ++k) {
       pipeline.producer_acquire(smem_pipe_write);
-      BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_iter_b),
+      copy(mainloop_params.tma_load_b.with(*pipeline.producer_get_barrier(smem_pipe_write), 0), tBgB(_, _, _, *k_iter),
            tBsB(_, _, _, smem_pipe_write.index()));
-      ++k_iter_b;
+      ++k_iter;
       ++smem_pipe_write;
     }
+  }
 
+  // Warp 1's part: A of every k-block, each once its stage is free and, before the first, the tile's halo is posted
+  // (HaloWaiter). In hardware order with waits (`drawTicket`) this thread draws the block's ticket first, for the
+  // iteration its waits' targets need; the atomic's round trip overlaps the filter loads.
+  template <class TensorA, class TensorB, class InputPolicy>
+  CUTLASS_DEVICE void loadActivations(Params const& mainloop_params, MainloopPipeline pipeline,
+                                      PipelineState smem_pipe_write, cute::tuple<TensorA, TensorB> const& load_inputs,
+                                      int m_coord, int k_begin, int k_tile_count, TensorStorage& shared_tensors,
+                                      ProducedActivation<InputPolicy> const& produced, TileTicket ticket,
+                                      StageView const& consumer, bool drawTicket) {
+    using namespace cute;
+    if (!cute::elect_one_sync()) return;
+    if (drawTicket) ticket.iteration = consumer.acquireWorkUnit(ticket.tile, 0).ticket.iteration;
+    Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
+    auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
+    Tensor tAgA = block_tma_a.partition_S(get<0>(load_inputs)(_, _, m_coord, _));  // (TMA,TMA_M,TMA_K,k)
+    Tensor tAsA = block_tma_a.partition_D(sA);                                     // (TMA,TMA_M,TMA_K,PIPE)
+    auto k_iter = kBlockIterator(load_inputs, k_begin);
     CUSYNC_CHAIN_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
     HaloWaiter<InputPolicy> waiter(produced, ticket, kTileM);
-    for (int k = 0; k < prologue; ++k) {
-      waiter.waitBeforeLoad(produced, ticket, consumer);
-      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(a_write), 0), tAgA(_, _, _, *k_iter_a),
-           tAsA(_, _, _, a_write.index()));
-      ++k_iter_a;
-      ++a_write;
-    }
     CUTLASS_PRAGMA_NO_UNROLL
-    for (int k = prologue; k < k_tile_count; ++k) {
-      pipeline.producer_acquire(smem_pipe_write);
-      BarrierType* tma_barrier = pipeline.producer_get_barrier(smem_pipe_write);
-      const int stage = smem_pipe_write.index();
+    for (int k = 0; k < k_tile_count; ++k) {
+      while (pipeline.producer_try_acquire(smem_pipe_write).get() != cutlass::BarrierStatus::WaitDone) {
+      }
       waiter.waitBeforeLoad(produced, ticket, consumer);
-      copy(mainloop_params.tma_load_a.with(*tma_barrier, 0), tAgA(_, _, _, *k_iter_a), tAsA(_, _, _, stage));
-      copy(mainloop_params.tma_load_b.with(*tma_barrier, 0), tBgB(_, _, _, *k_iter_b), tBsB(_, _, _, stage));
-      ++k_iter_a;
-      ++k_iter_b;
+      copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(smem_pipe_write), 0), tAgA(_, _, _, *k_iter),
+           tAsA(_, _, _, smem_pipe_write.index()));
+      ++k_iter;
       ++smem_pipe_write;
     }
+  }
+
+  // The k-blocks are walked with coordinate iterators, as CUTLASS's conv collective does: the reduction mode is
+  // hierarchical (channel blocks, filter columns, filter rows), and indexing it with a linear k costs the issuing
+  // thread several integer divisions per k-block. Measured on the H100: that made the issue rate, not the memory
+  // system, the limit at one block per SM (the 7x7x512 chain took 45.7 us against CUTLASS's 27.6).
+  template <class TensorA, class TensorB>
+  CUTLASS_DEVICE static auto kBlockIterator(cute::tuple<TensorA, TensorB> const& load_inputs, int k_begin) {
+    using namespace cute;
+    auto kBlocks = shape<3>(get<0>(load_inputs));  // A's and B's k modes have the same (C, S, R) shape
+    return make_coord_iterator(idx2crd(k_begin, kBlocks), kBlocks);
   }
 
   static constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
@@ -393,10 +402,10 @@ class TileSyncConvKernel {
     //  * A stage in its own tile order (not hardware order) that synchronizes: thread 0 draws the ticket before the
     //    barrier, since the tile depends on it (the ticket names tile and part).
     //  * Hardware order ("avoid custom order", T): the unit is the one blockIdx names. The counter still counts the
-    //    block, since a consumer's wait-kernel counts this stage's started blocks: when this stage waits, its load
-    //    thread draws the ticket itself, after its first weight loads (it alone needs the iteration, for its
-    //    waits' targets; the post adds 1 whatever the iteration); when it only posts, thread 0 adds to the counter
-    //    without waiting for the result.
+    //    block, since a consumer's wait-kernel counts this stage's started blocks: when this stage waits, its
+    //    activation-loading thread draws the ticket itself, while the filter loads stream (it alone needs the
+    //    iteration, for its waits' targets; the post adds 1 whatever the iteration); when it only posts, thread 0
+    //    adds to the counter without waiting for the result.
     //  * A stage that neither posts nor waits, unsplit, counts nothing: nobody waits for it.
     const std::uint32_t parts = sync.stage.blocksPerTile;
     const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
@@ -435,7 +444,7 @@ class TileSyncConvKernel {
                           : sync.stage.hardwareOrder ? hardware
                                                      : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     const TileTicket ticket = unit.ticket;
-    // Hardware order with waits: the load thread draws the ticket (above); the iteration is its.
+    // Hardware order with waits: the activation-loading thread draws the ticket (above); the iteration is its.
     const bool loadThreadDrawsTicket = waits && !ticketOrder;
 
     TiledMma tiled_mma;
@@ -451,12 +460,15 @@ class TileSyncConvKernel {
 
     if (warp_group_role == WarpGroupRole::Producer) {
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
-        collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
-                                             load_inputs, m_coord, n_coord, k_begin, k_tile_count,
-                                             shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage,
-                                             loadThreadDrawsTicket);
+        collective_mainloop.loadFilters(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state, load_inputs,
+                                        n_coord, k_begin, k_tile_count, shared_storage.tensors.mainloop);
         mainloop_pipe_producer_state.advance(k_tile_count);
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      } else if (producer_warp_role == ProducerWarpRole::Warp1) {
+        collective_mainloop.loadActivations(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
+                                            load_inputs, m_coord, k_begin, k_tile_count,
+                                            shared_storage.tensors.mainloop, sync.activation, ticket, sync.stage,
+                                            loadThreadDrawsTicket);
       }
     } else {
       CollectiveEpilogue collective_epilogue(params.epilogue, shared_storage.tensors.epilogue);
