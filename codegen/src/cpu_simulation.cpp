@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <map>
 #include <random>
 #include <set>
 #include <sstream>
@@ -37,7 +38,6 @@ struct Block {
   SimulatedTile tile;
   std::vector<Requirement> requirements;  // distinct semaphores it waits on
   std::int64_t persistentIndex = -1;      // a persistent stage's block index (-1: one block per tile)
-  std::int64_t position = 0;              // static units: how many units the block has taken
 };
 
 // What the dispatcher starts: a tile of a stage of one block per tile, or a persistent block.
@@ -123,20 +123,29 @@ SimulationResult simulate(const SimulationSetup& setup) {
     });
   };
 
-  // Persistent block `persistentIndex` of `stage`, having taken `position` units, takes its next one: the stage's
-  // next tile (a ticket), or its next static one; it enters `resident` with that unit, or stops if it has none.
-  auto takeNextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::int64_t position,
-                          std::vector<Block>& resident) {
+  // A persistent block's units: drawn (a ticket each, or its static sequence) and not yet started, in order.
+  std::map<std::pair<std::size_t, std::int64_t>, std::deque<std::size_t>> drawnUnits;
+  std::map<std::pair<std::size_t, std::int64_t>, std::int64_t> staticPositions;
+  // Persistent block `persistentIndex` of `stage` takes its next unit: it keeps 1 + unitsDrawnAhead units drawn (the
+  // stage's next tiles by ticket, or its next static ones), enters `resident` with the first, or stops if it has
+  // none.
+  auto takeNextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::vector<Block>& resident) {
+    const SimulatedStage& setupStage = setup.stages[stage];
     const std::vector<SimulatedTile>& tiles = ordered[stage];
-    std::size_t index;
-    if (setup.stages[stage].staticUnits)
-      index = static_cast<std::size_t>(persistentIndex + position * setup.stages[stage].persistentBlocks);
-    else
-      index = nextTicket[stage]++;
-    if (index >= tiles.size()) return;
-    Block block = admit(stage, tiles[index]);
+    std::deque<std::size_t>& drawn = drawnUnits[{stage, persistentIndex}];
+    while (static_cast<std::int64_t>(drawn.size()) < 1 + std::max<std::int64_t>(setupStage.unitsDrawnAhead, 0)) {
+      const std::size_t index =
+          setupStage.staticUnits
+              ? static_cast<std::size_t>(persistentIndex +
+                                         staticPositions[{stage, persistentIndex}]++ * setupStage.persistentBlocks)
+              : nextTicket[stage]++;
+      if (index >= tiles.size()) break;
+      drawn.push_back(index);
+    }
+    if (drawn.empty()) return;
+    Block block = admit(stage, tiles[drawn.front()]);
+    drawn.pop_front();
     block.persistentIndex = persistentIndex;
-    block.position = position + 1;
     resident.push_back(std::move(block));
   };
 
@@ -151,7 +160,7 @@ SimulationResult simulate(const SimulationSetup& setup) {
       if (next.persistentIndex < 0)
         resident.push_back(admit(next.stage, next.tile));
       else
-        takeNextUnit(next.stage, next.persistentIndex, 0, resident);
+        takeNextUnit(next.stage, next.persistentIndex, resident);
     }
     if (resident.empty())
       return fail("every block has stopped after " + std::to_string(result.finishedTiles) + " of " +
@@ -197,7 +206,7 @@ SimulationResult simulate(const SimulationSetup& setup) {
     finished[block.stage].insert(block.tile);
     ++result.finishedTiles;
     // A persistent block keeps its slot for its next unit, if it has one.
-    if (block.persistentIndex >= 0) takeNextUnit(block.stage, block.persistentIndex, block.position, resident);
+    if (block.persistentIndex >= 0) takeNextUnit(block.stage, block.persistentIndex, resident);
   }
   result.ok = true;
   return result;

@@ -2,7 +2,8 @@
 // every proven policy runs to completion without a consumer passing a wait early, and a policy whose value is off
 // by one is rejected by the prover and caught by the simulation (a deadlock for +1; an early pass for -1 where
 // consumers wait only for tiles they read). Every proven policy also completes with persistent stages, under a ticket
-// per unit and under static units (the persistent GEMMs' two schedules).
+// per unit and under static units (the persistent GEMMs' two schedules), with blocks that hold no unit drawn ahead of
+// the one they work on and with blocks that hold one or two (the persistent GEMMs' scheduler warp holds one).
 #include "model_fixture.h"
 #include "spec_builder.h"
 
@@ -24,11 +25,12 @@ codegen::IndexExpression producerOrder(const codegen::Generation& generation, co
 
 // Simulates the whole spec with `functions` on the edge of `policy` and TileSync on every other edge.
 // `persistentBlocks` != 0: every stage runs that many persistent blocks, each taking a ticket per unit or, with
-// `staticUnits`, its fixed sequence (the runtime's StageView::staticUnits).
+// `staticUnits`, its fixed sequence (the runtime's StageView::staticUnits), holding `unitsDrawnAhead` units drawn
+// beyond the one it works on.
 codegen::SimulationResult simulateWith(const Models& models, const codegen::Generation& generation,
                                        const codegen::PolicyResult& policy, const codegen::PolicyFunctions& functions,
                                        std::int64_t slots, std::uint64_t seed, std::int64_t persistentBlocks = 0,
-                                       bool staticUnits = false) {
+                                       bool staticUnits = false, std::int64_t unitsDrawnAhead = 0) {
   codegen::SimulationSetup setup;
   std::map<std::string, codegen::IndexExpression> orders{
       {policy.candidate.producerGrid, producerOrder(generation, policy)}};
@@ -36,6 +38,7 @@ codegen::SimulationResult simulateWith(const Models& models, const codegen::Gene
   for (codegen::SimulatedStage& stage : setup.stages) {
     stage.persistentBlocks = persistentBlocks;
     stage.staticUnits = staticUnits;
+    stage.unitsDrawnAhead = unitsDrawnAhead;
   }
   for (const spec::Dependency& dependency : models.concrete->spec().dependencies) {
     for (std::size_t p = 0; p < dependency.producers.size(); ++p) {
@@ -65,7 +68,7 @@ std::int64_t totalTiles(const Models& models) {
 
 struct Agreement {
   int proven = 0, simulated = 0, mutationsRejected = 0, earlyPassesCaught = 0, deadlocksCaught = 0;
-  int persistentSimulated = 0;  // runs with persistent stages, both unit schedules
+  int persistentSimulated = 0;  // runs with persistent stages: both unit schedules, with and without units drawn ahead
   std::map<std::string, int> policies;  // how often each policy kind was exercised
 };
 
@@ -87,18 +90,21 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
       CHECK(run.ok);
       ++agreement.simulated;
     }
-    // Persistent stages, a ticket per unit and static units, with fewer and more blocks than slots: a unit waits
-    // only for earlier stages, so either schedule completes.
-    for (bool staticUnits : {false, true}) {
-      const std::int64_t slots = 1 + static_cast<std::int64_t>(random() % 8);
-      const std::int64_t blocks = 1 + static_cast<std::int64_t>(random() % 12);
-      codegen::SimulationResult run =
-          simulateWith(models, generation, policy, policy.functions, slots, random(), blocks, staticUnits);
-      INFO("persistent: " << blocks << " blocks per stage, " << slots << " slots, "
-                          << (staticUnits ? "static units" : "a ticket per unit") << ": " << run.failure);
-      CHECK(run.ok);
-      ++agreement.persistentSimulated;
-    }
+    // Persistent stages, a ticket per unit and static units, with fewer and more blocks than slots, holding no unit
+    // or one or two units drawn ahead: a unit waits only for earlier stages, so a unit held back by its block's
+    // current one waits for nothing of its own stage, and every schedule completes.
+    for (bool staticUnits : {false, true})
+      for (std::int64_t ahead : {std::int64_t{0}, std::int64_t{1} + static_cast<std::int64_t>(random() % 2)}) {
+        const std::int64_t slots = 1 + static_cast<std::int64_t>(random() % 8);
+        const std::int64_t blocks = 1 + static_cast<std::int64_t>(random() % 12);
+        codegen::SimulationResult run =
+            simulateWith(models, generation, policy, policy.functions, slots, random(), blocks, staticUnits, ahead);
+        INFO("persistent: " << blocks << " blocks per stage, " << slots << " slots, "
+                            << (staticUnits ? "static units" : "a ticket per unit") << ", " << ahead
+                            << " drawn ahead: " << run.failure);
+        CHECK(run.ok);
+        ++agreement.persistentSimulated;
+      }
     codegen::PolicyFunctions tooHigh = policy.functions, tooLow = policy.functions;
     tooHigh.value = policy.functions.value + codegen::constant(1);
     tooLow.value = policy.functions.value - codegen::constant(1);
@@ -115,6 +121,11 @@ void checkAgreement(const spec::Spec& spec, std::uint64_t seed, Agreement& agree
         simulateWith(models, generation, policy, tooHigh, total, random(), 3, true);
     CHECK_FALSE(highPersistent.ok);
     CHECK(highPersistent.failure.find("deadlock") != std::string::npos);
+    // And with tickets and a unit drawn ahead: holding units does not hide a wrong policy.
+    codegen::SimulationResult highDrawnAhead =
+        simulateWith(models, generation, policy, tooHigh, total, random(), 3, false, 1);
+    CHECK_FALSE(highDrawnAhead.ok);
+    CHECK(highDrawnAhead.failure.find("deadlock") != std::string::npos);
     std::size_t producers = models.concrete->dependency(policy.candidate.dependency).producers.size();
     if (policy.proof.exact && producers == 1) {
       // Every tile of a semaphore is read by each consumer waiting on it, and nothing else holds the consumer
@@ -137,7 +148,7 @@ TEST_CASE("Simulation agrees with the prover on the paper's specs", "[simulation
     checkAgreement(spec, seed++, agreement);
   CHECK(agreement.proven > 10);
   CHECK(agreement.deadlocksCaught == agreement.proven);
-  CHECK(agreement.persistentSimulated == 2 * agreement.proven);
+  CHECK(agreement.persistentSimulated == 4 * agreement.proven);
 }
 
 TEST_CASE("Simulation agrees with the prover on 300 random specs", "[simulation][random]") {
@@ -148,7 +159,7 @@ TEST_CASE("Simulation agrees with the prover on 300 random specs", "[simulation]
   CHECK(agreement.proven >= 600);
   CHECK(agreement.deadlocksCaught == agreement.proven);
   CHECK(agreement.earlyPassesCaught > 100);
-  CHECK(agreement.persistentSimulated == 2 * agreement.proven);
+  CHECK(agreement.persistentSimulated == 4 * agreement.proven);
   // Every grouping kind was exercised.
   for (const char* policy : {"TileSync", "RowSync", "StridedSync", "Conv2DTileSync", "Block2Sync", "ColumnSync",
                              "BatchSync", "RowBatchSync"})

@@ -36,6 +36,10 @@ struct SimulatedStage {
   std::function<std::int64_t(const SimulatedTile&)> order;  // the tile order's index
   std::int64_t persistentBlocks = 0;  // 0: one block per tile
   bool staticUnits = false;           // persistent blocks: a fixed sequence each instead of a ticket per unit
+  // Persistent blocks: units a block holds drawn beyond the one it works on (the persistent GEMMs' scheduler warp
+  // draws the next ticket while the current unit still loads, persistent_unit_handoff.hpp). A unit drawn ahead is
+  // one no other block can take.
+  std::int64_t unitsDrawnAhead = 0;
 };
 
 // One (dependency, producer) edge with its policy.
