@@ -46,9 +46,10 @@
 #include "cusync/stress_delay.cuh"
 
 // Stress testing (examples/conv2d/conv_stress.cu, stress_delay.cuh): each tile is delayed by a pseudo-random time,
-// in the activation-loading thread before its halo wait (a consumer that starts late or early against its producers) and in the
-// math warps before the epilogue's stores (a producer whose tile lands late, so that a consumer reading it without a
-// sound wait would read the NaN the test poisoned it with), when the translation unit defines CUSYNC_CHAIN_DELAY_NS.
+// in the activation-loading thread before its halo wait (a consumer that starts late or early against its
+// producers) and in the math warps before the epilogue's stores (a producer whose tile lands late, so that a consumer
+// reading it without a sound wait would read the NaN the test poisoned it with), when the translation unit defines
+// CUSYNC_CHAIN_DELAY_NS.
 
 namespace cusync::cutlass_sm90 {
 
