@@ -87,9 +87,17 @@ if want stress; then
   tail -1 "$out/stress.log"
 fi
 
+time_cut=0  # the timing run hit STEP_TIMEOUT_S: its CSV holds the rows it finished (the table leaves the last group out)
 if want time; then
   timeout "$limit" "$example" --model "$models" "${layer_args[@]}" --batch "$batches" --csv "$out/conv_time.csv" \
-    "$@" >"$out/conv_time.log" 2>&1 || fail "the timing run failed (exit $?): conv_time.log"
+    "$@" >"$out/conv_time.log" 2>&1
+  timed=$?
+  if [[ $timed -eq 124 ]]; then
+    time_cut=1
+    fail "the timing run hit STEP_TIMEOUT_S=$limit s; the table holds the layers and batches it finished"
+  elif [[ $timed -ne 0 ]]; then
+    fail "the timing run failed (exit $timed): conv_time.log"
+  fi
 fi
 
 if want torch; then
@@ -106,6 +114,7 @@ if want table; then
   if [[ -s "$out/conv_time.csv" ]]; then
     torch_args=()
     [[ -s "$out/torch_conv.csv" ]] && torch_args=(--torch "$out/torch_conv.csv")
+    [[ $time_cut -eq 1 ]] && torch_args+=(--partial)
     python3 "$root/bench/conv2d/summarize_conv.py" "$out/conv_time.csv" "${torch_args[@]}" \
       --csv "$out/conv_summary.csv" --plot "$out/conv_figure7.png" >"$out/conv_summary.md" 2>&1 ||
       fail "summarize_conv.py: some rows failed their check"

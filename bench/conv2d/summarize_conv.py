@@ -10,7 +10,11 @@ variant over StreamSync (and over cuDNN) at each batch, one line per layer. Time
 The floor is max(flops / GEMM rate, bytes / read bandwidth) with the ceilings the example measured in the same
 process (its CSV's gemm_tflops and read_gbs columns); --tflops and --gbps replace them (e.g. for a check-only CSV).
 
+A timing run stopped by a time limit leaves a CSV whose last (model, layer, batch) group may lack configurations
+or variants (the example writes each row as it finishes): --partial leaves that group out and says so.
+
 Usage: summarize_conv.py CONV_CSV [--torch TORCH_CSV] [--csv OUT.csv] [--plot OUT.png] [--tflops T --gbps G]
+                         [--partial]
 Exit status: 0, or 1 when a row of either CSV failed its check (the table marks it), 2 for bad input.
 """
 import argparse
@@ -61,12 +65,17 @@ def fastest(best, variants):
     return min(timed, key=lambda v: float(best[v]["median_us"])) if timed else None
 
 
+def group_key(row):
+    """The (model, layer, batch) a row of the example's CSV belongs to."""
+    return (row["model"], row["layer"], int(row["batch"]))
+
+
 def summarize(conv_rows, torch_rows, tflops, gbps):
     """One summary row per (model, layer, batch), in the example's order."""
     groups = OrderedDict()
     failed = False
     for row in conv_rows:
-        key = (row["model"], row["layer"], int(row["batch"]))
+        key = group_key(row)
         groups.setdefault(key, []).append(row)
         failed = failed or (row["passed"] != "1")
     cudnn = {}
@@ -200,6 +209,8 @@ def main():
     parser.add_argument("--plot", help="write the Figure-7-like plot here (needs matplotlib)")
     parser.add_argument("--tflops", type=float, help="GEMM rate for the floor (default: the CSV's measured one)")
     parser.add_argument("--gbps", type=float, help="read bandwidth for the floor (default: the CSV's measured one)")
+    parser.add_argument("--partial", action="store_true",
+                        help="the timing run was cut: leave out the CSV's last layer-and-batch group")
     args = parser.parse_args()
     if (args.tflops is None) != (args.gbps is None):
         parser.error("--tflops and --gbps go together")
@@ -208,6 +219,14 @@ def main():
     conv_rows = read_rows(args.conv_csv)
     require(conv_rows, args.conv_csv, ["model", "layer", "stages", "batch", "config", "variant", "passed", "skipped",
                                        "median_us", "waves", "flops", "bytes"])
+    if args.partial:
+        last = group_key(conv_rows[-1])
+        cut = [row for row in conv_rows if group_key(row) == last]
+        conv_rows = [row for row in conv_rows if group_key(row) != last]
+        print(f"partial run: {last[0]} {last[1]} B = {last[2]} left out ({len(cut)} rows, perhaps not every "
+              "configuration and variant)\n")
+        if not conv_rows:
+            raise SystemExit(f"summarize_conv.py: {args.conv_csv} has no complete layer-and-batch group")
     torch_rows = read_rows(args.torch) if args.torch else []
     if args.torch:
         require(torch_rows, args.torch, ["batch", "us", "correct"])

@@ -4,13 +4,14 @@
 // every built tile configuration, each variant of conv_variants.h. Every chain is checked against direct
 // convolutions (fresh random inputs; every stage's output poisoned with NaN first, so a tile read before it was
 // written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again.
-// CSV with --csv (bench/conv2d/summarize_conv.py reads it); a table last: per layer and batch, each variant's best
-// configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad command line, 77 without an sm_90 GPU.
+// CSV with --csv, a row per result as it finishes (bench/conv2d/summarize_conv.py reads it); a table last: per
+// layer and batch, each variant's best configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad command line, 77 without an sm_90 GPU.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -116,23 +117,35 @@ std::string joined(const Result& r, bool waves) {
   return text;
 }
 
-void writeCsv(const std::string& path, const std::vector<Result>& results, const Ceilings& ceilings) {
-  std::ofstream csv(path);
-  if (!csv) throw Error("cannot write " + path);
-  csv << "model,layer,size,channels,stages,batch,config,variant,passed,skipped,max_rel_err,nonfinite,median_us,"
-         "tiles,waves,blocks_per_sm,sms,flops,bytes,floor_us,gemm_tflops,read_gbs\n";
-  for (const Result& r : results) {
+// The CSV, one row per result as it comes, flushed: a run stopped by a time limit (device calls have one) leaves
+// every row it finished. Only the last layer and batch may then lack configurations or variants
+// (summarize_conv.py --partial leaves that group out).
+class CsvRows {
+ public:
+  CsvRows(const std::string& path, const Ceilings& ceilings) : csv_(path), ceilings_(ceilings) {
+    if (!csv_) throw Error("cannot write " + path);
+    csv_ << "model,layer,size,channels,stages,batch,config,variant,passed,skipped,max_rel_err,nonfinite,median_us,"
+            "tiles,waves,blocks_per_sm,sms,flops,bytes,floor_us,gemm_tflops,read_gbs\n";
+    csv_.flush();
+  }
+
+  void write(const Result& r) {
     std::string skipped = r.notApplicable.empty() ? r.skipped : "not applicable: " + r.notApplicable;
     for (char& c : skipped)
       if (c == '"' || c == ',') c = ';';
-    csv << r.chain->model << "," << r.chain->label() << "," << r.chain->width << "," << r.chain->channels << ","
-        << r.chain->stages.size() << "," << r.batch << "," << r.config << "," << r.variant << "," << r.passed()
-        << ",\"" << skipped << "\"," << r.relativeError << "," << r.nonFinite << "," << r.microseconds << ","
-        << joined(r, false) << "," << joined(r, true) << "," << r.blocksPerSm << "," << r.multiprocessors << ","
-        << r.flops << "," << r.bytes << "," << r.floorMicroseconds << "," << ceilings.tflops << ","
-        << ceilings.readGBs << "\n";
+    csv_ << r.chain->model << "," << r.chain->label() << "," << r.chain->width << "," << r.chain->channels << ","
+         << r.chain->stages.size() << "," << r.batch << "," << r.config << "," << r.variant << "," << r.passed()
+         << ",\"" << skipped << "\"," << r.relativeError << "," << r.nonFinite << "," << r.microseconds << ","
+         << joined(r, false) << "," << joined(r, true) << "," << r.blocksPerSm << "," << r.multiprocessors << ","
+         << r.flops << "," << r.bytes << "," << r.floorMicroseconds << "," << ceilings_.tflops << ","
+         << ceilings_.readGBs << "\n";
+    csv_.flush();
   }
-}
+
+ private:
+  std::ofstream csv_;
+  Ceilings ceilings_;
+};
 
 // Per model, layer and batch: each variant's best time over the configurations (and which), its speed-up over the
 // best StreamSync, and the floor.
@@ -249,6 +262,8 @@ int main(int argc, char** argv) {
   }
   std::printf("%s, %d SMs, seed %lld\n", properties.name, properties.multiProcessorCount, options.seed);
 
+  std::optional<CsvRows> csv;
+  if (!options.csv.empty()) csv.emplace(options.csv, ceilings);
   std::vector<Result> results;
   std::uint64_t seed = std::uint64_t(options.seed) * 1000003u;
   for (const ConvChainSpec& chain : options.chains)
@@ -280,11 +295,11 @@ int main(int argc, char** argv) {
             if (r.microseconds > 0) std::printf(" %.1f us", r.microseconds);
             std::printf("\n");
             std::fflush(stdout);
+            if (csv) csv->write(r);
             results.push_back(r);
           }
     }
 
-  if (!options.csv.empty()) writeCsv(options.csv, results, ceilings);
   const bool allPassed = printTable(results, options);
   cudaStreamDestroy(stream);
   return allPassed ? 0 : 1;
