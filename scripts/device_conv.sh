@@ -43,7 +43,8 @@ fail() { echo "device_conv.sh: $*" >&2; status=1; }
 
 source "$root/scripts/device_configure.sh"
 device_gpu_line | tee "$out/device.txt"
-git -C "$root" rev-parse HEAD 2>/dev/null | tee -a "$out/device.txt"
+# No commit here: the device tool copies the working tree, and the copy's git history may be older than the tree
+# (every call of session 18 printed the same stale commit). The caller records the commit it ran.
 
 if want build; then
   for header in gpt3_mlp llama_mlp gpt3_mlp_fused llama_mlp_fused conv2d_3x3; do
