@@ -225,9 +225,9 @@ class AttentionChain {
         P == Phase::Prompt ? GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.tokens() / 128), 1}
                            : GridShape{std::uint32_t(problem.shape.heads), std::uint32_t(problem.batch), 1};
     attn_ = std::make_unique<Stage>("attn", attentionGrid);
-    // The QKV GEMM's tiling: head-wide tiles post under StridedSync in the spec's grouped order, narrower ones
-    // (prompt only) under RowSync in row-major order (attention_policies.h).
-    qkvTiling_ = qkvGemm_->tile.n == kSpecTileN ? QkvTiling::HeadWide : QkvTiling::Narrow;
+    // The QKV GEMM's tiling: head-wide tiles post under StridedSync in the spec's grouped order, narrower or wider
+    // ones (prompt only) under RowSync in row-major order (attention_policies.h).
+    qkvTiling_ = qkvTilingOf(qkvGemm_->tile.n);
     // A GEMM in clusters computes the tiles of its cluster's rows together: the same order over clusters of rows
     // (the QKV stage waits for nothing, so any order is free of deadlock; the order only decides which head tiles
     // the attention stage gets first).
@@ -331,7 +331,7 @@ class AttentionChain {
     return variant_.ordering == Ordering::CublasAttention
                ? std::string("cuBLASLt GEMMs")
                : "qkv " + qkvGemm_->configuration + ticketSuffix(*qkv_) +
-                     (qkvTiling_ == QkvTiling::Narrow && variant_.synchronized() ? " (RowSync)" : "") + " | out " +
+                     (qkvTiling_ != QkvTiling::HeadWide && variant_.synchronized() ? " (RowSync)" : "") + " | out " +
                      outGemm_->configuration + ticketSuffix(*out_) + " | splits " +
                      splitName(*qkv_, qkvSplit_->accumulate) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
                      splitName(*out_, outSplit_->accumulate);
@@ -466,12 +466,18 @@ class AttentionChain {
   }
 
   // Calls f with the chain's QKV tiling as a compile-time constant (std::integral_constant): the policy types depend
-  // on it. Narrow tiles exist in prompt processing only, so token generation instantiates only head-wide ones.
+  // on it. Narrow and wide tiles exist in prompt processing only (wide ones for GPT-3 only), so token generation
+  // instantiates only head-wide ones.
   template <class F>
   void withQkvTiling(F&& f) const {
     if constexpr (P == Phase::Prompt) {
       if (qkvTiling_ == QkvTiling::Narrow) return f(std::integral_constant<QkvTiling, QkvTiling::Narrow>{});
+      if constexpr (M == Model::Gpt3)
+        if (qkvTiling_ == QkvTiling::Wide) return f(std::integral_constant<QkvTiling, QkvTiling::Wide>{});
     }
+    if (qkvTiling_ != QkvTiling::HeadWide)
+      throw Error("attention_example: this model and phase have no QKV tiles of " + std::to_string(qkvGemm_->tile.n) +
+                  " columns in attention_prompt.dep");
     f(std::integral_constant<QkvTiling, QkvTiling::HeadWide>{});
   }
 

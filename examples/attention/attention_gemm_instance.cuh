@@ -33,10 +33,9 @@ struct AttentionGemmInstance {
   using ChainPolicies = Policies<M, P>;
   // The QKV GEMM reads X, which nothing produces (its input policy is never used: no producer semaphores), and
   // posts under StridedSync; the output GEMM waits for T and posts nothing (nobody waits on Y).
-  // The QKV GEMM's tiling: head-wide tiles (the spec's 128 columns) or, in prompt processing, the narrower ones
-  // (attention_prompt.dep's QkvTileN), each posting under its own proven producer policy.
-  static constexpr QkvTiling kQkvTiling =
-      R == GemmRole::Qkv && Config::tileN != kSpecTileN ? QkvTiling::Narrow : QkvTiling::HeadWide;
+  // The QKV GEMM's tiling: head-wide tiles (the spec's 128 columns) or, in prompt processing, the narrower or (GPT-3)
+  // wider ones (attention_prompt.dep's QkvTileN, QkvWideTileN), each posting under its own proven producer policy.
+  static constexpr QkvTiling kQkvTiling = R == GemmRole::Qkv ? qkvTilingOf(Config::tileN) : QkvTiling::HeadWide;
   using InputPolicy = std::conditional_t<R == GemmRole::Qkv, typename QkvPolicies<M, P, kQkvTiling>::Producer,
                                          typename ChainPolicies::template T<K>>;
   using OutputPolicy =
@@ -51,9 +50,10 @@ struct AttentionGemmInstance {
   // of T's tiles, which any tiling of Y does.
   static_assert(R != GemmRole::Qkv ||
                     (Config::tileM == kSpecTileM<P> &&
-                     (Config::tileN == kSpecTileN || (P == Phase::Prompt && Config::tileN == kNarrowQkvTileN))),
+                     (Config::tileN == kSpecTileN || (P == Phase::Prompt && Config::tileN == kNarrowQkvTileN) ||
+                      (P == Phase::Prompt && M == Model::Gpt3 && Config::tileN == kWideQkvTileN))),
                 "the QKV GEMM's tile is the spec's: TileM rows (128 prompt, 64 decode) by one 128-wide head, or "
-                "(prompt) by attention_prompt.dep's QkvTileN columns");
+                "(prompt) by attention_prompt.dep's QkvTileN columns, or (GPT-3 prompt) its QkvWideTileN columns");
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_" +

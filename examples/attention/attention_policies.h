@@ -58,17 +58,21 @@ CUSYNC_ATTENTION_POLICIES_OF(Llama, Prompt, attention_prompt, Llama, Producer_qk
 #undef CUSYNC_ATTENTION_POLICIES_OF
 
 // How the QKV GEMM tiles its columns: one head per tile (the spec's 128 columns, both phases; StridedSync groups a
-// head's Q, K and V tiles) or narrower tiles that do not align with heads (prompt processing only: attention_prompt.dep's
-// QkvTileN = 96, under RowSync; qkv_head_tiles.h says which tiles a head reads).
-enum class QkvTiling { HeadWide, Narrow };
+// head's Q, K and V tiles) or tiles that do not align with heads, in prompt processing only, under RowSync
+// (qkv_head_tiles.h says which tiles a head reads): narrower (attention_prompt.dep's QkvTileN = 96, both models) or
+// wider (its QkvWideTileN = 144, GPT-3 only: 32 column tiles, a whole wave of 128 tiles per 512 tokens).
+enum class QkvTiling { HeadWide, Narrow, Wide };
 inline constexpr int kNarrowQkvTileN = int(cusync::generated::attention_prompt::parameters::QkvTileN);
+inline constexpr int kWideQkvTileN = int(cusync::generated::attention_prompt::parameters::QkvWideTileN);
 
 // What the QKV GEMM posts under and the attention stage waits under (Producer), and the QKV GEMM's tile order, per
-// tiling. Head-wide: Policies' QkvStrided and QkvOrder. Narrow: RowSync, proven for every sequence length's
-// dependency (attendNarrow*), in row-major order (row tiles in the order the attention stage needs them).
+// tiling. Head-wide: Policies' QkvStrided and QkvOrder. Narrow and wide: RowSync, proven for every sequence length's
+// dependency (attendNarrow*, attendWide*), in row-major order (row tiles in the order the attention stage needs
+// them).
 template <Model M, Phase P, QkvTiling Q>
 struct QkvPolicies {
-  static_assert(Q == QkvTiling::HeadWide, "narrow QKV tiles are specified for prompt processing only");
+  static_assert(Q == QkvTiling::HeadWide,
+                "QKV tiles that do not align with heads are specified for prompt processing only, wide ones for GPT-3");
   using Producer = typename Policies<M, P>::QkvStrided;
   using Order = typename Policies<M, P>::QkvOrder;
 };
@@ -82,6 +86,16 @@ struct QkvPolicies<Model::Llama, Phase::Prompt, QkvTiling::Narrow> {
   using Producer = cusync::generated::attention_prompt::Producer_qkvNarrowLlama_RowSync;
   using Order = cusync::generated::attention_prompt::Order_qkvNarrowLlama_RowMajor;
 };
+template <>
+struct QkvPolicies<Model::Gpt3, Phase::Prompt, QkvTiling::Wide> {
+  using Producer = cusync::generated::attention_prompt::Producer_qkvWideGpt3_RowSync;
+  using Order = cusync::generated::attention_prompt::Order_qkvWideGpt3_RowMajor;
+};
+
+// The tiling of a QKV GEMM whose tiles are `tileN` columns wide.
+constexpr QkvTiling qkvTilingOf(int tileN) {
+  return tileN == kNarrowQkvTileN ? QkvTiling::Narrow : tileN == kWideQkvTileN ? QkvTiling::Wide : QkvTiling::HeadWide;
+}
 
 // The tokens per sequence S for which attention_prompt.dep has a dependency, proven for every B*S of 512 .. 4096
 // tokens (its symbolic Rows = B*S/128 in [4, 32]). Prompt processing runs no other S.

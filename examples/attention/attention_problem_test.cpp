@@ -228,10 +228,12 @@ TEST_CASE("the QKV order in groups of one row is the spec's proven grouped order
   CHECK(qkvGroupedIndex(TileCoord{1, 0, 0}, grid, 16) == 3 * 16);
 }
 
-TEST_CASE("a head's Q, K and V lie in exactly the QKV tiles qkv_head_tiles.h names, head-wide and narrow", "[attention]") {
+TEST_CASE("a head's Q, K and V lie in exactly the QKV tiles qkv_head_tiles.h names, head-wide, narrow and wide",
+          "[attention]") {
   for (std::uint32_t heads : {12u, 8u}) {
     const std::uint32_t qkvColumns = 3 * heads * 128;
-    for (std::uint32_t tileColumns : {128u, std::uint32_t(kNarrowQkvTileN)}) {
+    for (std::uint32_t tileColumns : {128u, std::uint32_t(kNarrowQkvTileN), std::uint32_t(kWideQkvTileN)}) {
+      if (tileColumns == std::uint32_t(kWideQkvTileN) && heads != 12) continue;  // wide tiles: GPT-3 only
       const QkvHeadTiles tiles{heads, 128, tileColumns};
       REQUIRE(qkvColumns % tileColumns == 0);
       for (std::uint32_t part = 0; part < 3; ++part)
@@ -258,7 +260,7 @@ TEST_CASE("a head's Q, K and V lie in exactly the QKV tiles qkv_head_tiles.h nam
   }
 }
 
-TEST_CASE("narrow QKV tiles post under RowSync: every tile of a row counts toward the row's one semaphore",
+TEST_CASE("narrow and wide QKV tiles post under RowSync: every tile of a row counts toward the row's one semaphore",
           "[attention]") {
   for (std::uint32_t rows : {4u, 32u}) {
     const GridShape gpt3{std::uint32_t(3 * 12 * 128 / kNarrowQkvTileN), rows, 1};
@@ -275,5 +277,22 @@ TEST_CASE("narrow QKV tiles post under RowSync: every tile of a row counts towar
         CHECK(Llama::value(TileCoord{x, y, 0}, llama) == llama.x);
       }
     }
+    // GPT-3's 144-column tiles: 32 per row.
+    const GridShape wide{std::uint32_t(3 * 12 * 128 / kWideQkvTileN), rows, 1};
+    using Wide = QkvPolicies<Model::Gpt3, Phase::Prompt, QkvTiling::Wide>::Producer;
+    CHECK(wide.x == 32);
+    for (std::uint32_t y = 0; y < rows; ++y)
+      for (std::uint32_t x = 0; x < wide.x; ++x) {
+        CHECK(Wide::sem(TileCoord{x, y, 0}, wide) == y);
+        CHECK(Wide::value(TileCoord{x, y, 0}, wide) == wide.x);
+      }
   }
+}
+
+TEST_CASE("the QKV tiling follows the GEMM's tile width", "[attention]") {
+  CHECK(qkvTilingOf(128) == QkvTiling::HeadWide);
+  CHECK(qkvTilingOf(kNarrowQkvTileN) == QkvTiling::Narrow);
+  CHECK(qkvTilingOf(kWideQkvTileN) == QkvTiling::Wide);
+  CHECK(kNarrowQkvTileN == 96);
+  CHECK(kWideQkvTileN == 144);
 }

@@ -24,6 +24,7 @@ inline constexpr std::int64_t TileM = 128;
 inline constexpr std::int64_t TileN = 128;
 // Rows: symbolic (example value 8)
 inline constexpr std::int64_t QkvTileN = 96;
+inline constexpr std::int64_t QkvWideTileN = 144;
 }  // namespace parameters
 
 // ---- Policies -------------------------------------------------------------------------------------
@@ -832,7 +833,166 @@ struct Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:115:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `attendWideGpt3S512` (examples/attention/attention_prompt.dep:126:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S512_qkvWideGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S512_qkvWideGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendWideGpt3S512` (examples/attention/attention_prompt.dep:126:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 4, y =
+// 3] -> qkvWideGpt3[x' = 31, y' = 0] : Rows = 4 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S512_qkvWideGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S512_qkvWideGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendWideGpt3S1024` (examples/attention/attention_prompt.dep:130:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S1024_qkvWideGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S1024_qkvWideGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendWideGpt3S1024` (examples/attention/attention_prompt.dep:130:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 7] -> qkvWideGpt3[x' = 31, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S1024_qkvWideGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S1024_qkvWideGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `attendWideGpt3S2048` (examples/attention/attention_prompt.dep:134:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. TileSync:
+// - one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S2048_qkvWideGpt3_TileSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S2048_qkvWideGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// Dependency `attendWideGpt3S2048` (examples/attention/attention_prompt.dep:134:5): a attnGpt3 tile waits for the
+// qkvWideGpt3 tiles it reads. RowSync:
+// - one semaphore per producer row, offered for every dependency (the paper's RowSync); a consumer may wait for
+// row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 0, y =
+// 15] -> qkvWideGpt3[x' = 31, y' = 0] : Rows = 32 }.
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) <
+// semaphoreCount, and every qkvWideGpt3 tile p read by a attnGpt3 tile has value(p) == |{p' in qkvWideGpt3 :
+// sem(p') == sem(p)}| (rankInSemaphore is a bijection from those tiles onto [0, value(p))); and every value the
+// emitted code computes, intermediate ones included, lies in [0, 2^32) for every admissible parameter value, so
+// its std::uint32_t arithmetic does not wrap.
+struct Dep_attendWideGpt3S2048_qkvWideGpt3_RowSync {
+  static constexpr const char* name = "Dep_attendWideGpt3S2048_qkvWideGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:140:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -857,7 +1017,7 @@ struct Dep_projectGpt3_attnGpt3_TileSync {
   }
 };
 
-// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:115:5): a outGpt3 tile waits for the attnGpt3
+// Dependency `projectGpt3` (examples/attention/attention_prompt.dep:140:5): a outGpt3 tile waits for the attnGpt3
 // tiles it reads. RowSync:
 // - x: every consumer tile reads all attnGpt3.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnGpt3 tile p has 0 <= sem(p) <
@@ -882,7 +1042,7 @@ struct Dep_projectGpt3_attnGpt3_RowSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:116:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:141:5): a outLlama tile waits for the
 // attnLlama tiles it reads. TileSync:
 // - one semaphore per producer tile: valid for every dependency
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -907,7 +1067,7 @@ struct Dep_projectLlama_attnLlama_TileSync {
   }
 };
 
-// Dependency `projectLlama` (examples/attention/attention_prompt.dep:116:5): a outLlama tile waits for the
+// Dependency `projectLlama` (examples/attention/attention_prompt.dep:141:5): a outLlama tile waits for the
 // attnLlama tiles it reads. RowSync:
 // - x: every consumer tile reads all attnLlama.x tiles of the line it touches (checked with isl)
 // Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: every attnLlama tile p has 0 <= sem(p) <
@@ -1250,6 +1410,69 @@ struct Producer_qkvNarrowLlama_RowSync {
   }
 };
 
+// qkvWideGpt3 is read by 3 dependencies: `attendWideGpt3S512` (examples/attention/attention_prompt.dep:126:5) (a
+// attnGpt3 tile waits for the qkvWideGpt3 tiles it reads), `attendWideGpt3S1024`
+// (examples/attention/attention_prompt.dep:130:5) (a attnGpt3 tile waits for the qkvWideGpt3 tiles it reads),
+// `attendWideGpt3S2048` (examples/attention/attention_prompt.dep:134:5) (a attnGpt3 tile waits for the qkvWideGpt3
+// tiles it reads). A stage posts under one policy, so every consumer of qkvWideGpt3 waits through this one.
+// TileSync:
+// - as derived for dependency attendWideGpt3S512: one semaphore per producer tile: valid for every dependency
+// Proven with isl symbolically: for every dependency that reads qkvWideGpt3 (attendWideGpt3S512 (read by
+// attnGpt3), attendWideGpt3S1024 (read by attnGpt3), attendWideGpt3S2048 (read by attnGpt3)), separately: for all
+// Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every qkvWideGpt3 tile
+// p read by a consumer tile has value(p) == |{p' in qkvWideGpt3 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvWideGpt3_TileSync {
+  static constexpr const char* name = "Producer_qkvWideGpt3_TileSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return (grid.x * grid.y);
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape) {
+    return 1u;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord, GridShape) {
+    return 0u;
+  }
+};
+
+// qkvWideGpt3 is read by 3 dependencies: `attendWideGpt3S512` (examples/attention/attention_prompt.dep:126:5) (a
+// attnGpt3 tile waits for the qkvWideGpt3 tiles it reads), `attendWideGpt3S1024`
+// (examples/attention/attention_prompt.dep:130:5) (a attnGpt3 tile waits for the qkvWideGpt3 tiles it reads),
+// `attendWideGpt3S2048` (examples/attention/attention_prompt.dep:134:5) (a attnGpt3 tile waits for the qkvWideGpt3
+// tiles it reads). A stage posts under one policy, so every consumer of qkvWideGpt3 waits through this one.
+// RowSync:
+// - as derived for dependency attendWideGpt3S512: one semaphore per producer row, offered for every dependency
+// (the paper's RowSync); a consumer may wait for row tiles it does not read
+// Over-approximates: consumers may wait for producer tiles they do not read, e.g. [Rows] -> { attnGpt3[x = 4, y =
+// 3] -> qkvWideGpt3[x' = 31, y' = 0] : Rows = 4 } (dependency attendWideGpt3S512).
+// Proven with isl symbolically: for every dependency that reads qkvWideGpt3 (attendWideGpt3S512 (read by
+// attnGpt3), attendWideGpt3S1024 (read by attnGpt3), attendWideGpt3S2048 (read by attnGpt3)), separately: for all
+// Rows with 4 <= Rows <= 32: every qkvWideGpt3 tile p has 0 <= sem(p) < semaphoreCount, and every qkvWideGpt3 tile
+// p read by a consumer tile has value(p) == |{p' in qkvWideGpt3 : sem(p') == sem(p)}| (rankInSemaphore is a
+// bijection from those tiles onto [0, value(p))); and every value the emitted code computes, intermediate ones
+// included, lies in [0, 2^32) for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Producer_qkvWideGpt3_RowSync {
+  static constexpr const char* name = "Producer_qkvWideGpt3_RowSync";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t semaphoreCount(GridShape grid) {
+    return grid.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t sem(TileCoord tile, GridShape) {
+    return tile.y;
+  }
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t value(TileCoord, GridShape grid) {
+    return grid.x;
+  }
+  // The tile's position among the tiles of its semaphore: the prover's witness, the grouped order's key.
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t rankInSemaphore(TileCoord tile, GridShape) {
+    return tile.x;
+  }
+};
+
 // ---- Tile orders ----------------------------------------------------------------------------------
 
 // Tile order of qkvGpt3: row-major: x fastest, then y, then z (the consumer order).
@@ -1366,20 +1589,32 @@ struct Order_qkvNarrowLlama_RowMajor {
   }
 };
 
+// Tile order of qkvWideGpt3: row-major: x fastest, then y, then z (the consumer order).
+// Proven with isl symbolically: for all Rows with 4 <= Rows <= 32: index is a bijection from the qkvWideGpt3 tiles
+// onto [0, tileCount); and every value the emitted code computes, intermediate ones included, lies in [0, 2^32)
+// for every admissible parameter value, so its std::uint32_t arithmetic does not wrap.
+struct Order_qkvWideGpt3_RowMajor {
+  static constexpr const char* name = "Order_qkvWideGpt3_RowMajor";
+  CUSYNC_HOST_DEVICE static constexpr std::uint32_t index(TileCoord tile, GridShape grid) {
+    return (tile.x + (grid.x * tile.y));
+  }
+};
+
 // ---- Optimizations (wait-kernel, custom tile order) -----------------------------------------------
 
 // Paper section IV-C for dependency `attendGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S512 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -1391,15 +1626,16 @@ struct Optimizations_attendGpt3S512 {
 // Paper section IV-C for dependency `attendGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S1024 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -1411,15 +1647,16 @@ struct Optimizations_attendGpt3S1024 {
 // Paper section IV-C for dependency `attendGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles
 // of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 384).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 384).
 // W holds for no value; T holds for 4 <= Rows <= 5.
 struct Optimizations_attendGpt3S2048 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() <= 2 * slots;
@@ -1494,15 +1731,16 @@ struct Optimizations_attendLlamaS2048 {
 // Paper section IV-C for dependency `attendNarrowGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
 // tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 480).
 // W holds for no value; T holds for Rows = 4.
 struct Optimizations_attendNarrowGpt3S512 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
@@ -1514,15 +1752,16 @@ struct Optimizations_attendNarrowGpt3S512 {
 // Paper section IV-C for dependency `attendNarrowGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
 // tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 480).
 // W holds for no value; T holds for Rows = 4.
 struct Optimizations_attendNarrowGpt3S1024 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
@@ -1534,15 +1773,16 @@ struct Optimizations_attendNarrowGpt3S1024 {
 // Paper section IV-C for dependency `attendNarrowGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
 // tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
 // resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384 tiles (W counts 768, T counts 480).
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 480).
 // W holds for no value; T holds for Rows = 4.
 struct Optimizations_attendNarrowGpt3S2048 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvNarrowGpt3) {
     return std::uint64_t{attnGpt3.tileCount()} + qkvNarrowGpt3.tileCount() <= 2 * slots;
@@ -1614,19 +1854,82 @@ struct Optimizations_attendNarrowLlamaS2048 {
   static constexpr bool avoidCustomOrder = false;
 };
 
+// Paper section IV-C for dependency `attendWideGpt3S512` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 352).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendWideGpt3S512 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvWideGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendWideGpt3S1024` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 352).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendWideGpt3S1024 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvWideGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
+// Paper section IV-C for dependency `attendWideGpt3S2048` on 132 SMs, occupancy 1: W (no wait-kernel) needs the
+// tiles of attnGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are
+// resident at once; T (no custom tile order) needs attnGpt3 and the stages it reads directly to fit in two waves.
+// At the given parameter values: attnGpt3 96, qkvGpt3 288, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles (W counts
+// 1024, T counts 352).
+// W holds for no value; T holds for 4 <= Rows <= 6.
+struct Optimizations_attendWideGpt3S2048 {
+  static constexpr std::uint32_t smCount = 132;
+  static constexpr std::uint32_t occupancy = 1;
+  static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
+      GridShape attnGpt3, GridShape qkvGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
+  }
+  CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape attnGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{attnGpt3.tileCount()} + qkvWideGpt3.tileCount() <= 2 * slots;
+  }
+  static constexpr bool avoidWaitKernel = false;  // at the given parameter values
+  static constexpr bool avoidCustomOrder = false;
+};
+
 // Paper section IV-C for dependency `projectGpt3` on 132 SMs, occupancy 1: W (no wait-kernel) needs the tiles of
 // outGpt3 and every stage it waits on to fit in one wave of slots = SMs * occupancy, so all blocks are resident at
 // once; T (no custom tile order) needs outGpt3 and the stages it reads directly to fit in two waves.
-// At the given parameter values: outGpt3 768, qkvGpt3 288, attnGpt3 96, qkvNarrowGpt3 384 tiles (W counts 1536, T
-// counts 864).
+// At the given parameter values: outGpt3 768, qkvGpt3 288, attnGpt3 96, qkvNarrowGpt3 384, qkvWideGpt3 256 tiles
+// (W counts 1792, T counts 864).
 // W holds for no value; T holds for no value.
 struct Optimizations_projectGpt3 {
   static constexpr std::uint32_t smCount = 132;
   static constexpr std::uint32_t occupancy = 1;
   static constexpr std::uint64_t slots = std::uint64_t{smCount} * occupancy;
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidWaitKernel(
-      GridShape outGpt3, GridShape qkvGpt3, GridShape attnGpt3, GridShape qkvNarrowGpt3) {
-    return std::uint64_t{outGpt3.tileCount()} + qkvGpt3.tileCount() + attnGpt3.tileCount() + qkvNarrowGpt3.tileCount() <= slots;
+      GridShape outGpt3, GridShape qkvGpt3, GridShape attnGpt3, GridShape qkvNarrowGpt3, GridShape qkvWideGpt3) {
+    return std::uint64_t{outGpt3.tileCount()} + qkvGpt3.tileCount() + attnGpt3.tileCount() + qkvNarrowGpt3.tileCount() + qkvWideGpt3.tileCount() <= slots;
   }
   CUSYNC_HOST_DEVICE static constexpr bool canAvoidCustomOrder(GridShape outGpt3, GridShape attnGpt3) {
     return std::uint64_t{outGpt3.tileCount()} + attnGpt3.tileCount() <= 2 * slots;
@@ -1691,6 +1994,12 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS1024_qkvNarrowLlama_RowSync, "attendNarrowLlamaS1024", "qkvNarrowLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS2048_qkvNarrowLlama_TileSync, "attendNarrowLlamaS2048", "qkvNarrowLlama", "attnLlama") \
   X(cusync::generated::attention_prompt::Dep_attendNarrowLlamaS2048_qkvNarrowLlama_RowSync, "attendNarrowLlamaS2048", "qkvNarrowLlama", "attnLlama") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S512_qkvWideGpt3_TileSync, "attendWideGpt3S512", "qkvWideGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S512_qkvWideGpt3_RowSync, "attendWideGpt3S512", "qkvWideGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S1024_qkvWideGpt3_TileSync, "attendWideGpt3S1024", "qkvWideGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S1024_qkvWideGpt3_RowSync, "attendWideGpt3S1024", "qkvWideGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S2048_qkvWideGpt3_TileSync, "attendWideGpt3S2048", "qkvWideGpt3", "attnGpt3") \
+  X(cusync::generated::attention_prompt::Dep_attendWideGpt3S2048_qkvWideGpt3_RowSync, "attendWideGpt3S2048", "qkvWideGpt3", "attnGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_TileSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectGpt3_attnGpt3_RowSync, "projectGpt3", "attnGpt3", "outGpt3") \
   X(cusync::generated::attention_prompt::Dep_projectLlama_attnLlama_TileSync, "projectLlama", "attnLlama", "outLlama") \
@@ -1706,7 +2015,9 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Producer_qkvNarrowGpt3_TileSync, "qkvNarrowGpt3", "attendNarrowGpt3S512 attendNarrowGpt3S1024 attendNarrowGpt3S2048") \
   X(cusync::generated::attention_prompt::Producer_qkvNarrowGpt3_RowSync, "qkvNarrowGpt3", "attendNarrowGpt3S512 attendNarrowGpt3S1024 attendNarrowGpt3S2048") \
   X(cusync::generated::attention_prompt::Producer_qkvNarrowLlama_TileSync, "qkvNarrowLlama", "attendNarrowLlamaS512 attendNarrowLlamaS1024 attendNarrowLlamaS2048") \
-  X(cusync::generated::attention_prompt::Producer_qkvNarrowLlama_RowSync, "qkvNarrowLlama", "attendNarrowLlamaS512 attendNarrowLlamaS1024 attendNarrowLlamaS2048")
+  X(cusync::generated::attention_prompt::Producer_qkvNarrowLlama_RowSync, "qkvNarrowLlama", "attendNarrowLlamaS512 attendNarrowLlamaS1024 attendNarrowLlamaS2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvWideGpt3_TileSync, "qkvWideGpt3", "attendWideGpt3S512 attendWideGpt3S1024 attendWideGpt3S2048") \
+  X(cusync::generated::attention_prompt::Producer_qkvWideGpt3_RowSync, "qkvWideGpt3", "attendWideGpt3S512 attendWideGpt3S1024 attendWideGpt3S2048")
 #define CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(X) \
   X(cusync::generated::attention_prompt::Order_qkvGpt3_RowMajor, "qkvGpt3") \
   X(cusync::generated::attention_prompt::Order_qkvGpt3_GroupedBy_StridedSync_attendGpt3S512, "qkvGpt3") \
@@ -1717,7 +2028,8 @@ struct Optimizations_projectLlama {
   X(cusync::generated::attention_prompt::Order_attnLlama_RowMajor, "attnLlama") \
   X(cusync::generated::attention_prompt::Order_outLlama_RowMajor, "outLlama") \
   X(cusync::generated::attention_prompt::Order_qkvNarrowGpt3_RowMajor, "qkvNarrowGpt3") \
-  X(cusync::generated::attention_prompt::Order_qkvNarrowLlama_RowMajor, "qkvNarrowLlama")
+  X(cusync::generated::attention_prompt::Order_qkvNarrowLlama_RowMajor, "qkvNarrowLlama") \
+  X(cusync::generated::attention_prompt::Order_qkvWideGpt3_RowMajor, "qkvWideGpt3")
 
 // Not emitted:
 // - Order_qkvGpt3_GroupedBy_TileSync_attendGpt3S512: equal to Order_qkvGpt3_RowMajor on every tile (not repeated)
@@ -1775,3 +2087,15 @@ struct Optimizations_projectLlama {
 // every tile (not repeated)
 // - Order_qkvNarrowLlama_GroupedBy_RowSync_attendNarrowLlamaS2048: equal to Order_qkvNarrowLlama_RowMajor on every
 // tile (not repeated)
+// - Order_qkvWideGpt3_GroupedBy_TileSync_attendWideGpt3S512: equal to Order_qkvWideGpt3_RowMajor on every tile
+// (not repeated)
+// - Order_qkvWideGpt3_GroupedBy_RowSync_attendWideGpt3S512: equal to Order_qkvWideGpt3_RowMajor on every tile (not
+// repeated)
+// - Order_qkvWideGpt3_GroupedBy_TileSync_attendWideGpt3S1024: equal to Order_qkvWideGpt3_RowMajor on every tile
+// (not repeated)
+// - Order_qkvWideGpt3_GroupedBy_RowSync_attendWideGpt3S1024: equal to Order_qkvWideGpt3_RowMajor on every tile
+// (not repeated)
+// - Order_qkvWideGpt3_GroupedBy_TileSync_attendWideGpt3S2048: equal to Order_qkvWideGpt3_RowMajor on every tile
+// (not repeated)
+// - Order_qkvWideGpt3_GroupedBy_RowSync_attendWideGpt3S2048: equal to Order_qkvWideGpt3_RowMajor on every tile
+// (not repeated)

@@ -334,8 +334,9 @@ TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of
     CUSYNC_ATTENTION_PROMPT_POLICIES(CUSYNC_CHECK_POLICY)
     CUSYNC_ATTENTION_PROMPT_TILE_ORDERS(CUSYNC_CHECK_ORDER)
     // attend (per model and sequence length): TileSync, StridedSync, RowSync; attendNarrow (QKV tiles of 96
-    // columns, which do not align with heads): TileSync, RowSync; project: TileSync, RowSync.
-    CHECK(c.policiesChecked == 34);
+    // columns, which do not align with heads): TileSync, RowSync; attendWide (GPT-3's QKV in 144-column tiles, per
+    // sequence length): TileSync, RowSync; project: TileSync, RowSync.
+    CHECK(c.policiesChecked == 40);
   }
   using namespace cusync::generated::attention_prompt;
   CHECK(std::string(Producer_qkvGpt3_StridedSync::name) == "Producer_qkvGpt3_StridedSync");
@@ -365,6 +366,14 @@ TEST_CASE("Attention prompt header (causal: K and V of every earlier row tile of
     CHECK(Producer_qkvNarrowGpt3_RowSync::value(TileCoord{0, 0, 0}, narrow) == 48);
   }
   CHECK(parameters::QkvTileN == 96);
+  // GPT-3's QKV in 144-column tiles: 32 column tiles (cuBLAS's tiling), under RowSync too.
+  for (std::uint32_t rows : {4u, 32u}) {
+    const GridShape wide{32, rows, 1};
+    CHECK(Producer_qkvWideGpt3_RowSync::semaphoreCount(wide) == rows);
+    CHECK(Producer_qkvWideGpt3_RowSync::sem(TileCoord{31, rows - 1, 0}, wide) == rows - 1);
+    CHECK(Producer_qkvWideGpt3_RowSync::value(TileCoord{0, 0, 0}, wide) == 32);
+  }
+  CHECK(parameters::QkvWideTileN == 144);
 }
 
 TEST_CASE("Conv2D header matches the isl model on every tile, for B = 1, 4", "[bundled]") {
