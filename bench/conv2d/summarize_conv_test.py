@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """summarize_conv.py on small made-up CSVs: the best configuration per variant, the speed-ups over StreamSync, the
 CUTLASS stock kernels and cuDNN, the floor from the measured or the given ceilings, failed rows marked and reported
-in the exit status, old CSVs (torch without a model column joined as ResNet; conv without stock rows), and bad input
-refused. Files live in a temporary directory that is
+in the exit status, old CSVs (torch without a model column joined as ResNet; conv without stock rows), a run cut by
+its time limit (--partial), and bad input refused. Files live in a temporary directory that is
 removed afterwards."""
 import csv
 import os
@@ -156,6 +156,24 @@ class SummarizeConvTest(unittest.TestCase):
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(summary[0]["RowSync-W_us"], "n/a")
         self.assertEqual(summary[0]["best_cusync"], "")
+
+    def test_partial_run_leaves_out_its_last_group_and_says_so(self):
+        # A timing run cut by its step limit: the B = 8 group lacks the variants the run did not reach.
+        rows = [conv_row("StreamSync", "64x64x64_s4_b1", 12.0), conv_row("RowSync-PDL", "64x64x64_s4_b1", 10.0),
+                conv_row("StreamSync", "64x64x64_s4_b1", 20.0, batch=8)]
+        result, summary = self.run_script(rows, extra=("--partial",))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn("partial run: resnet 56x56x64 B = 8 left out (1 rows", result.stdout)
+        self.assertEqual([int(row["batch"]) for row in summary], [1])
+        # Without --partial every group is summarized, and nothing is said.
+        result, summary = self.run_script(rows)
+        self.assertEqual([int(row["batch"]) for row in summary], [1, 8])
+        self.assertNotIn("partial run", result.stdout)
+
+    def test_partial_run_without_a_complete_group_is_refused(self):
+        result, _ = self.run_script([conv_row("StreamSync", "64x64x64_s4_b1", 20.0, batch=8)], extra=("--partial",))
+        self.assertNotEqual(result.returncode, 0)
+        self.assertIn("no complete layer-and-batch group", result.stderr)
 
     def test_missing_columns_and_files_are_refused(self):
         write(self.path("bad.csv"), [{"model": "resnet"}], ["model"])
