@@ -5,7 +5,8 @@
 // convolutions (fresh random inputs; every stage's output poisoned with NaN first, so a tile read before it was
 // written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again.
 // CSV with --csv, a row per result as it finishes (bench/conv2d/summarize_conv.py reads it); a table last: per
-// layer and batch, each variant's best configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad command line, 77 without an sm_90 GPU.
+// layer and batch, each variant's best configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad
+// command line, 77 without an sm_90 GPU.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
