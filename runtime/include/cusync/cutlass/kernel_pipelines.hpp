@@ -11,6 +11,15 @@
 
 namespace cusync::cutlass_sm90 {
 
+// Waits, as a producer, until stage `state` of a TMA pipeline is released by its consumers, without arriving on it:
+// for a producer thread whose loads complete on a barrier another thread arms (the fused chain's extra bytes, the
+// convolution's activation thread).
+template <class MainloopPipeline>
+CUTLASS_DEVICE void waitStageFree(MainloopPipeline& pipeline, typename MainloopPipeline::PipelineState state) {
+  while (pipeline.producer_try_acquire(state).get() != cutlass::BarrierStatus::WaitDone) {
+  }
+}
+
 template <class MainloopPipeline, class EpiLoadPipeline, class EpiStorePipeline>
 struct KernelPipelines {
   MainloopPipeline mainloop;

@@ -204,8 +204,7 @@ struct TileSyncConvMainloop : BaseMainloop {
     HaloWaiter<InputPolicy> waiter(produced, ticket, kTileM);
     CUTLASS_PRAGMA_NO_UNROLL
     for (int k = 0; k < k_tile_count; ++k) {
-      while (pipeline.producer_try_acquire(smem_pipe_write).get() != cutlass::BarrierStatus::WaitDone) {
-      }
+      waitStageFree(pipeline, smem_pipe_write);
       waiter.waitBeforeLoad(produced, ticket, consumer);
       copy(mainloop_params.tma_load_a.with(*pipeline.producer_get_barrier(smem_pipe_write), 0), tAgA(_, _, _, *k_iter),
            tAsA(_, _, _, smem_pipe_write.index()));

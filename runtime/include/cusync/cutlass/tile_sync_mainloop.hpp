@@ -10,6 +10,7 @@
 #include <cutlass/arch/barrier.h>
 #include <cutlass/gemm/collective/collective_builder.hpp>
 
+#include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/load_order.hpp"
 #include "cusync/cutlass/load_order_namespace.hpp"
 #include "cusync/producer_range_wait.cuh"
@@ -55,12 +56,6 @@ struct TileSyncMainloop : BaseMainloop {
       pipeline.producer_expect_transaction(state, extraBytes);
     }
     pipeline.producer_acquire(state);  // the stage is free: arrives, expecting the pipeline's bytes
-  }
-
-  // Waits, as the producer, until stage `state` is released by its consumers, without arriving on it.
-  CUTLASS_DEVICE static void waitStageFree(MainloopPipeline& pipeline, PipelineState state) {
-    while (pipeline.producer_try_acquire(state).get() != cutlass::BarrierStatus::WaitDone) {
-    }
   }
 
   // Waits until every stage the producer has filled, up to `state`, is released: the next Stages acquisitions would
