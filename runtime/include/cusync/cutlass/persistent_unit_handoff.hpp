@@ -61,6 +61,18 @@ CUTLASS_DEVICE WorkUnit takeWorkUnit(WorkUnitPipeline& pipeline, typename WorkUn
 inline constexpr int kDrawLeadKBlocks = 8;
 using UnitDrawSignal = cutlass::arch::ClusterBarrier;  // one arrival (the TMA warp's elected thread) per unit
 
+// Called by one thread before the block barrier that precedes the unit pipeline's first use.
+CUTLASS_DEVICE void initUnitDrawSignal(UnitDrawSignal& signal) {
+  signal.init(1);
+  cutlass::arch::fence_barrier_init();
+}
+
+// The signal both sides of the gate use, or null where the stage takes static units (no gate): the scheduler warp
+// waits on it once per unit with work, the TMA warp arrives on it once per unit with work.
+CUTLASS_DEVICE UnitDrawSignal* unitDrawGate(StageView const& stage, UnitDrawSignal& signal) {
+  return stage.takesStaticUnits() ? nullptr : &signal;
+}
+
 // Called by the whole scheduler warp (warp 1 of the producer warp group, otherwise idle): decides the block's
 // units, one after the other, and commits each to the unit pipeline, until the unit without work. Why a warp of its
 // own: deciding a unit takes a ticket's atomic, divisions and a read of the order table, all dependent; done by the
@@ -86,8 +98,9 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
     else if (sync.stage.countsStartedBlocks())
       sync.stage.countBlock();
   }
+  UnitDrawSignal* const gate = unitDrawGate(sync.stage, drawSignal);
   WorkUnit previous{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
-  std::uint32_t drawSignalPhase = 0;
+  std::uint32_t gatePhase = 0;
   while (true) {
     WorkUnit next{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
     if (previous.isStreamK()) next = sync.stage.nextStreamKFragment(previous);
@@ -101,9 +114,9 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
     unitPipeline.producer_commit(unit_write);
     ++unit_write;
     if (!next.hasWork()) break;
-    if (!staticUnits) {  // the TMA warp arrives once per unit with work, as its last kDrawLeadKBlocks begin
-      drawSignal.wait(drawSignalPhase);
-      drawSignalPhase ^= 1u;
+    if (gate != nullptr) {  // the TMA warp arrives once per unit with work, as its last kDrawLeadKBlocks begin
+      gate->wait(gatePhase);
+      gatePhase ^= 1u;
     }
     previous = next;
   }
@@ -125,7 +138,7 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
   typename WorkUnitPipeline::PipelineState unit_read;
-  UnitDrawSignal* const signal = sync.stage.takesStaticUnits() ? nullptr : &drawSignal;
+  UnitDrawSignal* const gate = unitDrawGate(sync.stage, drawSignal);
   while (true) {
     const WorkUnit unit = takeWorkUnit(unitPipeline, unit_read, units);
     if (!unit.hasWork()) break;
@@ -136,7 +149,7 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
     mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
                               k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
                               /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0,
-                              signal, kDrawLeadKBlocks);
+                              gate, kDrawLeadKBlocks);
     mainloop_pipe_producer_state.advance(kRange.count);
   }
   mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);

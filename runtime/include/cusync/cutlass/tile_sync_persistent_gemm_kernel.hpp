@@ -129,10 +129,7 @@ class TileSyncPersistentGemmKernel
         shared_storage.pipelines.workUnits, isScheduler,
         warp_group_role != WarpGroupRole::Producer || isMainloopProducer, NumMmaThreads + cutlass::NumThreadsPerWarp);
 
-    if (warp_idx == 0 && cute::elect_one_sync()) {
-      shared_storage.unitDrawSignal.init(1);
-      cutlass::arch::fence_barrier_init();
-    }
+    if (warp_idx == 0 && cute::elect_one_sync()) initUnitDrawSignal(shared_storage.unitDrawSignal);
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
 

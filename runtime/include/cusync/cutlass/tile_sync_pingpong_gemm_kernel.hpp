@@ -134,10 +134,7 @@ class TileSyncPingpongGemmKernel
     math_order_params.group_size = NumThreadsPerMathGroup;
     MathGroupOrderBarrier math_order(shared_storage.pipelines.mathOrder, math_order_params);
 
-    if (warp_idx == 0 && cute::elect_one_sync()) {
-      shared_storage.unitDrawSignal.init(1);
-      cutlass::arch::fence_barrier_init();
-    }
+    if (warp_idx == 0 && cute::elect_one_sync()) initUnitDrawSignal(shared_storage.unitDrawSignal);
     // Makes the barrier initialization visible to every thread.
     __syncthreads();
 
