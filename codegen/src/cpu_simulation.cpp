@@ -123,21 +123,25 @@ SimulationResult simulate(const SimulationSetup& setup) {
     });
   };
 
-  // A persistent block's units: drawn (a ticket each, or its static sequence) and not yet started, in order.
-  std::map<std::pair<std::size_t, std::int64_t>, std::deque<std::size_t>> drawnUnits;
-  std::map<std::pair<std::size_t, std::int64_t>, std::int64_t> staticPositions;
+  // Per persistent block (stage, block index): its units drawn (a ticket each, or its static sequence) and not yet
+  // started, in order, and how far into its static sequence it has drawn.
+  struct PersistentBlockUnits {
+    std::deque<std::size_t> drawn;
+    std::int64_t staticPosition = 0;
+  };
+  std::map<std::pair<std::size_t, std::int64_t>, PersistentBlockUnits> persistentUnits;
   // Persistent block `persistentIndex` of `stage` takes its next unit: it keeps 1 + unitsDrawnAhead units drawn (the
   // stage's next tiles by ticket, or its next static ones), enters `resident` with the first, or stops if it has
   // none.
   auto takeNextUnit = [&](std::size_t stage, std::int64_t persistentIndex, std::vector<Block>& resident) {
     const SimulatedStage& setupStage = setup.stages[stage];
     const std::vector<SimulatedTile>& tiles = ordered[stage];
-    std::deque<std::size_t>& drawn = drawnUnits[{stage, persistentIndex}];
+    PersistentBlockUnits& units = persistentUnits[{stage, persistentIndex}];
+    std::deque<std::size_t>& drawn = units.drawn;
     while (static_cast<std::int64_t>(drawn.size()) < 1 + std::max<std::int64_t>(setupStage.unitsDrawnAhead, 0)) {
       const std::size_t index =
           setupStage.staticUnits
-              ? static_cast<std::size_t>(persistentIndex +
-                                         staticPositions[{stage, persistentIndex}]++ * setupStage.persistentBlocks)
+              ? static_cast<std::size_t>(persistentIndex + units.staticPosition++ * setupStage.persistentBlocks)
               : nextTicket[stage]++;
       if (index >= tiles.size()) break;
       drawn.push_back(index);
