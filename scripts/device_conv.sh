@@ -113,10 +113,10 @@ fi
 
 if want table; then
   if [[ -s "$out/conv_time.csv" ]]; then
-    torch_args=()
-    [[ -s "$out/torch_conv.csv" ]] && torch_args=(--torch "$out/torch_conv.csv")
-    [[ $time_cut -eq 1 ]] && torch_args+=(--partial)
-    python3 "$root/bench/conv2d/summarize_conv.py" "$out/conv_time.csv" "${torch_args[@]}" \
+    summary_args=()
+    [[ -s "$out/torch_conv.csv" ]] && summary_args=(--torch "$out/torch_conv.csv")
+    [[ $time_cut -eq 1 ]] && summary_args+=(--partial)
+    python3 "$root/bench/conv2d/summarize_conv.py" "$out/conv_time.csv" "${summary_args[@]}" \
       --csv "$out/conv_summary.csv" --plot "$out/conv_figure7.png" >"$out/conv_summary.md" 2>&1 ||
       fail "summarize_conv.py: some rows failed their check"
     cat "$out/conv_summary.md"
