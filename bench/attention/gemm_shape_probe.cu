@@ -5,7 +5,7 @@
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
 //   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b]
-//                    [--shapes a,b] [--samples N] [--csv FILE]
+//                    [--shapes a,b] [--samples N] [--warmup-ms N] [--csv FILE]
 //
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters take their clusters
@@ -22,8 +22,10 @@
 // Each GEMM is D[M,N] = A[M,K] W^T (A row-major, W stored N x K, D row-major, fp16, fp32 accumulation), the QKV
 // (N = 3H/8, K = H) and output (N = H, K = H/8) GEMMs of GPT-3 and LLaMA-65B under 8-way tensor parallelism. Inputs
 // are fresh random; every kernel's D is poisoned, then compared with cuBLASLt's (relative error 1e-2, NaN fails)
-// after its timed replays; timing is examples/common/graph_timer.cuh's (CUDA graph of 10 GEMMs, 3 warm-up replays,
-// median). Floor: max(2MNK / GEMM rate, bytes / one-pass read bandwidth), both measured by examples/common/
+// after the timing; timing is examples/common/interleaved_graph_timer.cuh's: each kernel a CUDA graph of 10 GEMMs,
+// all of a shape's kernels replayed in interleaved rounds (3 warm-up rounds, continued for --warmup-ms, then --samples
+// timed rounds), median. Until session 19 each kernel ran its burst after the previous ones, so later kernels ran on
+// a hotter GPU. Floor: max(2MNK / GEMM rate, bytes / one-pass read bandwidth), both measured by examples/common/
 // ceilings.cuh in this run. Exit status: 0 all correct, 1 a kernel wrong, 2 bad command line, 77 no GPU.
 #include <algorithm>
 #include <cmath>
@@ -43,7 +45,7 @@
 #include "common/command_line_numbers.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
-#include "common/graph_timer.cuh"
+#include "common/interleaved_graph_timer.cuh"
 #include "cusync/stage.cuh"
 #include "stock_gemm_registry.h"
 #include "streamk_gemm.h"
@@ -122,6 +124,7 @@ int run(int argc, char** argv) {
   };
   auto selected = [&](const std::string& name) { return matches(kernelFilter, name); };
   int samples = 15;
+  int warmupMilliseconds = 0;  // interleaved warm-up rounds go on this long: the timed rounds start sustained
   std::string csvPath;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -143,12 +146,14 @@ int run(int argc, char** argv) {
       shapeFilter = wordListArgument(kProgram, arg, value());
     } else if (arg == "--samples") {
       samples = positiveIntArgument(kProgram, arg, value());
+    } else if (arg == "--warmup-ms") {
+      warmupMilliseconds = warmupMillisecondsArgument(kProgram, arg, value());
     } else if (arg == "--csv") {
       csvPath = value();
     } else {
       exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
                                    "[--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b] "
-                                   "[--shapes a,b] [--samples N] [--csv FILE]");
+                                   "[--shapes a,b] [--samples N] [--warmup-ms N] [--csv FILE]");
     }
   }
   std::ofstream csv;
@@ -201,14 +206,15 @@ int run(int argc, char** argv) {
     cublas.run(a.get(), w.get(), reference.get(), stream);
     CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
 
-    // Times `enqueue`, then checks the D of its last replay.
+    // Each kernel is captured now and timed below with the shape's others; what its graph reads lives until then.
+    InterleavedGraphTimer timer(stream, 10);
+    std::vector<std::string> kernels;
+    std::vector<std::unique_ptr<StockGemm>> stockGemms;
+    std::vector<std::unique_ptr<StreamKGemm>> streamKGemms;
+    std::vector<ProbeStage> hookedStages;
     auto measure = [&](const std::string& kernel, const std::function<void(cudaStream_t)>& enqueue) {
-      poison(d, stream);
-      const double us = timeWithGraph(enqueue, stream, 10, 3, samples).medianMicroseconds;
-      const Comparison c = compareToReference(d, reference);
-      const bool correct = c.nonFinite == 0 && c.relativeError < 1e-2;
-      allCorrect = allCorrect && correct;
-      rows.push_back({s.name, kernel, s.m, s.n, s.k, us, floor, correct});
+      timer.add(enqueue);
+      kernels.push_back(kernel);
     };
     measure("cuBLASLt", [&](cudaStream_t st) { cublas.run(a.get(), w.get(), d.get(), st); });
     for (const StockGemmEntry& entry : stockGemmRegistry()) {
@@ -221,11 +227,13 @@ int run(int argc, char** argv) {
         continue;
       }
       measure(entry.name, [&](cudaStream_t st) { gemm->run(a.get(), w.get(), d.get(), st); });
+      stockGemms.push_back(std::move(gemm));
     }
     if (selected("cutlass_128x128x64_streamk")) {
       // CUTLASS's own Stream-K (128x128 cooperative, 1x1): what the hooked persistent GEMM's stream-K should reach
-      StreamKGemm streamK(s.m, s.n, s.k, Activation::Identity);
-      measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK.run(a.get(), w.get(), d.get(), st); });
+      auto streamK = std::make_unique<StreamKGemm>(s.m, s.n, s.k, Activation::Identity);
+      measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK->run(a.get(), w.get(), d.get(), st); });
+      streamKGemms.push_back(std::move(streamK));
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
       if (gemm->maxActiveBlocksPerSm() == 0) continue;
@@ -238,7 +246,7 @@ int run(int argc, char** argv) {
           for (const bool staticUnits : unitSchedules) {
             // Only persistent GEMMs have a unit schedule: the others run once.
             if (!gemm->persistent && staticUnits != unitSchedules.front()) continue;
-            const ProbeStage probe =
+            ProbeStage probe =
                 unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits);
             const std::string name = "hooked_" + gemm->configuration +
                                      (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
@@ -261,9 +269,20 @@ int run(int argc, char** argv) {
               continue;
             }
             measure(name, [&](cudaStream_t st) { gemm->launch(args, st); });
+            hookedStages.push_back(std::move(probe));
           }
         }
       }
+    }
+
+    const std::vector<GraphTiming> timings = timer.run(3, warmupMilliseconds, samples);
+    for (std::size_t v = 0; v < kernels.size(); ++v) {
+      poison(d, stream);
+      timer.replay(v);
+      const Comparison c = compareToReference(d, reference);
+      const bool correct = c.nonFinite == 0 && c.relativeError < 1e-2;
+      allCorrect = allCorrect && correct;
+      rows.push_back({s.name, kernels[v], s.m, s.n, s.k, timings[v].medianMicroseconds, floor, correct});
     }
   }
 
