@@ -204,19 +204,15 @@ class AttentionChain {
   // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone). `promptKernel`: the
   // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
   // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order);
-  // head-wide QKV tiles only, narrow ones take row-major order. `promptTriggerAfterCompute`: PDL variants, prompt
-  // processing on CUTLASS's flash attention: its blocks let the output GEMM launch once they have computed their
-  // tile, not at their start.
+  // head-wide QKV tiles only, narrow ones take row-major order.
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
                  PartOrder partOrder = PartOrder::PartsOfATileTogether, std::uint32_t promptQueryParts = 1,
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
                  std::uint32_t outputGroupRows = 1,
-                 PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1,
-                 bool promptTriggerAfterCompute = false)
+                 PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
-        promptTriggerAfterCompute_(promptTriggerAfterCompute),
         promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -541,7 +537,6 @@ class AttentionChain {
           launch.kernel.qkvTileRows = qkvGemm_->tile.m;
           launch.kernel.qkvTileColumns = qkvGemm_->tile.n;
           launch.kernel.triggerDependents = triggerDependents;
-          launch.kernel.triggerAfterCompute = promptTriggerAfterCompute_;
           launch.kernel.waitForPriorGrid = gridSync;
           launch.kernel.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
           launch.kernel.traceStage = 1;
@@ -592,7 +587,6 @@ class AttentionChain {
   Variant variant_;
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
-  bool promptTriggerAfterCompute_;  // the prompt flash attention lets the output GEMM launch after its compute
   PromptAttentionKernel promptKernel_;
   QkvTiling qkvTiling_ = QkvTiling::HeadWide;
   const AttentionGemm* qkvGemm_ = nullptr;

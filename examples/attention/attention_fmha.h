@@ -42,7 +42,6 @@ struct PromptFmhaArgs {
   std::uint32_t qkvTileRows = 0;     // rows of a QKV GEMM tile
   std::uint32_t qkvTileColumns = 0;  // columns of a QKV GEMM tile: 128 (one head) or narrower (qkv_head_tiles.h)
   bool triggerDependents = false;    // a PDL producer: let the output GEMM launch once every block is resident
-  bool triggerAfterCompute = false;  // ... once every block has computed its tile (before its post), not at its start
   bool waitForPriorGrid = false;     // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
   BlockTrace* trace = nullptr;       // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
   std::uint32_t traceStage = 0;

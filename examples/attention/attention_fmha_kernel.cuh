@@ -174,7 +174,7 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
                      TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput, PromptFmhaArgs args) {
 #if defined(CUTLASS_ARCH_MMA_SM90A_ENABLED)
   extern __shared__ char cusyncFmhaShared[];
-  if (args.triggerDependents && !args.triggerAfterCompute) triggerDependentLaunch();
+  if (args.triggerDependents) triggerDependentLaunch();
   if (args.waitForPriorGrid) waitForPriorGrids();
   auto* slot = reinterpret_cast<FmhaBlockSlot*>(cusyncFmhaShared);
   const StageView& view = stage.untyped;
@@ -194,10 +194,6 @@ __global__ void __launch_bounds__(PromptFmha::kThreads, 1)
   fenceProxyAsyncGlobal();  // the QKV tiles were seen through the generic proxy; CUTLASS reads them with TMA
 
   PromptFmha::Kernel{}(params, cusyncFmhaShared + kFmhaSlotBytes);
-  // Late trigger: the output GEMM's blocks take SMs only once every attention block has computed its tile. Session
-  // 19's traces (GPT-3, 512 tokens) found the 48 attention tiles taking about 8 us longer each while the output
-  // GEMM's blocks, launched at the attention's start, waited on the other 84 SMs; this option tests that.
-  if (args.triggerDependents && args.triggerAfterCompute) triggerDependentLaunch();
 
   if (threadIdx.x < cutlass::NumThreadsPerWarpGroup) return;  // the producer warp group: its loads are done
   const int mathThread = int(threadIdx.x) - cutlass::NumThreadsPerWarpGroup;

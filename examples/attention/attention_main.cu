@@ -61,7 +61,6 @@ struct Options {
   std::uint32_t outputGroupRows = 0;  // the output GEMM's tile order (AttentionChain); 0: the model's default
   std::string tracePath;  // per-block timeline of each variant's best chain (empty: none)
   std::vector<std::string> splitKinds;  // the GEMMs' split choices to search, by kind (empty: all)
-  bool promptTriggerAfterCompute = false;  // prompt processing, CUTLASS's flash attention: trigger after the tile
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
 };
@@ -74,8 +73,7 @@ const char* const kUsage =
     "                         [--attention-kernel cutlass-fmha|mma]\n"
     "                         [--split-order together|k-ranges] [--split-kinds a,b] [--decode-blocks-per-sm N]\n"
     "                         [--trace FILE]\n"
-    "                         [--decode-trigger start|after-wait] [--prompt-trigger start|after-compute]\n"
-    "                         [--out-group-rows N] [--qkv-group-rows N]\n"
+    "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
     "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -113,9 +111,6 @@ const char* const kUsage =
     "            each head's cache is split into (1..16, default 8)\n"
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
     "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
-    "  --prompt-trigger    prompt processing on CUTLASS's flash attention, PDL variants: when its blocks let the\n"
-    "            output GEMM's blocks launch: at their start (default) or once they have computed their tile\n"
-    "            (after-compute)\n"
     "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
     "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
     "            1 for llama, the faster of the two in the chains)\n"
@@ -200,11 +195,6 @@ Options parseOptions(int argc, char** argv) {
       if (v == "start") options.decodeTriggerAfterWait = false;
       else if (v == "after-wait") options.decodeTriggerAfterWait = true;
       else exitWithUsageError(program, "--decode-trigger: '" + v + "' is neither start nor after-wait");
-    } else if (arg == "--prompt-trigger") {
-      const std::string v = value();
-      if (v == "start") options.promptTriggerAfterCompute = false;
-      else if (v == "after-compute") options.promptTriggerAfterCompute = true;
-      else exitWithUsageError(program, "--prompt-trigger: '" + v + "' is neither start nor after-compute");
     } else if (arg == "--trace") {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
@@ -341,7 +331,7 @@ AttentionChain<M, P> chainFor(const Options& options, const Variant& variant, Ge
   return AttentionChain<M, P>(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
                               workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
                               options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                              options.attentionKernel, options.qkvGroupRows, options.promptTriggerAfterCompute);
+                              options.attentionKernel, options.qkvGroupRows);
 }
 
 template <Model M, Phase P>
