@@ -56,7 +56,7 @@ def main():
     for key in sorted(shapes):
         v = shapes[key]
         stream = v.get("StreamSync", 0.0)
-        synced = {name: us for name, us in v.items() if name.startswith("Strided+") and us > 0}
+        synced = {name: us for name, us in v.items() if name.startswith(("Strided+", "Stream+")) and us > 0}
         best_name, best = min(synced.items(), key=lambda item: item[1]) if synced else ("-", 0.0)
         torch_best = min([us for name, us in v.items() if name.startswith("torch") and us > 0], default=0.0)
         speedup = stream / best if best and stream else 0.0

@@ -128,13 +128,18 @@ inline void prepareAttentionReference(AttentionBuffers& b, const AttentionProble
 // hooked GEMMs and the attention kernel); CublasAttention runs cuBLASLt GEMMs around the same attention kernel,
 // stream-ordered. PdlGridSync is the baseline that programmatic dependent launch gives without cusync: each
 // kernel launched early and waiting for the whole previous one (griddepcontrol.wait) before reading its output.
-enum class Ordering { StreamSync, PdlGridSync, WaitKernel, Pdl, CublasAttention };
+// StreamThenPdl synchronizes only the second dependency: the attention stage runs after the whole QKV GEMM (stream
+// order) and the output GEMM, launched programmatically, waits for T tile by tile. Why (session 19): at 512 tokens
+// the QKV GEMM is one wave, so its first dependency has nothing to overlap, and an attention stage launched while
+// the QKV GEMM's blocks retire ran 2x slower than one launched on an idle GPU.
+enum class Ordering { StreamSync, PdlGridSync, WaitKernel, Pdl, StreamThenPdl, CublasAttention };
 inline const char* orderingName(Ordering o) {
   switch (o) {
     case Ordering::StreamSync: return "StreamSync";
     case Ordering::PdlGridSync: return "PDL-GridSync";
     case Ordering::WaitKernel: return "WaitKernel";
     case Ordering::Pdl: return "PDL";
+    case Ordering::StreamThenPdl: return "PDL";
     case Ordering::CublasAttention: return "cuBLAS+attn";
   }
   return "?";
@@ -145,10 +150,16 @@ struct Variant {
   // The T dependency's policy (synchronized variants). The QKV dependency's is the QKV GEMM's tiling's: "Strided"
   // in the name is StridedSync for head-wide tiles; narrow ones wait under RowSync (the description says so).
   TPolicyKind tPolicy;
-  bool synchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
+  // Some dependency waits tile by tile (T's, at least).
+  bool synchronized() const {
+    return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl || ordering == Ordering::StreamThenPdl;
+  }
+  // The QKV dependency too: the QKV GEMM posts its tiles and the attention stage waits for them.
+  bool qkvSynchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
   std::string name() const {
     if (!synchronized()) return orderingName(ordering);
-    return std::string("Strided+") + tPolicyName(tPolicy) + "+" + orderingName(ordering);
+    return std::string(qkvSynchronized() ? "Strided+" : "Stream+") + tPolicyName(tPolicy) + "+" +
+           orderingName(ordering);
   }
 };
 
@@ -156,7 +167,8 @@ inline std::vector<Variant> allVariants() {
   return {{Ordering::CublasAttention, TPolicyKind::TileSync}, {Ordering::StreamSync, TPolicyKind::TileSync},
           {Ordering::PdlGridSync, TPolicyKind::TileSync},     {Ordering::WaitKernel, TPolicyKind::TileSync},
           {Ordering::WaitKernel, TPolicyKind::RowSync},       {Ordering::Pdl, TPolicyKind::TileSync},
-          {Ordering::Pdl, TPolicyKind::RowSync}};
+          {Ordering::Pdl, TPolicyKind::RowSync},              {Ordering::StreamThenPdl, TPolicyKind::TileSync},
+          {Ordering::StreamThenPdl, TPolicyKind::RowSync}};
 }
 
 // The GEMMs one run of the chain uses: a configuration of each role and its split-K choice (1 part: no split).
@@ -175,6 +187,7 @@ inline StageOrdering stageOrderingOf(Ordering ordering) {
   switch (ordering) {
     case Ordering::WaitKernel: return StageOrdering::WaitKernel;
     case Ordering::Pdl:
+    case Ordering::StreamThenPdl:  // the attention stage's launch is stream-ordered (AttentionChain)
     case Ordering::PdlGridSync: return StageOrdering::ProgrammaticLaunch;
     default: return StageOrdering::StreamOrder;
   }
@@ -316,8 +329,9 @@ class AttentionChain {
       args.launchOrdering = ordering;
       qkvGemm_->launch(args, stream);
     });
-    executor_.add(*attn_, {qkv_.get()},
-                  [this](cudaStream_t stream, LaunchOrdering ordering, bool) { launchAttention(stream, ordering); });
+    executor_.add(*attn_, {qkv_.get()}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
+      launchAttention(stream, variant_.ordering == Ordering::StreamThenPdl ? LaunchOrdering::StreamOrder : ordering);
+    });
     executor_.add(*out_, {attn_.get()}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       GemmLaunchArgs args = outArgs();
       args.launchOrdering = ordering;
@@ -331,7 +345,7 @@ class AttentionChain {
     return variant_.ordering == Ordering::CublasAttention
                ? std::string("cuBLASLt GEMMs")
                : "qkv " + qkvGemm_->configuration + ticketSuffix(*qkv_) +
-                     (qkvTiling_ != QkvTiling::HeadWide && variant_.synchronized() ? " (RowSync)" : "") + " | out " +
+                     (qkvTiling_ != QkvTiling::HeadWide && variant_.qkvSynchronized() ? " (RowSync)" : "") + " | out " +
                      outGemm_->configuration + ticketSuffix(*out_) + " | splits " +
                      splitName(*qkv_, qkvSplit_->accumulate) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
                      splitName(*out_, outSplit_->accumulate);
@@ -405,7 +419,7 @@ class AttentionChain {
  private:
   // The GEMMs' launch arguments but their ordering (the executor's, per launch).
   GemmLaunchArgs qkvArgs() const {
-    const bool synchronized = variant_.synchronized();
+    const bool synchronized = variant_.qkvSynchronized();
     const bool pdl = variant_.ordering == Ordering::Pdl;
     GemmLaunchArgs first;
     first.m = problem_.tokens();
@@ -493,13 +507,13 @@ class AttentionChain {
   template <QkvTiling Q, class TPolicy>
   void launchAttentionWith(cudaStream_t stream, LaunchOrdering ordering) const {
     using QkvPolicy = typename QkvPolicies<M, P, Q>::Producer;
-    const bool synchronized = variant_.synchronized();
     TypedStageView<TPolicy> view = attn_->view<TPolicy>();
     InputView<QkvPolicy> input{};
-    if (synchronized) input = qkv_->inputFor<QkvPolicy>(*attn_);
-    else view.untyped.semaphores = nullptr;
+    if (variant_.qkvSynchronized()) input = qkv_->inputFor<QkvPolicy>(*attn_);
+    if (!variant_.synchronized()) view.untyped.semaphores = nullptr;
     const bool gridSync = variant_.ordering == Ordering::PdlGridSync;
-    const bool triggerDependents = variant_.ordering == Ordering::Pdl || gridSync;
+    const bool triggerDependents =
+        variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::StreamThenPdl || gridSync;
     const std::uint32_t blocks = attn_->workUnitsPerLaunch();
     if constexpr (P == Phase::Decode) {
       DecodeAttentionArgs args;

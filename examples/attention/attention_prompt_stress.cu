@@ -62,7 +62,9 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::Pdl, TPolicyKind::RowSync},
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
-                                      {Ordering::PdlGridSync, TPolicyKind::TileSync}};
+                                      {Ordering::PdlGridSync, TPolicyKind::TileSync},
+                                      {Ordering::StreamThenPdl, TPolicyKind::TileSync},
+                                      {Ordering::StreamThenPdl, TPolicyKind::RowSync}};
   std::vector<Case> cases;
   for (auto [batch, sequence] : {std::pair{1, 512}, std::pair{2, 1024}, std::pair{4, 512}})
     for (const Variant& variant : variants)
