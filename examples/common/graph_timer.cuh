@@ -19,6 +19,19 @@ struct GraphTiming {
   double maxMicroseconds;
 };
 
+// `repetitions` calls of `enqueue(stream)` captured into one graph, instantiated; the graph itself is destroyed.
+inline cudaGraphExec_t captureRepetitions(const std::function<void(cudaStream_t)>& enqueue, cudaStream_t stream,
+                                          int repetitions) {
+  cudaGraph_t graph = nullptr;
+  CUSYNC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
+  for (int i = 0; i < repetitions; ++i) enqueue(stream);
+  CUSYNC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
+  cudaGraphExec_t exec = nullptr;
+  CUSYNC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  CUSYNC_CUDA_CHECK(cudaGraphDestroy(graph));
+  return exec;
+}
+
 // Captures `repetitions` calls of `enqueue(stream)` into one graph, replays it `warmups` + `samples` times, and
 // returns the per-repetition time of the median replay. `enqueue` may fork work onto other streams through events;
 // it must join them back into `stream`.
@@ -28,12 +41,7 @@ struct GraphTiming {
 // (docs/BENCHMARKS.md, session 11), where the GPU runs at its 700 W cap.
 inline GraphTiming timeWithGraph(const std::function<void(cudaStream_t)>& enqueue, cudaStream_t stream,
                                  int repetitions, int warmups, int samples, int warmupMilliseconds = 0) {
-  cudaGraph_t graph = nullptr;
-  CUSYNC_CUDA_CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < repetitions; ++i) enqueue(stream);
-  CUSYNC_CUDA_CHECK(cudaStreamEndCapture(stream, &graph));
-  cudaGraphExec_t exec = nullptr;
-  CUSYNC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
+  cudaGraphExec_t exec = captureRepetitions(enqueue, stream, repetitions);
   cudaEvent_t start, stop;
   CUSYNC_CUDA_CHECK(cudaEventCreate(&start));
   CUSYNC_CUDA_CHECK(cudaEventCreate(&stop));
@@ -59,7 +67,6 @@ inline GraphTiming timeWithGraph(const std::function<void(cudaStream_t)>& enqueu
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
   cudaGraphExecDestroy(exec);
-  cudaGraphDestroy(graph);
   std::sort(times.begin(), times.end());
   return GraphTiming{times[times.size() / 2], times.front(), times.back()};
 }

@@ -39,14 +39,7 @@ class InterleavedGraphTimer {
   // Captures a variant now; whatever its kernels read (buffers, stage state) must outlive the timer's last replay.
   // Returns the variant's index.
   std::size_t add(const std::function<void(cudaStream_t)>& enqueue) {
-    cudaGraph_t graph = nullptr;
-    CUSYNC_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-    for (int i = 0; i < repetitions_; ++i) enqueue(stream_);
-    CUSYNC_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-    cudaGraphExec_t exec = nullptr;
-    CUSYNC_CUDA_CHECK(cudaGraphInstantiate(&exec, graph, 0));
-    CUSYNC_CUDA_CHECK(cudaGraphDestroy(graph));
-    execs_.push_back(exec);
+    execs_.push_back(captureRepetitions(enqueue, stream_, repetitions_));
     return execs_.size() - 1;
   }
 
