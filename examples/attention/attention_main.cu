@@ -91,7 +91,8 @@ const char* const kUsage =
     "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync, PDL-GridSync,\n"
     "            Strided+{TileSync,RowSync}+{WaitKernel,PDL}, Stream+{TileSync,RowSync}+PDL; Strided names the QKV\n"
     "            wait of head-wide QKV tiles, the prompt's narrower and wider ones wait under RowSync; Stream: the\n"
-    "            attention stage runs after the whole QKV GEMM, only the output GEMM waits tile by tile)\n"
+    "            attention stage runs after the whole QKV GEMM, only the output GEMM waits tile by tile; prompt\n"
+    "            processing only)\n"
     "  --gemm-configs    the GEMM tile configurations to search, by name, e.g. 128x192x64_s4_coop_b1 (default\n"
     "            every one this build has for the phase; each role keeps those of its own that are named)\n"
     "  --attention-order    prompt processing: the order the attention kernel takes its head tiles in: rows\n"
@@ -372,6 +373,11 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
     if (!options.variants.empty() &&
         std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
       continue;
+    if (P == Phase::Decode && variant.ordering == Ordering::StreamThenPdl) {
+      // Built for prompt processing's one-wave QKV GEMM (session 19) and run on a GPU there only.
+      std::printf("%-28s skipped: prompt processing only\n", variant.name().c_str());
+      continue;
+    }
     const std::vector<RoleCandidate> qkv = roleCandidates(options, GemmRole::Qkv, variant.tPolicy, multiprocessors);
     const std::vector<RoleCandidate> out =
         roleCandidates(options, GemmRole::Output, variant.tPolicy, multiprocessors);
