@@ -210,7 +210,7 @@ int run(int argc, char** argv) {
     InterleavedGraphTimer timer(stream, 10);
     std::vector<std::string> kernels;
     std::vector<std::unique_ptr<StockGemm>> stockGemms;
-    std::vector<std::unique_ptr<StreamKGemm>> streamKGemms;
+    std::unique_ptr<StreamKGemm> streamK;
     std::vector<ProbeStage> hookedStages;
     auto measure = [&](const std::string& kernel, const std::function<void(cudaStream_t)>& enqueue) {
       timer.add(enqueue);
@@ -231,9 +231,8 @@ int run(int argc, char** argv) {
     }
     if (selected("cutlass_128x128x64_streamk")) {
       // CUTLASS's own Stream-K (128x128 cooperative, 1x1): what the hooked persistent GEMM's stream-K should reach
-      auto streamK = std::make_unique<StreamKGemm>(s.m, s.n, s.k, Activation::Identity);
+      streamK = std::make_unique<StreamKGemm>(s.m, s.n, s.k, Activation::Identity);
       measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK->run(a.get(), w.get(), d.get(), st); });
-      streamKGemms.push_back(std::move(streamK));
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
       if (gemm->maxActiveBlocksPerSm() == 0) continue;

@@ -148,7 +148,8 @@ inline const char* orderingName(Ordering o) {
 struct Variant {
   Ordering ordering;
   // The T dependency's policy (synchronized variants). The QKV dependency's is the QKV GEMM's tiling's: "Strided"
-  // in the name is StridedSync for head-wide tiles; narrow ones wait under RowSync (the description says so).
+  // in the name is StridedSync for head-wide tiles; narrower and wider ones wait under RowSync (the description
+  // says so); "Stream" in the name: the QKV dependency is left to the stream.
   TPolicyKind tPolicy;
   // Some dependency waits tile by tile (T's, at least).
   bool synchronized() const {

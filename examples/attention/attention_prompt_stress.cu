@@ -1,6 +1,7 @@
 // Stress test of the attention chain's prompt processing with CUTLASS's flash attention as its attention stage
 // (ctest label gpu): QKV GEMM -> hooked FMHA -> output GEMM, tile-synchronized under the proven StridedSync and T
-// policies (TileSync and RowSync), ordered by programmatic dependent launch and by wait-kernels, with a pseudo-random
+// policies (TileSync and RowSync), ordered by programmatic dependent launch and by wait-kernels (in the Stream+
+// variants only the T dependency is synchronized: the attention runs after the whole QKV GEMM), with a pseudo-random
 // delay of up to CUSYNC_CHAIN_DELAY_NS injected into every attention block before its wait (a slow consumer of the
 // QKV GEMM) and before its post (a slow producer for the output GEMM; stress_delay.cuh, never built into
 // benchmarks). The GEMMs are the example's registered CUTLASS instances, undelayed. Models, prompt shapes (one and
