@@ -47,6 +47,14 @@ def main():
                        for c in cells) + f" {v['Fused'][1] if 'Fused' in v else '-'} (best anchor: {best_anchor[0]}"
               + (f"; CUTLASS: {v['CUTLASS'][1]})" if "CUTLASS" in v else ")"))
         lines.append((m, floor, best_anchor[1], f, ss, anchors))
+    # The torch rows come from another process, whose thermal history differs from this one's even with the same
+    # warm-up. cuBLASLt's GELU epilogue then a GEMM runs in both (the example's "cuBLAS", torch-addmm-gelu), so their
+    # ratio shows how far apart the two processes' conditions were.
+    bridges = [(m, fused[m]["cuBLAS"][0] / fused[m]["torch-addmm-gelu"][0]) for m in sorted(fused)
+               if "cuBLAS" in fused[m] and "torch-addmm-gelu" in fused[m]]
+    if bridges:
+        print("cross-process check, cuBLAS (this program) / torch-addmm-gelu (torch process), same cuBLASLt calls: "
+              + ", ".join(f"M={m} {r:.3f}" for m, r in bridges))
     if len(sys.argv) > 3:
         import matplotlib
         matplotlib.use("Agg")

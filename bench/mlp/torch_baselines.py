@@ -11,7 +11,7 @@ does; --gelu none times eager and torch.compile with the exact (erf) GELU instea
 "-exact-gelu" (the form of a CUSYNC_GELU_ERF build, and of the anchors before session 10).
 
 Usage: torch_baselines.py --csv OUT.csv [--model gpt3|llama] [--m 1,8,...] [--autotune-m 1,256,...] [--budget-s S]
-                          [--gelu tanh|none]
+                          [--gelu tanh|none] [--warmup-ms N] [--interleave [--samples N]]
 max-autotune compiles and benchmarks many Triton GEMMs per shape (about a minute each on the lent machine), so it
 runs at --autotune-m only (default: every M) and stops starting new shapes once --budget-s is spent; the CSV is
 rewritten after every result, so a run cut short keeps what it measured.
@@ -55,19 +55,26 @@ def add_warmup_argument(parser):
                         help="replay each variant this long before timing it (the power state of sustained work)")
 
 
-def time_graph(fn, calls=10, warmups=3, samples=9):
-    """Median microseconds per call of `fn` captured `calls` times into one CUDA graph, after `warmups` replays and
-    then replays for at least WARMUP_MS milliseconds (the power state of sustained work; graph_timer.cuh says why)."""
+def capture_graph(fn, calls=10):
+    """`fn` called `calls` times, captured into one CUDA graph after three calls outside it (allocator, lazy init);
+    returns the graph and the output of its last call, which each replay rewrites."""
     stream = torch.cuda.Stream()
     stream.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(stream):
         for _ in range(3):
-            fn()  # warm-up outside the graph (allocator, lazy init)
+            fn()
     torch.cuda.current_stream().wait_stream(stream)
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for _ in range(calls):
             out = fn()
+    return graph, out
+
+
+def time_graph(fn, calls=10, warmups=3, samples=9):
+    """Median microseconds per call of `fn` captured `calls` times into one CUDA graph, after `warmups` replays and
+    then replays for at least WARMUP_MS milliseconds (the power state of sustained work; graph_timer.cuh says why)."""
+    graph, out = capture_graph(fn, calls)
     for _ in range(warmups):
         graph.replay()
     warm_end = time.time() + WARMUP_MS / 1000.0
@@ -87,6 +94,30 @@ def time_graph(fn, calls=10, warmups=3, samples=9):
     return times[len(times) // 2], out
 
 
+def time_graphs_interleaved(graphs, calls=10, warmup_rounds=3, samples=9):
+    """Median microseconds per call of each graph (each holding `calls` calls), timed in rounds that replay every
+    graph once in an order rotated each round, after warm-up rounds continued for at least WARMUP_MS milliseconds, so
+    that clock and thermal drift fall on all of them alike (examples/common/interleaved_graph_timer.cuh says why)."""
+    warm_end = time.time() + WARMUP_MS / 1000.0
+    rounds = 0
+    while rounds < warmup_rounds or time.time() < warm_end:
+        for graph in graphs:
+            graph.replay()
+        torch.cuda.synchronize()
+        rounds += 1
+    times = [[] for _ in graphs]
+    for sample in range(samples):
+        for i in range(len(graphs)):
+            v = (i + sample) % len(graphs)
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            graphs[v].replay()
+            stop.record()
+            stop.synchronize()
+            times[v].append(start.elapsed_time(stop) * 1000.0 / calls)
+    return [sorted(t)[len(t) // 2] for t in times]
+
+
 def relative_error(out, ref):
     if not torch.isfinite(out).all():
         return float("inf")
@@ -102,6 +133,10 @@ def main():
     parser.add_argument("--budget-s", type=float, default=480.0)
     parser.add_argument("--gelu", choices=("tanh", "none"), default="tanh")
     add_warmup_argument(parser)
+    parser.add_argument("--interleave", action="store_true",
+                        help="time the variants of an M together, in interleaved rounds after one --warmup-ms warm-up "
+                             "over all of them (mlp_fused_example --interleave does the same)")
+    parser.add_argument("--samples", type=int, default=9, help="timed rounds with --interleave (default 9)")
     args = parser.parse_args()
     global GELU_APPROXIMATE, WARMUP_MS
     GELU_APPROXIMATE = args.gelu
@@ -150,12 +185,27 @@ def main():
                 torch._addmm_activation(zero_bias, x, w1.t(), use_gelu=True), w2)
         if m in autotune_ms and time.time() - began < args.budget_s:
             variants["torch-compile-max-autotune" + suffix] = lambda: compiled_autotune(x, w1, w2)
-        for name, fn in variants.items():
-            try:
-                us, out = time_graph(fn)
+        if args.interleave:
+            captured = {}
+            for name, fn in variants.items():
+                try:
+                    captured[name] = capture_graph(fn)
+                except Exception as error:  # a baseline that fails must not stop the others
+                    print(f"M={m} {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+            times = time_graphs_interleaved([graph for graph, _ in captured.values()], samples=args.samples)
+            for (name, (graph, out)), us in zip(captured.items(), times):
+                out.fill_(float("nan"))  # the check reads what this graph's replay wrote, not an earlier result
+                graph.replay()
+                torch.cuda.synchronize()
                 record(m, name, us, relative_error(out, ref))
-            except Exception as error:  # a baseline that fails must not stop the others
-                print(f"M={m} {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
+            del captured
+        else:
+            for name, fn in variants.items():
+                try:
+                    us, out = time_graph(fn)
+                    record(m, name, us, relative_error(out, ref))
+                except Exception as error:  # a baseline that fails must not stop the others
+                    print(f"M={m} {name}: {type(error).__name__}: {error}", file=sys.stderr, flush=True)
         del x, w1, w2, ref, variants
         torch.cuda.empty_cache()
     print(f"torch baselines done in {time.time() - began:.0f} s", flush=True)

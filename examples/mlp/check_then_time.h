@@ -4,7 +4,10 @@
 // Host header.
 #pragma once
 
+#include <cstddef>
 #include <functional>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include <cuda_fp16.h>
@@ -12,6 +15,7 @@
 
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
+#include "common/interleaved_graph_timer.cuh"
 #include "mlp_options.h"
 
 namespace cusync::examples {
@@ -20,23 +24,73 @@ namespace cusync::examples {
 constexpr double kRelativeErrorBound = 2e-2;
 
 struct Measurement {
-  double microseconds;  // 0 when only checking
+  double microseconds;  // 0 when only checking, or until DeferredTimings has timed it
   Comparison check;
+  std::optional<std::size_t> deferredSlot;  // checked, to be timed by DeferredTimings::timeAll under this index
 };
 
-// `intermediates` are poisoned before the checked run, `output` before the checked run and before timing.
+// Variants checked one by one and timed together afterwards, in rounds that interleave them (InterleavedGraphTimer):
+// the examples' --interleave. Why: timed one after the other, each variant meets the clocks and temperature the
+// previous ones left; on the H100 that moved a burst by up to 17% (docs/BENCHMARKS.md, session 11), and a probe
+// timing ten kernels in sequence put one at 1.11x another where interleaved rounds gave 1.02x (session 19).
+class DeferredTimings {
+ public:
+  // `enqueue` must own what it launches (or what it uses must outlive timeAll): it is captured only at timeAll.
+  std::size_t add(std::function<void(cudaStream_t)> enqueue, DeviceBuffer<__half>& output,
+                  const DeviceBuffer<__half>& reference) {
+    pending_.push_back(Pending{std::move(enqueue), &output, &reference});
+    return pending_.size() - 1;
+  }
+  bool empty() const { return pending_.empty(); }
+
+  // Captures every pending variant, replays them all for the options' warm-up, times `samples` interleaved rounds,
+  // then checks each variant's output once more after a replay of its own graph (outputs poisoned first); returns
+  // one Measurement per slot and forgets them.
+  std::vector<Measurement> timeAll(cudaStream_t stream, const MlpOptions& options) {
+    std::vector<Measurement> measured;
+    {
+      InterleavedGraphTimer timer(stream, options.pairsPerGraph);
+      for (const Pending& p : pending_) timer.add(p.enqueue);
+      const std::vector<GraphTiming> timings = timer.run(3, options.warmupMilliseconds, options.samples);
+      for (std::size_t v = 0; v < pending_.size(); ++v) {
+        poison(*pending_[v].output, stream);
+        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        timer.replay(v);
+        measured.push_back(Measurement{timings[v].medianMicroseconds,
+                                       compareToReference(*pending_[v].output, *pending_[v].reference), v});
+      }
+    }  // the graphs go before what they launch
+    pending_.clear();
+    return measured;
+  }
+
+ private:
+  struct Pending {
+    std::function<void(cudaStream_t)> enqueue;
+    DeviceBuffer<__half>* output;
+    const DeviceBuffer<__half>* reference;
+  };
+  std::vector<Pending> pending_;
+};
+
+// `intermediates` are poisoned before the checked run, `output` before the checked run and before timing. With
+// `deferred`, the checked variant is handed to it instead of being timed now (see DeferredTimings::add).
 inline Measurement checkThenTime(const std::function<void(cudaStream_t)>& enqueue,
                                  const std::vector<DeviceBuffer<__half>*>& intermediates, DeviceBuffer<__half>& output,
                                  const DeviceBuffer<__half>& reference, cudaStream_t stream,
-                                 const MlpOptions& options) {
+                                 const MlpOptions& options, DeferredTimings* deferred = nullptr) {
   for (DeviceBuffer<__half>* buffer : intermediates) poison(*buffer, stream);
   poison(output, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   enqueue(stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   CUSYNC_CUDA_CHECK(cudaGetLastError());
-  Measurement result{0, compareToReference(output, reference)};
+  Measurement result{0, compareToReference(output, reference), std::nullopt};
   if (options.checkOnly) return result;
+  if (deferred != nullptr) {
+    result.deferredSlot = deferred->add(enqueue, output, reference);
+    return result;
+  }
   poison(output, stream);
   result.microseconds =
       timeWithGraph(enqueue, stream, options.pairsPerGraph, 3, options.samples, options.warmupMilliseconds)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 
 #include <cublasLt.h>
 #include <cuda_runtime.h>
@@ -19,14 +20,16 @@ namespace cusync::examples {
 // difference from the reference's exact GELU.
 inline Measurement measureCublasGeluMlp(cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                         GeluMlpBuffers& buffers, int m, int hidden, int intermediate,
-                                        cudaStream_t stream, const MlpOptions& options) {
-  CublasLtGemm gemm1(lt, m, intermediate, hidden, true, workspace, workspaceBytes);
-  CublasLtGemm gemm2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
-  auto enqueue = [&](cudaStream_t s) {
-    gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
-    gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+                                        cudaStream_t stream, const MlpOptions& options,
+                                        DeferredTimings* deferred = nullptr) {
+  // Owned by the enqueue function, which a deferred timing keeps (the buffers must outlive it).
+  auto gemm1 = std::make_shared<CublasLtGemm>(lt, m, intermediate, hidden, true, workspace, workspaceBytes);
+  auto gemm2 = std::make_shared<CublasLtGemm>(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
+  auto enqueue = [gemm1, gemm2, &buffers](cudaStream_t s) {
+    gemm1->run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+    gemm2->run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
   };
-  return checkThenTime(enqueue, {&buffers.xw1}, buffers.y, buffers.yReference, stream, options);
+  return checkThenTime(enqueue, {&buffers.xw1}, buffers.y, buffers.yReference, stream, options, deferred);
 }
 
 }  // namespace cusync::examples

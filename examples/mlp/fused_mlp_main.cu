@@ -16,7 +16,7 @@
 //
 // Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
 //                          [--configs a,b] [--orders g8,row,...] [--unit-wait kblock,whole] [--splits ...]
-//                          [--skinny-splits ...] [--verbose]
+//                          [--skinny-splits ...] [--interleave] [--warmup-ms N] [--verbose]
 //                          [--trace FILE] [--help]
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
@@ -159,21 +159,23 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
           const bool wholeUnit = !streamOrdered && c.unitWaits[run];
-          FusedMlpChain<Policy> mlp(*kernel, m, c.shape.hidden, prepared.intermediate, split, orders, slots,
-                                    streamOrdered);
-          mlp.setWaitForWholeUnit(wholeUnit);
+          // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+          const auto mlp = std::make_shared<FusedMlpChain<Policy>>(*kernel, m, c.shape.hidden, prepared.intermediate,
+                                                                   split, orders, slots, streamOrdered);
+          mlp->setWaitForWholeUnit(wholeUnit);
           const std::string config =
               kernel->name + padding + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
           const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
-          const Measurement measured =
-              checkThenTime([&](cudaStream_t s) { mlp.enqueue(prepared.operands, s); }, {prepared.intermediateBuffer},
-                            *c.checked.output, *c.checked.reference, c.device->stream(), *c.options);
+          const Measurement measured = checkThenTime(
+              [mlp, operands = prepared.operands](cudaStream_t s) { mlp->enqueue(operands, s); },
+              {prepared.intermediateBuffer}, *c.checked.output, *c.checked.reference, c.device->stream(), *c.options,
+              results.deferred());
           const bool correct = results.record(Result{m, config, variant, 0, 0, false,
-                                                     double(mlp.first().workUnitsPerLaunch()) / slots,
-                                                     double(mlp.second().workUnitsPerLaunch()) / slots, 0},
+                                                     double(mlp->first().workUnitsPerLaunch()) / slots,
+                                                     double(mlp->second().workUnitsPerLaunch()) / slots, 0},
                                               measured, "");
           if (c.traceFile != nullptr && !c.options->checkOnly) {
-            const auto traces = mlp.traceOnce(prepared.operands, c.device->stream());
+            const auto traces = mlp->traceOnce(prepared.operands, c.device->stream());
             for (std::size_t launch = 0; launch < traces.size(); ++launch)
               for (const ChainUnitTrace& t : traces[launch])
                 std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n", m,
@@ -207,17 +209,19 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
     // Synchronized, stream-ordered and, for the launch-per-GEMM path, the PDL grid-sync baseline.
     for (int ordering = 0; ordering < (Chain::kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
       const bool streamOrdered = ordering != 0;
-      Chain chain(c.m, c.shape.hidden, c.shape.intermediate, paired, split, c.device->smCount(), streamOrdered);
-      chain.setPdlGridSync(ordering == 2);
+      // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+      const auto chain = std::make_shared<Chain>(c.m, c.shape.hidden, c.shape.intermediate, paired, split,
+                                                 c.device->smCount(), streamOrdered);
+      chain->setPdlGridSync(ordering == 2);
       const std::string config = Chain::configName() + split.label();
       const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
-      const Measurement measured =
-          checkThenTime([&](cudaStream_t s) { chain.enqueue(operands, s); }, {intermediate}, *c.checked.output,
-                        *c.checked.reference, c.device->stream(), *c.options);
-      const double slots = double(c.device->smCount()) * chain.occupancy();
+      const Measurement measured = checkThenTime([chain, operands](cudaStream_t s) { chain->enqueue(operands, s); },
+                                                 {intermediate}, *c.checked.output, *c.checked.reference,
+                                                 c.device->stream(), *c.options, results.deferred());
+      const double slots = double(c.device->smCount()) * chain->occupancy();
       const bool correct = results.record(Result{c.m, config, variant, 0, 0, false,
-                                                 chain.first().workUnitsPerLaunch() / slots,
-                                                 chain.second().workUnitsPerLaunch() / slots, 0},
+                                                 chain->first().workUnitsPerLaunch() / slots,
+                                                 chain->second().workUnitsPerLaunch() / slots, 0},
                                           measured, "");
       if (c.options->verbose || !correct)
         std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", c.m,
@@ -240,6 +244,7 @@ void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, Devi
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   std::string tracePath;
+  bool interleave = false;
   std::string model = "gpt3";
   std::vector<bool> unitWaits{false, true};
   std::vector<FusedSplit> splits;
@@ -250,6 +255,8 @@ int main(int argc, char** argv) {
       "mlp_fused.csv",
       "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
       "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
+      "  --interleave        time all variants of an M together, in rounds that interleave them, after one warm-up\n"
+      "                      of --warmup-ms over all of them (each is checked first and again after timing)\n"
       "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
@@ -272,6 +279,10 @@ int main(int argc, char** argv) {
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
                                            tracePath = value();
+                                           return true;
+                                         }
+                                         if (argument == "--interleave") {
+                                           interleave = true;
                                            return true;
                                          }
                                          if (argument == "--unit-wait") {
@@ -352,6 +363,7 @@ int main(int argc, char** argv) {
   const Ceilings ceilings = device.measureCeilings(options);
 
   MlpResults results(options);
+  if (interleave) results.interleaveTimings();
   for (int m : options.ms) {
     FusedRunContext context{m, shape, {}, {}, &device, &tileOrders, &options, traceFile, unitWaits, splits};
     const Result cublasRow{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0};
@@ -362,7 +374,7 @@ int main(int argc, char** argv) {
       // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
       results.record(cublasRow,
                      measureCublasGeluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
-                                          shape.hidden, shape.intermediate, stream, options),
+                                          shape.hidden, shape.intermediate, stream, options, results.deferred()),
                      "cuBLAS baseline");
       context.operands = {buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()};
       context.checked = {{&buffers.xw1}, &buffers.y, &buffers.yReference};
@@ -373,12 +385,13 @@ int main(int argc, char** argv) {
         try {
           // A swapped configuration computes each layer transposed (StockGemmEntry::swapped).
           const bool swapped = stock.swapped;
-          auto gemm1 = swapped ? stock.make(shape.intermediate, m, shape.hidden, Activation::Gelu)
-                               : stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
-          auto gemm2 = swapped ? stock.make(shape.hidden, m, shape.intermediate, Activation::Identity)
-                               : stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);
+          // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+          std::shared_ptr<StockGemm> gemm1 = swapped ? stock.make(shape.intermediate, m, shape.hidden, Activation::Gelu)
+                                          : stock.make(m, shape.intermediate, shape.hidden, Activation::Gelu);
+          std::shared_ptr<StockGemm> gemm2 = swapped ? stock.make(shape.hidden, m, shape.intermediate, Activation::Identity)
+                                          : stock.make(m, shape.hidden, shape.intermediate, Activation::Identity);
           results.runBaseline(
-              [&](cudaStream_t s) {
+              [gemm1, gemm2, swapped, &buffers](cudaStream_t s) {
                 if (swapped) {
                   gemm1->run(buffers.w1.get(), buffers.x.get(), buffers.xw1.get(), s);
                   gemm2->run(buffers.w2.get(), buffers.xw1.get(), buffers.y.get(), s);
@@ -399,6 +412,7 @@ int main(int argc, char** argv) {
       runSkinnyChains<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>(context, context.operands,
                                                                                &buffers.xw1, false, skinnySplits,
                                                                                results);
+      results.timeDeferred(stream);  // --interleave: while the buffers live
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
       prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
@@ -406,48 +420,59 @@ int main(int argc, char** argv) {
       // Baseline: cuBLASLt GEMM over [gate | up], a vectorized SwiGLU kernel, cuBLASLt GEMM.
       results.record(cublasRow,
                      measureCublasSwiGluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
-                                            shape.hidden, shape.intermediate, device.smCount(), stream, options),
+                                            shape.hidden, shape.intermediate, device.smCount(), stream, options,
+                                            results.deferred()),
                      "cuBLAS baseline");
-      context.operands = {buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),
-                          buffers.y.get()};
+      // W1 per kernel: its tile width's paired copy (pairedFor below).
+      context.operands = {buffers.x.get(), nullptr, buffers.s.get(), buffers.w2.get(), buffers.y.get()};
       context.checked = {{&buffers.s}, &buffers.y, &buffers.yReference};
       // Tiles whose half does not divide the intermediate size run on zero-padded copies (swiglu_weight_pairing.h),
       // made once per padded size; the output is checked against the same unpadded reference.
       struct PaddedOperands {
         PaddedOperands(int m, int hidden, int intermediate)
-            : gateUpPaired(std::size_t(2) * intermediate * hidden),
-              w2(std::size_t(hidden) * intermediate),
-              s(std::size_t(m) * intermediate) {}
-        DeviceBuffer<__half> gateUpPaired, w2, s;
+            : w2(std::size_t(hidden) * intermediate), s(std::size_t(m) * intermediate) {}
+        DeviceBuffer<__half> w2, s;
       };
       std::map<int, std::unique_ptr<PaddedOperands>> padded;
+      // [gate | up] paired once per (intermediate size, tile width), kept for the whole M: an interleaved timing
+      // (--interleave) replays kernels of different tile widths after all of them were prepared, so they cannot
+      // share one paired copy re-paired per kernel.
+      std::map<std::pair<int, int>, std::unique_ptr<DeviceBuffer<__half>>> pairedWeights;
+      const auto pairedFor = [&](int intermediate, int tileColumns) {
+        std::unique_ptr<DeviceBuffer<__half>>& paired = pairedWeights[{intermediate, tileColumns}];
+        if (!paired) {
+          paired = std::make_unique<DeviceBuffer<__half>>(std::size_t(2) * intermediate * shape.hidden);
+          pairGateUpRowsPadded(buffers.gateUp.get(), paired->get(), shape.intermediate, intermediate, shape.hidden,
+                               tileColumns, stream);
+          CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+        }
+        return paired->get();
+      };
       const auto pairWeights = [&](const SwiGluChainEntry& kernel) {
         const int intermediate = pairedIntermediate(shape.intermediate, kernel.tile.n);
         KernelOperands prepared{intermediate, context.operands, &buffers.s};
-        __half* paired = buffers.gateUpPaired.get();
+        prepared.operands.w1 = pairedFor(intermediate, kernel.tile.n);
         if (intermediate != shape.intermediate) {
           std::unique_ptr<PaddedOperands>& p = padded[intermediate];
           if (!p) {
             p = std::make_unique<PaddedOperands>(m, shape.hidden, intermediate);
             padWeightColumns(buffers.w2.get(), p->w2.get(), shape.hidden, shape.intermediate, intermediate, stream);
+            CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
           }
-          paired = p->gateUpPaired.get();
-          prepared.operands = {buffers.x.get(), paired, p->s.get(), p->w2.get(), buffers.y.get()};
+          prepared.operands = {buffers.x.get(), prepared.operands.w1, p->s.get(), p->w2.get(), buffers.y.get()};
           prepared.intermediateBuffer = &p->s;
         }
-        pairGateUpRowsPadded(buffers.gateUp.get(), paired, shape.intermediate, intermediate, shape.hidden,
-                             kernel.tile.n, stream);
-        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
         return prepared;
       };
       runFusedVariants(swiGluKernels, context, pairWeights, results);
       if (m <= skinny::kTokens) {  // the skinny chain's paired layout: gate and up rows paired per 16
-        pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), shape.intermediate, shape.hidden, 32, stream);
-        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(context, context.operands,
+        MlpOperands skinnyOperands = context.operands;
+        skinnyOperands.w1 = pairedFor(shape.intermediate, 32);
+        runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(context, skinnyOperands,
                                                                                   &buffers.s, true, skinnySplits,
                                                                                   results);
       }
+      results.timeDeferred(stream);  // --interleave: while the buffers live
     }
     results.finishM(m);
   }

@@ -12,6 +12,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <cublasLt.h>
@@ -121,6 +122,7 @@ class MlpResults {
     row.relativeError = measured.check.relativeError;
     row.correct = measured.check.passes(kRelativeErrorBound);
     allCorrect_ = allCorrect_ && row.correct;
+    if (measured.deferredSlot) deferredRows_.push_back({*measured.deferredSlot, rows_.size()});
     rows_.push_back(row);
     if (!row.correct && !failureName.empty())
       std::printf("FAILED: M=%d %s: relative error %.3g, %llu non-finite\n", row.m, failureName.c_str(),
@@ -132,8 +134,8 @@ class MlpResults {
   // caller). A wrong result prints the FAILED line naming the row's configuration and variant.
   Measurement run(const std::function<void(cudaStream_t)>& enqueue, const CheckedOutput& checked, Result row,
                   cudaStream_t stream) {
-    const Measurement measured =
-        checkThenTime(enqueue, checked.intermediates, *checked.output, *checked.reference, stream, options_);
+    const Measurement measured = checkThenTime(enqueue, checked.intermediates, *checked.output, *checked.reference,
+                                               stream, options_, deferred());
     record(row, measured, row.config + " " + row.variant);
     return measured;
   }
@@ -142,8 +144,8 @@ class MlpResults {
   Measurement runBaseline(const std::function<void(cudaStream_t)>& enqueue, const CheckedOutput& checked, int m,
                           const std::string& config, const std::string& variant, const std::string& failureName,
                           cudaStream_t stream) {
-    const Measurement measured =
-        checkThenTime(enqueue, checked.intermediates, *checked.output, *checked.reference, stream, options_);
+    const Measurement measured = checkThenTime(enqueue, checked.intermediates, *checked.output, *checked.reference,
+                                               stream, options_, deferred());
     record(Result{m, config, variant, 0, 0, false, 0, 0, 0}, measured, failureName);
     return measured;
   }
@@ -154,6 +156,32 @@ class MlpResults {
     const Measurement measured = runBaseline(enqueue, checked, m, "CUTLASS-StreamK-128x128", "StreamK", "", stream);
     std::printf("M=%d CUTLASS Stream-K: %.1f us, relative error %.2g%s\n", m, measured.microseconds,
                 measured.check.relativeError, measured.check.passes(kRelativeErrorBound) ? "" : " FAILED");
+  }
+
+  // From now on, variants are checked as they are recorded and timed together by timeDeferred (--interleave):
+  // their enqueue functions must then own what they launch.
+  void interleaveTimings() { deferred_.emplace(); }
+  // Where checkThenTime hands checked variants when interleaving; nullptr: time each at once.
+  DeferredTimings* deferred() { return deferred_ ? &*deferred_ : nullptr; }
+
+  // Times the variants recorded since the last call in interleaved rounds and fills in their rows; a variant whose
+  // output after its timed graph is wrong is marked wrong. Call while what they read and write is still alive.
+  void timeDeferred(cudaStream_t stream) {
+    if (!deferred_ || deferred_->empty()) return;
+    const std::vector<Measurement> measured = deferred_->timeAll(stream, options_);
+    for (const auto& [slot, index] : deferredRows_) {
+      Result& row = rows_[index];
+      row.microseconds = measured[slot].microseconds;
+      if (row.correct && !measured[slot].check.passes(kRelativeErrorBound)) {
+        row.correct = false;
+        row.relativeError = measured[slot].check.relativeError;
+        allCorrect_ = false;
+        std::printf("FAILED after timing: M=%d %s %s: relative error %.3g, %llu non-finite\n", row.m,
+                    row.config.c_str(), row.variant.c_str(), measured[slot].check.relativeError,
+                    measured[slot].check.nonFinite);
+      }
+    }
+    deferredRows_.clear();
   }
 
   // After every M: the CSV so far and a progress line, so that a run stopped by a time limit keeps what it
@@ -182,6 +210,8 @@ class MlpResults {
   std::string middleStageColumn_;
   std::vector<Result> rows_;
   bool allCorrect_ = true;
+  std::optional<DeferredTimings> deferred_;
+  std::vector<std::pair<std::size_t, std::size_t>> deferredRows_;  // (DeferredTimings slot, index in rows_)
 };
 
 // One hooked-GEMM stage of an MLP chain: the stage on `kernel`'s tile grid for an [m, n] output, its tiles split

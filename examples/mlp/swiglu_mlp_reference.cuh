@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 #include <cublasLt.h>
 #include <cuda_fp16.h>
@@ -101,18 +102,21 @@ __global__ void swiGluVectorized(const __half* gateUp, __half* s, std::size_t m,
 // cuBLASLt GEMM over [gate | up], the vectorized SwiGLU, cuBLASLt GEMM (cuBLASLt has no SwiGLU epilogue).
 inline Measurement measureCublasSwiGluMlp(cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                           SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
-                                          int smCount, cudaStream_t stream, const MlpOptions& options) {
-  CublasLtGemm gemm1(lt, m, 2 * intermediate, hidden, false, workspace, workspaceBytes);
-  CublasLtGemm gemm2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
+                                          int smCount, cudaStream_t stream, const MlpOptions& options,
+                                          DeferredTimings* deferred = nullptr) {
+  // Owned by the enqueue function, which a deferred timing keeps (the buffers must outlive it).
+  auto gemm1 = std::make_shared<CublasLtGemm>(lt, m, 2 * intermediate, hidden, false, workspace, workspaceBytes);
+  auto gemm2 = std::make_shared<CublasLtGemm>(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
   const std::size_t vectors = std::size_t(m) * intermediate / 8;
   const int blocks = int(std::min<std::size_t>((vectors + 255) / 256, std::size_t(smCount) * 8));
-  auto enqueue = [&](cudaStream_t s) {
-    gemm1.run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpOut.get(), s);
+  auto enqueue = [gemm1, gemm2, &buffers, blocks, m, intermediate](cudaStream_t s) {
+    gemm1->run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpOut.get(), s);
     detail::swiGluVectorized<><<<blocks, 256, 0, s>>>(buffers.gateUpOut.get(), buffers.s.get(), std::size_t(m),
                                                       std::size_t(intermediate));
-    gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+    gemm2->run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
   };
-  return checkThenTime(enqueue, {&buffers.gateUpOut, &buffers.s}, buffers.y, buffers.yReference, stream, options);
+  return checkThenTime(enqueue, {&buffers.gateUpOut, &buffers.s}, buffers.y, buffers.yReference, stream, options,
+                       deferred);
 }
 
 }  // namespace cusync::examples
