@@ -88,7 +88,14 @@ class SkinnyMlpChain {
     sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>()
                          : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     const auto kernel = this->kernel();
-    CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
+    // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
+    // (different sharedBytes_) may all be alive and launched in turn (mlp_fused_example --interleave); set to each
+    // new chain's size, it made the larger ones' launches fail with cudaErrorInvalidValue (session 20).
+    // (KernelOccupancy::allowSharedMemory's rule, for a kernel chosen at run time.)
+    cudaFuncAttributes attributes{};
+    CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.maxDynamicSharedSizeBytes < sharedBytes_)
+      CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
     int perSm = 0;
     CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, sharedBytes_));
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
