@@ -157,6 +157,19 @@ struct Variant {
   }
   // The QKV dependency too: the QKV GEMM posts its tiles and the attention stage waits for them.
   bool qkvSynchronized() const { return ordering == Ordering::WaitKernel || ordering == Ordering::Pdl; }
+  // Whether a stage's launch is programmatic (PDL): its producer's blocks trigger it (griddepcontrol.launch_dependents)
+  // so that its blocks start once every producer block is resident and wait on the GPU (tile by tile, or for the
+  // whole grid under PdlGridSync) instead of queueing behind the producer's end. Launch and trigger go together: a
+  // trigger with no programmatic launch behind it lets nothing go, a programmatic launch never triggered starts only
+  // at the producer's end. So the stage ordering (stageOrderingOf), the attention stage's launch ordering and the
+  // kernels' triggers are all read from these two.
+  // The attention stage's launch: programmatic under Pdl and PdlGridSync; StreamThenPdl stream-orders it, so that the
+  // attention stage starts after the whole QKV GEMM, on an idle GPU (see Ordering).
+  bool qkvTriggersAttentionLaunch() const { return ordering == Ordering::Pdl || ordering == Ordering::PdlGridSync; }
+  // The output GEMM's launch: programmatic under every PDL ordering, StreamThenPdl's included.
+  bool attentionTriggersOutputLaunch() const {
+    return qkvTriggersAttentionLaunch() || ordering == Ordering::StreamThenPdl;
+  }
   std::string name() const {
     if (!synchronized()) return orderingName(ordering);
     return std::string(qkvSynchronized() ? "Strided+" : "Stream+") + tPolicyName(tPolicy) + "+" +
@@ -184,14 +197,13 @@ struct GemmChoice {
 };
 
 // The runtime's ordering of a variant's three stages (chain_executor.cuh); the cuBLAS variant is enqueued by hand.
-inline StageOrdering stageOrderingOf(Ordering ordering) {
-  switch (ordering) {
-    case Ordering::WaitKernel: return StageOrdering::WaitKernel;
-    case Ordering::Pdl:
-    case Ordering::StreamThenPdl:  // the attention stage's launch is stream-ordered (AttentionChain)
-    case Ordering::PdlGridSync: return StageOrdering::ProgrammaticLaunch;
-    default: return StageOrdering::StreamOrder;
-  }
+// ProgrammaticLaunch makes every stage after the first programmatic when either launch is; AttentionChain takes the
+// attention stage's launch back to stream order where the QKV GEMM does not trigger it (StreamThenPdl).
+inline StageOrdering stageOrderingOf(const Variant& variant) {
+  if (variant.ordering == Ordering::WaitKernel) return StageOrdering::WaitKernel;
+  if (variant.qkvTriggersAttentionLaunch() || variant.attentionTriggersOutputLaunch())
+    return StageOrdering::ProgrammaticLaunch;
+  return StageOrdering::StreamOrder;
 }
 
 // One attention block of a given variant, with its stages: qkv (the QKV GEMM, posting under StridedSync in the
@@ -228,7 +240,7 @@ class AttentionChain {
                  PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
         promptKernel_(promptKernel),
-        executor_(stageOrderingOf(variant.ordering), cudaStreamDefault) {
+        executor_(stageOrderingOf(variant), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
     qkvGemm_ = gemms.qkv;
@@ -331,7 +343,7 @@ class AttentionChain {
       qkvGemm_->launch(args, stream);
     });
     executor_.add(*attn_, {qkv_.get()}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
-      launchAttention(stream, variant_.ordering == Ordering::StreamThenPdl ? LaunchOrdering::StreamOrder : ordering);
+      launchAttention(stream, variant_.qkvTriggersAttentionLaunch() ? ordering : LaunchOrdering::StreamOrder);
     });
     executor_.add(*out_, {attn_.get()}, [this](cudaStream_t stream, LaunchOrdering ordering, bool) {
       GemmLaunchArgs args = outArgs();
@@ -421,7 +433,6 @@ class AttentionChain {
   // The GEMMs' launch arguments but their ordering (the executor's, per launch).
   GemmLaunchArgs qkvArgs() const {
     const bool synchronized = variant_.qkvSynchronized();
-    const bool pdl = variant_.ordering == Ordering::Pdl;
     GemmLaunchArgs first;
     first.m = problem_.tokens();
     first.n = problem_.qkvColumns();
@@ -431,7 +442,7 @@ class AttentionChain {
     first.d = buffers_.qkv.get();
     first.stage = qkv_->view();
     if (!synchronized) first.stage.semaphores = nullptr;
-    first.triggerDependentsAtStart = pdl || variant_.ordering == Ordering::PdlGridSync;
+    first.triggerDependentsAtStart = variant_.qkvTriggersAttentionLaunch();
     qkvSplit_->applyTo(first);
     first.trace = trace_;
     first.traceStage = 0;
@@ -513,8 +524,7 @@ class AttentionChain {
     if (variant_.qkvSynchronized()) input = qkv_->inputFor<QkvPolicy>(*attn_);
     if (!variant_.synchronized()) view.untyped.semaphores = nullptr;
     const bool gridSync = variant_.ordering == Ordering::PdlGridSync;
-    const bool triggerDependents =
-        variant_.ordering == Ordering::Pdl || variant_.ordering == Ordering::StreamThenPdl || gridSync;
+    const bool triggerDependents = variant_.attentionTriggersOutputLaunch();
     const std::uint32_t blocks = attn_->workUnitsPerLaunch();
     if constexpr (P == Phase::Decode) {
       DecodeAttentionArgs args;
