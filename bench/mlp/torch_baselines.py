@@ -55,6 +55,13 @@ def add_warmup_argument(parser):
                         help="replay each variant this long before timing it (the power state of sustained work)")
 
 
+def hold_stream(cycles=100_000):
+    """Keeps the GPU busy about 50 us before a timing's start event, so that the event fires only after the host has
+    enqueued the timed graph too; a slow host (a build on every core) otherwise adds the GPU's wait for the launch to
+    the time (examples/common/graph_timer.cuh's holdStream says what it cost: 165 against 133 us)."""
+    torch.cuda._sleep(cycles)
+
+
 def capture_graph(fn, calls=10):
     """`fn` called `calls` times, captured into one CUDA graph after three calls outside it (allocator, lazy init);
     returns the graph and the output of its last call, which each replay rewrites."""
@@ -85,6 +92,7 @@ def time_graph(fn, calls=10, warmups=3, samples=9):
     times = []
     for _ in range(samples):
         start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        hold_stream()
         start.record()
         graph.replay()
         stop.record()
@@ -110,6 +118,7 @@ def time_graphs_interleaved(graphs, calls=10, warmup_rounds=3, samples=9):
         for i in range(len(graphs)):
             v = (i + sample) % len(graphs)
             start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            hold_stream()
             start.record()
             graphs[v].replay()
             stop.record()

@@ -63,6 +63,7 @@ class InterleavedGraphTimer {
     for (int round = 0; round < samples; ++round)
       for (std::size_t i = 0; i < execs_.size(); ++i) {
         const std::size_t v = (i + std::size_t(round)) % execs_.size();
+        holdStream(stream_);  // the start event fires after the graph's launch is enqueued too
         CUSYNC_CUDA_CHECK(cudaEventRecord(start_, stream_));
         CUSYNC_CUDA_CHECK(cudaGraphLaunch(execs_[v], stream_));
         CUSYNC_CUDA_CHECK(cudaEventRecord(stop_, stream_));
