@@ -32,9 +32,12 @@ enum class ChainActivation { Gelu, PairedSwiGlu };
 // one launch (fused_chain_gemm_kernel.hpp), e.g. LLaMA's GEMM 1 in 176-column tiles and GEMM 2 in 256-column ones.
 // Staged: both GEMMs' epilogues run on the producer warp group's spare warps from a tile staged in shared memory
 // (staged_tile_epilogue.hpp) instead of on the math warps (CUTLASS's TMA epilogues).
+// SecondTileK: GEMM 2's k-block depth, when it differs from GEMM 1's: a wider GEMM 2 with half the depth has stage
+// buffers no larger than GEMM 1's, so the shared pipeline's stages are as many as GEMM 1's tile allows
+// (fused_chain_gemm_kernel.hpp).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
           ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1, int SecondTileN = TileN,
-          bool Staged = false>
+          bool Staged = false, int SecondTileK = TileK>
 struct FusedChainInstance {
   static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
@@ -43,7 +46,7 @@ struct FusedChainInstance {
   using LayoutD = cutlass::layout::RowMajor;
   static constexpr int kAlignment = 8;
   using TileShape = cute::Shape<cute::Int<TileM>, cute::Int<TileN>, cute::Int<TileK>>;
-  using TileShapeSecond = cute::Shape<cute::Int<TileM>, cute::Int<SecondTileN>, cute::Int<TileK>>;
+  using TileShapeSecond = cute::Shape<cute::Int<TileM>, cute::Int<SecondTileN>, cute::Int<SecondTileK>>;
   // 2x1: the two blocks of a cluster run vertically adjacent tiles and share each B (weight) tile by multicast.
   using ClusterShape = cute::Shape<cute::Int<ClusterRows>, cute::_1, cute::_1>;
   using KernelSchedule = std::conditional_t<Cooperative, cutlass::gemm::KernelTmaWarpSpecializedCooperative,
@@ -187,6 +190,7 @@ struct FusedChainInstance {
                              std::to_string(TileK) + "_s" + std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") +
                              (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string()) +
                              (SecondTileN != TileN ? "_n" + std::to_string(SecondTileN) : std::string()) +
+                             (SecondTileK != TileK ? "_k" + std::to_string(SecondTileK) : std::string()) +
                              (Staged ? "_st" : "");
     return Entry{name,
                  GemmTileShape{TileM, TileN, TileK},
@@ -198,7 +202,7 @@ struct FusedChainInstance {
                  &launch,
                  ClusterRows,
                  ClusterRows > 1 ? &maxActiveClusters : nullptr,
-                 GemmTileShape{TileM, SecondTileN, TileK},
+                 GemmTileShape{TileM, SecondTileN, SecondTileK},
                  &secondTileGrid};
   }
 };

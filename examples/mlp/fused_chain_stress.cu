@@ -128,7 +128,7 @@ int main(int argc, char** argv) {
         for (const FusedSplit& split : fusedSplitCandidates(k.tileGrid(size.m, gemm1Columns).tileCount(),
                                                             std::uint32_t(size.hidden / k.tile.k),
                                                             k.secondTileGrid(size.m, size.hidden).tileCount(),
-                                                            std::uint32_t(size.intermediate / k.tile.k), slots))
+                                                            std::uint32_t(size.intermediate / k.secondTile.k), slots))
           for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole, staged});
       };
       if (staged && swiGlu)

@@ -142,17 +142,19 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
     const std::uint32_t slots = std::uint32_t(c.device->smCount()) * std::uint32_t(occupancy);
     const std::uint32_t tiles1 = kernel->tileGrid(m, gemm1Columns).tileCount();
     const std::uint32_t tiles2 = kernel->secondTileGrid(m, c.shape.hidden).tileCount();
-    const auto kBlocks = [&](int k) { return std::uint32_t((k + kernel->tile.k - 1) / kernel->tile.k); };
+    const auto kBlocks = [](int k, int tileK) { return std::uint32_t((k + tileK - 1) / tileK); };
     std::vector<FusedSplit> splits;
     for (const FusedSplit& split : c.splits) {  // asked for by name: each that has at least a k-block per part
-      if (split.firstParts <= kBlocks(c.shape.hidden) && split.secondParts <= kBlocks(prepared.intermediate))
+      if (split.firstParts <= kBlocks(c.shape.hidden, kernel->tile.k) &&
+          split.secondParts <= kBlocks(prepared.intermediate, kernel->secondTile.k))
         splits.push_back(split);
       else
         std::printf("M=%d %s: split %ux%u not run: more parts than k-blocks\n", m, kernel->name.c_str(),
                     split.firstParts, split.secondParts);
     }
     if (c.splits.empty())
-      splits = fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden), tiles2, kBlocks(prepared.intermediate), slots);
+      splits = fusedSplitCandidates(tiles1, kBlocks(c.shape.hidden, kernel->tile.k), tiles2,
+                                    kBlocks(prepared.intermediate, kernel->secondTile.k), slots);
     for (const TileOrders& orders : *c.tileOrders)
       for (const FusedSplit& split : splits) {
         for (int run = 0; run <= int(c.unitWaits.size()); ++run) {

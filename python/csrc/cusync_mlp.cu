@@ -152,11 +152,13 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
           "cusync mlp: SwiGLU configuration " + entry.name + " has " + std::to_string(entry.tile.n) +
               "-column tiles; the op's paired weight layout (groups of 64 rows) needs 128");
   // Refused before anything is allocated: the partial buffers grow with the parts.
-  const auto kBlocks = [&](int k) { return std::uint32_t((k + entry.tile.k - 1) / entry.tile.k); };
-  require(first_parts <= kBlocks(hidden) && second_parts <= kBlocks(intermediate), CUSYNC_MLP_INVALID_ARGUMENT,
+  const auto kBlocks = [](int k, int tileK) { return std::uint32_t((k + tileK - 1) / tileK); };
+  const std::uint32_t firstKBlocks = kBlocks(hidden, entry.tile.k);
+  const std::uint32_t secondKBlocks = kBlocks(intermediate, entry.secondTile.k);
+  require(first_parts <= firstKBlocks && second_parts <= secondKBlocks, CUSYNC_MLP_INVALID_ARGUMENT,
           "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
-              " has more parts than k-blocks (" + std::to_string(kBlocks(hidden)) + " and " +
-              std::to_string(kBlocks(intermediate)) + " with " + entry.name + ")");
+              " has more parts than k-blocks (" + std::to_string(firstKBlocks) + " and " +
+              std::to_string(secondKBlocks) + " with " + entry.name + ")");
   requireHopper(device);
   requirePlanDevice(device);
   cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;

@@ -13,9 +13,13 @@
 // the math warp groups through a shared-memory pipeline of units; the math warp groups run CUTLASS's MMA, reduce
 // split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. The GEMMs
 // share one mainloop pipeline (stages, barriers, shared memory) and may have their own tile widths: GEMM 1's
-// collective may tile N differently from GEMM 0's (same TileM, TileK, stages and cluster), because one tile shape
+// collective may tile N differently from GEMM 0's (same TileM, stages and cluster), because one tile shape
 // cannot make whole waves of both GEMMs (LLaMA at M = 512: GEMM 0 wants 176 columns, GEMM 1 256; docs/BENCHMARKS.md,
-// session 7). The wider GEMM's units add their extra bytes to each stage's barrier, and a block drains the pipeline
+// session 7). GEMM 1 may also take a shallower k-block (its own TileK): with a wider GEMM 1 the stages of both are
+// as many as GEMM 1's wider stage buffers allow, and a narrower GEMM 0 then streams with fewer stages than it could
+// (GPT-3 M = 256, 128x96 | 192: GEMM 0 took 73 us at 5 stages where 6 took 65, session 20); halving GEMM 1's TileK
+// halves its stage buffers and gives both GEMMs more stages. The wider GEMM's units add their extra bytes to each
+// stage's barrier, and a block drains the pipeline
 // once, when it turns from GEMM 0's units to GEMM 1's, because the two collectives' stage buffers overlap
 // differently in the shared memory they share.
 // GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a TileN-wide
@@ -103,11 +107,10 @@ class FusedChainGemmKernel {
   using TiledMma = typename CollectiveMainloop::TiledMma;
   using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
   static constexpr bool kOneTileShape = cute::is_same_v<CollectiveMainloop_, CollectiveMainloopSecond_>;
-  // What the two GEMMs share: rows per tile (GEMM 1 reads GEMM 0's rows), k-block depth, the pipeline and its stages,
-  // the cluster, and the math threads.
-  static_assert(cute::size<0>(TileShape{}) == cute::size<0>(TileShapeSecond{}) &&
-                    cute::size<2>(TileShape{}) == cute::size<2>(TileShapeSecond{}),
-                "the GEMMs' tiles may differ in N only");
+  // What the two GEMMs share: rows per tile (GEMM 1 reads GEMM 0's rows), the pipeline and its stages, the cluster,
+  // and the math threads. Each counts k-blocks of its own depth (kFirstTileK, kSecondTileK).
+  static_assert(cute::size<0>(TileShape{}) == cute::size<0>(TileShapeSecond{}),
+                "the GEMMs' tiles may differ in N and K only");
   static_assert(cute::is_same_v<typename CollectiveMainloop::MainloopPipeline,
                                 typename CollectiveMainloopSecond::MainloopPipeline> &&
                     cute::is_same_v<ClusterShape, typename CollectiveMainloopSecond::DispatchPolicy::ClusterShape> &&
@@ -120,6 +123,10 @@ class FusedChainGemmKernel {
   // Validated on the H100 in session 5 (mlp_fused_stress's cluster chain: 19,200 executions, all correct) after the
   // unit pipeline's releases were sent to the releasing block's own barrier (dst_blockid, below).
   static constexpr std::uint32_t kClusterRows = cute::size<0>(ClusterShape{});
+  // Each GEMM's k-block depth: GEMM 0's TileK, GEMM 1's own (scalars, passed by value: device code cannot
+  // take a static member's address).
+  static constexpr int kFirstTileK = int(cute::size<2>(TileShape{}));
+  static constexpr int kSecondTileK = int(cute::size<2>(TileShapeSecond{}));
   static_assert(cute::size<1>(ClusterShape{}) == 1 && cute::size<2>(ClusterShape{}) == 1 &&
                     (kClusterRows == 1 || kClusterRows == 2),
                 "the fused chain runs single blocks or 2x1 clusters");
@@ -310,8 +317,8 @@ class FusedChainGemmKernel {
       return "GEMM 1 waits on other semaphores than GEMM 0 posts to";
     if (args.stages[1].semaphores != nullptr)
       return "GEMM 1 posts nothing here (it is the last stage of the chain): its stage must have no semaphores";
-    const int kBlocks[kStages] = {int(cute::ceil_div(cute::get<2>(args.first.problem_shape), cute::size<2>(TileShape{}))),
-                                  int(cute::ceil_div(cute::get<2>(args.second.problem_shape), cute::size<2>(TileShape{})))};
+    const int kBlocks[kStages] = {int(cute::ceil_div(cute::get<2>(args.first.problem_shape), int(kFirstTileK))),
+                                  int(cute::ceil_div(cute::get<2>(args.second.problem_shape), int(kSecondTileK)))};
     const SplitKBuffers splits[kStages] = {args.first.split, args.second.split};
     for (int s = 0; s < kStages; ++s) {
       if (args.stages[s].blocksPerTile > 1 && (splits[s].partials == nullptr || splits[s].arrivals == nullptr))
@@ -507,7 +514,7 @@ class FusedChainGemmKernel {
         bool wholeUnitPosted = false;
         if (unit.stage == 1 && secondInput.input.synchronized() && tileInGrid) {
           const std::uint32_t firstRow = unit.unit.ticket.tile.y * std::uint32_t(size<0>(TileShape{}));
-          const std::uint32_t tileK = std::uint32_t(size<2>(TileShape{}));
+          const std::uint32_t tileK = std::uint32_t(kSecondTileK);  // GEMM 1's k-blocks
           const ProducerTileRange reads =
               producerTilesCovering(firstRow, firstRow + std::uint32_t(size<0>(TileShape{})), std::uint32_t(k0) * tileK,
                                     std::uint32_t(k0 + kCount) * tileK, params.firstOutput.producerTileRows,
@@ -567,10 +574,9 @@ class FusedChainGemmKernel {
     cutlass::arch::warpgroup_reg_alloc<MmaRegisterRequirement>();
     EpilogueFirst epilogue_first(params.first.epilogue, shared_storage.tensors.epilogue.first);
     EpilogueSecond epilogue_second(params.second.epilogue, shared_storage.tensors.epilogue.second);
-    // k-blocks per GEMM, as the load warp counts them (ceil(K / TileK)).
-    const int kTiles[kStages] = {
-        int(cute::ceil_div(cute::get<2>(params.first.problem_shape), cute::size<2>(TileShape{}))),
-        int(cute::ceil_div(cute::get<2>(params.second.problem_shape), cute::size<2>(TileShape{})))};
+    // k-blocks per GEMM, as the load warp counts them (ceil(K / TileK), each GEMM's own TileK).
+    const int kTiles[kStages] = {int(cute::ceil_div(cute::get<2>(params.first.problem_shape), int(kFirstTileK))),
+                                 int(cute::ceil_div(cute::get<2>(params.second.problem_shape), int(kSecondTileK)))};
     typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
     typename EpilogueSecond::LoadPipelineState epi_load_pipe_consumer_state;
     typename EpilogueFirst::LoadPipelineState epi_load_pipe_consumer_state_first_own;  // when the types differ
