@@ -34,10 +34,12 @@ enum class ChainActivation { Gelu, PairedSwiGlu };
 // (staged_tile_epilogue.hpp) instead of on the math warps (CUTLASS's TMA epilogues).
 // SecondTileK: GEMM 2's k-block depth, when it differs from GEMM 1's: a wider GEMM 2 with half the depth has stage
 // buffers no larger than GEMM 1's, so the shared pipeline's stages are as many as GEMM 1's tile allows
-// (fused_chain_gemm_kernel.hpp).
+// (fused_chain_gemm_kernel.hpp). SecondStages: GEMM 2's stage count, when it differs from GEMM 1's (Stages): each
+// GEMM then has its own pipeline over the stage buffers they share, e.g. 7 stages of 28 KB for a 128x96 GEMM 1 and
+// 5 of 40 KB for a 128x192 GEMM 2.
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative,
           ChainActivation Activation = ChainActivation::Gelu, int ClusterRows = 1, int SecondTileN = TileN,
-          bool Staged = false, int SecondTileK = TileK>
+          bool Staged = false, int SecondTileK = TileK, int SecondStages = Stages>
 struct FusedChainInstance {
   static constexpr bool kSwiGlu = Activation == ChainActivation::PairedSwiGlu;
   using Element = cutlass::half_t;
@@ -62,13 +64,13 @@ struct FusedChainInstance {
   using EpilogueGelu = Epilogue<GeluEpilogueFn>;
   using EpilogueIdentity = Epilogue<cutlass::epilogue::thread::Identity>;
   using CutlassEpilogueSecond = Epilogue<cutlass::epilogue::thread::Identity, TileShapeSecond>;
-  template <class Shape>
+  template <class Shape, int ShapeStages>
   using Mainloop = typename cutlass::gemm::collective::CollectiveBuilder<
       cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, Element, LayoutA, kAlignment, Element, LayoutB,
-      kAlignment, float, Shape, ClusterShape, cutlass::gemm::collective::StageCount<Stages>,
+      kAlignment, float, Shape, ClusterShape, cutlass::gemm::collective::StageCount<ShapeStages>,
       KernelSchedule>::CollectiveOp;
-  using CollectiveMainloop = Mainloop<TileShape>;
-  using CollectiveMainloopSecond = Mainloop<TileShapeSecond>;
+  using CollectiveMainloop = Mainloop<TileShape, Stages>;
+  using CollectiveMainloopSecond = Mainloop<TileShapeSecond, SecondStages>;
   using CutlassEpilogueFirst =
       std::conditional_t<kSwiGlu, cusync::cutlass_sm90::PairedSiluGluEpilogue<EpilogueIdentity, TileShape>,
                          EpilogueGelu>;
@@ -191,6 +193,7 @@ struct FusedChainInstance {
                              (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) : std::string()) +
                              (SecondTileN != TileN ? "_n" + std::to_string(SecondTileN) : std::string()) +
                              (SecondTileK != TileK ? "_k" + std::to_string(SecondTileK) : std::string()) +
+                             (SecondStages != Stages ? "_gemm2s" + std::to_string(SecondStages) : std::string()) +
                              (Staged ? "_st" : "");
     return Entry{name,
                  GemmTileShape{TileM, TileN, TileK},

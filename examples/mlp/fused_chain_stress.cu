@@ -49,6 +49,11 @@ using NarrowFirstWsStressKernel = FusedChainInstance<64, 96, 128, 4, false, Chai
 // the math warps run the next unit), on 2x1 clusters: GELU, and SwiGLU with GEMM 2 wider than GEMM 1.
 using StagedGeluStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::Gelu, 2, 128, true>;
 using StagedSwiGluStressKernel = FusedChainInstance<128, 128, 64, 3, true, ChainActivation::PairedSwiGlu, 2, 256, true>;
+// A pipeline per GEMM (session 20): GELU in 128x96 tiles at 7 stages, then 128x192 at 5, on 2x1 clusters, each GEMM
+// on its own barriers over the stage buffers they share (the GPT-3 default at M = 256); intermediate sizes that are
+// multiples of 96.
+using TwoPipelineStressKernel =
+    FusedChainInstance<128, 96, 64, 7, true, ChainActivation::Gelu, 2, 192, false, 64, 5>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -91,11 +96,13 @@ int main(int argc, char** argv) {
                                               NarrowFirstWsStressKernel::entry()};
   const FusedChainEntry stagedGeluKernel = StagedGeluStressKernel::entry();
   const SwiGluChainEntry stagedSwiGluKernel = StagedSwiGluStressKernel::entry();
+  const FusedChainEntry twoPipelineKernel = TwoPipelineStressKernel::entry();
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
   const std::vector<Size> sizes{{1, 2048, 1024}, {64, 1024, 512}, {200, 2048, 768}, {512, 1024, 1024}};
-  // For GEMM 1 in 96-column paired tiles: intermediate sizes that are multiples of 48.
+  // For GEMM 1 in 96-column paired tiles: intermediate sizes that are multiples of 48 (and of 96, for the GELU
+  // chain's 96-column tiles).
   const std::vector<Size> sizesOf48{{1, 2048, 960}, {64, 1024, 480}, {200, 2048, 768}, {512, 1024, 960}};
   const TileOrders orders = TileOrders::parse("g8", "mlp_fused_stress");
   struct Case {
@@ -107,21 +114,29 @@ int main(int argc, char** argv) {
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
     bool staged;            // the staged-epilogue kernel of the chain (on 2x1 clusters)
+    bool twoPipelines;      // the GELU chain with a pipeline per GEMM (on 2x1 clusters)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
   // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways on clusters (session 9)
-  // and one on a single math warp group (session 10), then GELU and SwiGLU with staged epilogues (session 11).
+  // and one on a single math warp group (session 10), then GELU and SwiGLU with staged epilogues (session 11), then
+  // GELU with a pipeline per GEMM (session 20).
   // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the three two-width chains',
-  // =staged the two staged chains'.
+  // =staged the two staged chains', =two-pipelines the last chain's.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const std::string onlyChain = only != nullptr ? only : "";
-  const int firstChain = onlyChain == "cluster" ? 2 : onlyChain == "two-tiles" ? 3 : onlyChain == "staged" ? 6 : 0;
-  const int endChain = onlyChain == "cluster" ? 3 : onlyChain == "two-tiles" ? 6 : 8;
+  const int firstChain = onlyChain == "cluster"         ? 2
+                         : onlyChain == "two-tiles"     ? 3
+                         : onlyChain == "staged"        ? 6
+                         : onlyChain == "two-pipelines" ? 8
+                                                        : 0;
+  const int endChain = onlyChain == "cluster" ? 3 : onlyChain == "two-tiles" ? 6 : onlyChain == "staged" ? 8 : 9;
   for (int chain = firstChain; chain < endChain; ++chain)
-    for (const Size& size : chain == 5 ? sizesOf48 : sizes) {
-      const bool staged = chain >= 6;
-      const bool swiGlu = chain == 1 || (chain >= 3 && chain != 6), cluster = chain == 2 || chain == 6;
+    for (const Size& size : chain == 5 || chain == 8 ? sizesOf48 : sizes) {
+      const bool twoPipelines = chain == 8;
+      const bool staged = chain == 6 || chain == 7;
+      const bool swiGlu = chain == 1 || (chain >= 3 && chain != 6 && chain != 8);
+      const bool cluster = chain == 2 || chain == 6 || chain == 8;
       const int twoTiles = chain >= 3 && chain <= 5 ? chain - 2 : 0;
       const auto addCases = [&](const auto& k) {
         const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
@@ -129,9 +144,12 @@ int main(int argc, char** argv) {
                                                             std::uint32_t(size.hidden / k.tile.k),
                                                             k.secondTileGrid(size.m, size.hidden).tileCount(),
                                                             std::uint32_t(size.intermediate / k.secondTile.k), slots))
-          for (bool whole : {false, true}) cases.push_back({swiGlu, cluster, twoTiles, size, split, whole, staged});
+          for (bool whole : {false, true})
+            cases.push_back({swiGlu, cluster, twoTiles, size, split, whole, staged, twoPipelines});
       };
-      if (staged && swiGlu)
+      if (twoPipelines)
+        addCases(twoPipelineKernel);
+      else if (staged && swiGlu)
         addCases(stagedSwiGluKernel);
       else if (staged)
         addCases(stagedGeluKernel);
@@ -161,7 +179,8 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.
-    const char* chainName = c.staged && c.swiGlu ? "SwiGLU 128|256 2x1 clusters, staged epilogues"
+    const char* chainName = c.twoPipelines      ? "GELU 96|192 2x1 clusters, a pipeline per GEMM"
+                            : c.staged && c.swiGlu ? "SwiGLU 128|256 2x1 clusters, staged epilogues"
                             : c.staged        ? "GELU 2x1 clusters, staged epilogues"
                             : c.twoTiles == 1 ? "SwiGLU 128|256 2x1 clusters"
                             : c.twoTiles == 2 ? "SwiGLU 128|96 2x1 clusters"
@@ -178,7 +197,10 @@ int main(int argc, char** argv) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
-      const FusedChainEntry& kernel = c.staged ? stagedGeluKernel : c.cluster ? clusterKernel : geluKernel;
+      const FusedChainEntry& kernel = c.twoPipelines ? twoPipelineKernel
+                                      : c.staged     ? stagedGeluKernel
+                                      : c.cluster    ? clusterKernel
+                                                     : geluKernel;
       FusedMlp mlp(kernel, c.size.m, c.size.hidden, c.size.intermediate, c.split, orders, slots, false);
       mlp.setWaitForWholeUnit(c.waitForWholeUnit);
       bad = stress(mlp,

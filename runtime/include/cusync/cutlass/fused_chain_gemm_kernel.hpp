@@ -111,11 +111,17 @@ class FusedChainGemmKernel {
   // and the math threads. Each counts k-blocks of its own depth (kFirstTileK, kSecondTileK).
   static_assert(cute::size<0>(TileShape{}) == cute::size<0>(TileShapeSecond{}),
                 "the GEMMs' tiles may differ in N and K only");
-  static_assert(cute::is_same_v<typename CollectiveMainloop::MainloopPipeline,
-                                typename CollectiveMainloopSecond::MainloopPipeline> &&
-                    cute::is_same_v<ClusterShape, typename CollectiveMainloopSecond::DispatchPolicy::ClusterShape> &&
+  static_assert(cute::is_same_v<ClusterShape, typename CollectiveMainloopSecond::DispatchPolicy::ClusterShape> &&
                     cute::size(TiledMma{}) == cute::size(typename CollectiveMainloopSecond::TiledMma{}),
-                "the GEMMs share one pipeline, cluster and set of math threads");
+                "the GEMMs share one cluster and set of math threads");
+  // GEMMs with different stage counts (fused_chain_instance.cuh's SecondStages): each its own pipeline, barriers and
+  // states over the stage buffers they share. Why: the stages of one shared pipeline are as many as the wider GEMM's
+  // stage buffers allow, and a narrower GEMM 0 then streams with fewer than it could (GPT-3 M = 256, 128x96 | 192:
+  // GEMM 0 took 73 us at 5 stages, 65 at 6; docs/BENCHMARKS.md, session 20). A block's units come in ticket order,
+  // GEMM 0's before GEMM 1's, so its loads turn from one pipeline to the other once, after draining the first
+  // (below); the second pipeline's barriers are untouched until then.
+  static constexpr bool kTwoPipelines = !cute::is_same_v<typename CollectiveMainloop::MainloopPipeline,
+                                                         typename CollectiveMainloopSecond::MainloopPipeline>;
   using ProblemShape = cute::Shape<int, int, int, int>;  // M, N, K, L
   // Clusters of 1 or 2 blocks along M: a queue unit is then the tiles (x, 2y') and (x, 2y' + 1) of one k-range,
   // drawn once for the cluster (rank 0) and handed to rank 1 (cluster_unit_channel.hpp); the two blocks share each
@@ -168,6 +174,8 @@ class FusedChainGemmKernel {
   using WorkUnitPipeline = cutlass::PipelineAsync<kWorkUnitStages>;
   using UnitChannel = ClusterUnitChannel<kWorkUnitStages>;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  using MainloopPipelineSecond = typename CollectiveMainloopSecond::MainloopPipeline;  // the same type unless
+                                                                                      // kTwoPipelines
   using EpiLoadPipeline = typename EpilogueSecond::LoadPipeline;
   using EpiStorePipeline = typename EpilogueFirst::StorePipeline;
 
@@ -186,6 +194,8 @@ class FusedChainGemmKernel {
     } tensors;
     struct PipelineStorage : cute::aligned_struct<16, cute::_1> {
       alignas(16) typename CollectiveMainloop::PipelineStorage mainloop;
+      alignas(16) cute::conditional_t<kTwoPipelines, typename CollectiveMainloopSecond::PipelineStorage, NoStorage>
+          mainloop_second;
       alignas(16) typename EpilogueSecond::PipelineStorage epi_load;
       alignas(16) cute::conditional_t<kOneEpilogueLoadPipeline, NoStorage, typename EpilogueFirst::PipelineStorage>
           epi_load_first;
@@ -335,7 +345,10 @@ class FusedChainGemmKernel {
   static constexpr std::uint32_t kBytesPerKBlock[kStages] = {CollectiveMainloop::TmaTransactionBytes,
                                                              CollectiveMainloopSecond::TmaTransactionBytes};
   static constexpr std::uint32_t kPipelineBytesPerKBlock =
-      kBytesPerKBlock[0] < kBytesPerKBlock[1] ? kBytesPerKBlock[0] : kBytesPerKBlock[1];
+      kTwoPipelines || kBytesPerKBlock[0] < kBytesPerKBlock[1] ? kBytesPerKBlock[0] : kBytesPerKBlock[1];
+  // What each GEMM's units add to a stage's barrier beyond what its pipeline expects (none with two pipelines).
+  static constexpr std::uint32_t kExtraBytesFirst = kBytesPerKBlock[0] - kPipelineBytesPerKBlock;
+  static constexpr std::uint32_t kExtraBytesSecond = kTwoPipelines ? 0u : kBytesPerKBlock[1] - kPipelineBytesPerKBlock;
 
   // The pipelines of the warp roles (kernel_pipelines.hpp); no warp loads C. Built from GEMM 1's epilogue, always a
   // CUTLASS one (GEMM 0's may be the paired SwiGLU, which only borrows the pipeline types).
@@ -400,6 +413,17 @@ class FusedChainGemmKernel {
     }
     auto pipelines = makePipelines(shared_storage.pipelines, params, isMainloopProducer, isMath, warp_group_thread_idx);
     auto& mainloop_pipeline = pipelines.mainloop;
+    // GEMM 1's: its own with kTwoPipelines, else the same object.
+    auto mainloop_pipeline_second_own = [&]() {
+      if constexpr (kTwoPipelines)
+        return makeMainloopPipeline<CollectiveMainloopSecond, int(NumMmaThreads)>(
+            shared_storage.pipelines.mainloop_second, kBytesPerKBlock[1], isMainloopProducer, isMath,
+            warp_group_thread_idx);
+      else
+        return NoStorage{};
+    }();
+    auto& mainloop_pipeline_second =
+        detail::ofStage<kTwoPipelines ? 1 : 0>(mainloop_pipeline, mainloop_pipeline_second_own);
     auto& epi_load_pipeline = pipelines.epiLoad;
     auto epi_load_pipeline_first = [&]() {
       if constexpr (kOneEpilogueLoadPipeline)
@@ -458,6 +482,9 @@ class FusedChainGemmKernel {
       const int kTiles[kStages] = {int(size<3>(get<0>(load_inputs_first))), int(size<3>(get<0>(load_inputs_second)))};
       const ProducedOperandA<Policy> unsynchronized{};
       auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+      auto second_pipe_producer_state_own = cutlass::make_producer_start_state<MainloopPipelineSecond>();
+      auto& second_pipe_producer_state =  // GEMM 1's loads: its own state with kTwoPipelines
+          detail::ofStage<kTwoPipelines ? 1 : 0>(mainloop_pipe_producer_state, second_pipe_producer_state_own);
       auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
       std::uint32_t drawn = 0;  // units this cluster has drawn (the hand-off's index)
       int lastLoadedStage = -1;  // the GEMM whose unit this block's loads last filled the pipeline with (-1: none)
@@ -541,6 +568,7 @@ class FusedChainGemmKernel {
           // block turns from one GEMM's units to the other's, its load warp waits until the math warps have released
           // every stage it filled, in every block its loads multicast to (each stage's empty barrier counts them
           // all). Units come in ticket order, GEMM 0's before GEMM 1's, so this happens once per block.
+          // With two pipelines the turn is from GEMM 0's to GEMM 1's (ticket order), so GEMM 0's is the one drained.
           if (lastLoadedStage != -1 && lastLoadedStage != int(unit.stage))
             CollectiveMainloop::waitAllStagesFree(mainloop_pipeline, mainloop_pipe_producer_state);
           lastLoadedStage = int(unit.stage);
@@ -551,23 +579,27 @@ class FusedChainGemmKernel {
           collective_mainloop.loadSynchronized(params.first.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                                load_inputs_first, blockCoord(unit.unit.ticket), k_tile_iter, kCount,
                                                shared_storage.tensors.mainloop.first, unsynchronized, params.loadOrder,
-                                               unit.unit.ticket, stage, 0u, clusterRank,
-                                               kBytesPerKBlock[0] - kPipelineBytesPerKBlock);
+                                               unit.unit.ticket, stage, 0u, clusterRank, kExtraBytesFirst);
+          mainloop_pipe_producer_state.advance(kCount);
         } else {
           Tensor gA_mkl = get<0>(load_inputs_second);
           auto k_tile_iter = cute::make_coord_iterator(idx2crd(k0, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-          collective_mainloop_second.loadSynchronized(params.second.mainloop, mainloop_pipeline,
-                                                      mainloop_pipe_producer_state, load_inputs_second,
+          collective_mainloop_second.loadSynchronized(params.second.mainloop, mainloop_pipeline_second,
+                                                      second_pipe_producer_state, load_inputs_second,
                                                       blockCoord(unit.unit.ticket), k_tile_iter, kCount,
                                                       shared_storage.tensors.mainloop.second,
                                                       wholeUnitPosted || !tileInGrid ? unsynchronized : secondInput,
                                                       params.loadOrder, unit.unit.ticket, stage,
                                                       wholeUnitPosted ? 0u : knownPostedEnd, clusterRank,
-                                                      kBytesPerKBlock[1] - kPipelineBytesPerKBlock);
+                                                      kExtraBytesSecond);
+          second_pipe_producer_state.advance(kCount);
         }
-        mainloop_pipe_producer_state.advance(kCount);
       }
-      collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
+      // The pipeline the last loads filled (GEMM 0's was drained where the loads turned to GEMM 1's).
+      if (kTwoPipelines && lastLoadedStage == 1)
+        collective_mainloop_second.load_tail(mainloop_pipeline_second, second_pipe_producer_state);
+      else
+        collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       return;
     }
 
@@ -578,6 +610,9 @@ class FusedChainGemmKernel {
     const int kTiles[kStages] = {int(cute::ceil_div(cute::get<2>(params.first.problem_shape), int(kFirstTileK))),
                                  int(cute::ceil_div(cute::get<2>(params.second.problem_shape), int(kSecondTileK)))};
     typename CollectiveMainloop::PipelineState mainloop_pipe_consumer_state;
+    typename CollectiveMainloopSecond::PipelineState second_pipe_consumer_state_own;
+    auto& second_pipe_consumer_state =  // GEMM 1's units: their own state with kTwoPipelines
+        detail::ofStage<kTwoPipelines ? 1 : 0>(mainloop_pipe_consumer_state, second_pipe_consumer_state_own);
     typename EpilogueSecond::LoadPipelineState epi_load_pipe_consumer_state;
     typename EpilogueFirst::LoadPipelineState epi_load_pipe_consumer_state_first_own;  // when the types differ
     auto& epi_load_pipe_consumer_state_first = detail::ofStage<kOneEpilogueLoadPipeline ? 1 : 0>(
@@ -611,10 +646,11 @@ class FusedChainGemmKernel {
       const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[s]).count;
       const TileCoord tile = unit.unit.ticket.tile;
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
-      mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, kCount, mma_thread_idx,
-                   mainloopStorage, *mainloopParams);
-      mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, kCount);
-      mainloop_pipe_consumer_state.advance(kCount);
+      auto& pipeline = detail::ofStage<kMainloop>(mainloop_pipeline, mainloop_pipeline_second);
+      auto& consumerState = detail::ofStage<kMainloop>(mainloop_pipe_consumer_state, second_pipe_consumer_state);
+      mainloop.mma(pipeline, consumerState, accumulators, kCount, mma_thread_idx, mainloopStorage, *mainloopParams);
+      mainloop.mma_tail(pipeline, consumerState, kCount);
+      consumerState.advance(kCount);
       if (trace != nullptr) {
         trace->mmaDone = ::cusync::detail::globalTimerNs();
         trace->mmaCycles = std::uint64_t(clock64() - mathStartCycles);

@@ -46,6 +46,23 @@ CUTLASS_DEVICE typename CollectiveEpilogue::LoadPipeline makeEpilogueLoadPipelin
   return EpiLoadPipeline(storage, params);
 }
 
+// The mainloop's pipeline alone, as makeKernelPipelines builds it: `transactionBytes` per k-block (A and B). The
+// fused chain builds a second one when its GEMMs have different stage counts.
+template <class CollectiveMainloop, int NumMmaThreads, class Storage>
+CUTLASS_DEVICE typename CollectiveMainloop::MainloopPipeline makeMainloopPipeline(Storage& storage,
+                                                                                 std::uint32_t transactionBytes,
+                                                                                 bool isMainloopProducer, bool isMath,
+                                                                                 int warp_group_thread_idx) {
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  typename MainloopPipeline::Params params;
+  if (isMainloopProducer) params.role = MainloopPipeline::ThreadCategory::Producer;
+  if (isMath) params.role = MainloopPipeline::ThreadCategory::Consumer;
+  params.is_leader = warp_group_thread_idx == 0;
+  params.num_consumers = NumMmaThreads;
+  params.transaction_bytes = transactionBytes;
+  return MainloopPipeline(storage, params, typename CollectiveMainloop::DispatchPolicy::ClusterShape{});
+}
+
 // `mainloopTransactionBytes`: the bytes TMA brings per k-block (A and B); `epilogueParams`: the epilogue's, for the
 // bytes per C load when the epilogue needs them.
 template <class CollectiveMainloop, class CollectiveEpilogue, int NumMmaThreads, class PipelineStorage,
@@ -55,17 +72,7 @@ CUTLASS_DEVICE KernelPipelines<typename CollectiveMainloop::MainloopPipeline, ty
 makeKernelPipelines(PipelineStorage& storage, std::uint32_t mainloopTransactionBytes,
                     EpilogueParams const& epilogueParams, bool isMainloopProducer, bool isEpilogueProducer,
                     bool isMath, int warp_group_thread_idx) {
-  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
-  using EpiLoadPipeline = typename CollectiveEpilogue::LoadPipeline;
   using EpiStorePipeline = typename CollectiveEpilogue::StorePipeline;
-  using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
-
-  typename MainloopPipeline::Params mainloop_pipeline_params;
-  if (isMainloopProducer) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Producer;
-  if (isMath) mainloop_pipeline_params.role = MainloopPipeline::ThreadCategory::Consumer;
-  mainloop_pipeline_params.is_leader = warp_group_thread_idx == 0;
-  mainloop_pipeline_params.num_consumers = NumMmaThreads;
-  mainloop_pipeline_params.transaction_bytes = mainloopTransactionBytes;
 
   std::uint32_t epilogueTransactionBytes = 0;
   if constexpr (CollectiveEpilogue::RequiresTransactionBytes)
@@ -73,7 +80,8 @@ makeKernelPipelines(PipelineStorage& storage, std::uint32_t mainloopTransactionB
 
   typename EpiStorePipeline::Params epi_store_pipeline_params;
   epi_store_pipeline_params.always_wait = true;
-  return {MainloopPipeline(storage.mainloop, mainloop_pipeline_params, ClusterShape{}),
+  return {makeMainloopPipeline<CollectiveMainloop, NumMmaThreads>(storage.mainloop, mainloopTransactionBytes,
+                                                                  isMainloopProducer, isMath, warp_group_thread_idx),
           makeEpilogueLoadPipeline<CollectiveEpilogue, NumMmaThreads>(storage.epi_load, epilogueTransactionBytes,
                                                                       isEpilogueProducer, isMath),
           EpiStorePipeline(epi_store_pipeline_params)};
