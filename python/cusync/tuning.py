@@ -79,9 +79,11 @@ class TableEntry:
 
 # --- names -------------------------------------------------------------------------------------------------------
 
-# _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W (fused_chain_instance.cuh).
-_CONFIG = re.compile(r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?")
-_LABEL = re.compile(r"^(?P<config>fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?)(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
+# _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W; _kD: GEMM 2's own k-block depth D;
+# _gemm2sS: GEMM 2's own stage count S, on a pipeline of its own (fused_chain_instance.cuh).
+_CONFIG_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
+_CONFIG = re.compile(_CONFIG_PATTERN)
+_LABEL = re.compile(r"^(?P<config>" + _CONFIG_PATTERN + r")(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
                     r"(?:_(?P<order>(?!ww$)[^_]+))?(?P<whole>_ww)?$")
 UNIT_WAITS = ("kblock", "whole")
 
@@ -115,7 +117,7 @@ def parse_label(label: str) -> tuple:
     match = _LABEL.match(label)
     if not match:
         raise ValueError(f"'{label}' is not a fused-chain configuration label "
-                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_skAxB][_ORDER][_ww])")
+                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS][_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
     parse_order(order)

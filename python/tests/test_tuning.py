@@ -70,6 +70,10 @@ def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activatio
     ("fused_128x192x64_s4_coop_c2_ww", ("fused_128x192x64_s4_coop_c2", (1, 1), "row", "whole")),
     # GEMM 2's own tile width (_n256) belongs to the configuration too.
     ("fused_128x176x64_s4_coop_c2_n256_sk2x1_g4_ww", ("fused_128x176x64_s4_coop_c2_n256", (2, 1), "g4", "whole")),
+    # ... and so do GEMM 2's own k-block depth (_k32) and stage count (_gemm2s5), not tile orders.
+    ("fused_128x96x64_s7_coop_c2_n192_gemm2s5_g8_ww",
+     ("fused_128x96x64_s7_coop_c2_n192_gemm2s5", (1, 1), "g8", "whole")),
+    ("fused_128x96x64_s7_coop_c2_n192_k32_sk2x1_g4", ("fused_128x96x64_s7_coop_c2_n192_k32", (2, 1), "g4", "kblock")),
 ])
 def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parsed):
     assert tuning.parse_label(label) == parsed
