@@ -4,6 +4,8 @@
 # measured it (docs/BENCHMARKS.md). Each winner (model, M, configuration, split) runs in its own process, first with
 # the default short timing and then after a --warmup-ms warm-up; torch_baselines.py runs the same two ways. Prints
 # bench/mlp/summarize_sustained.py's tables last; CSVs in $OUT.
+# Superseded for standings by scripts/device_fused_interleaved.sh: timed one variant after another, as here, each
+# meets the clocks the previous ones left (session 20 found session 11's standing order-biased; docs/BENCHMARKS.md).
 #   WARMUP_MS   the sustained warm-up, both sides (default 1000; session 11's call 15 found 1 s not yet steady,
 #               call 16 used 3000)
 #   WINNERS     "model:M:configuration:split ..." (default: the winners of session 11's calls 6 and 11)
