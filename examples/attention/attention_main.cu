@@ -12,13 +12,15 @@
 // split-K choices (splitCandidates): first the QKV GEMM's with the output GEMM at its baseline, then the
 // output GEMM's with the best QKV GEMM. Every configuration of every variant is checked against a reference
 // (cuBLASLt GEMMs around an fp32 attention kernel) on fresh inputs, with QKV, T, Y and the caches' new positions
-// poisoned with NaN, then timed with CUDA graphs (median of replays); the CSV has one row per configuration, the
-// table last each variant's best. The policies and tile orders are generated and proven by cusyncgen from
+// poisoned with NaN, then timed with CUDA graphs (median of replays; --interleave: all of a problem's configurations
+// together, in interleaved rounds, runVariantsInterleaved); the CSV has one row per configuration, the table last
+// each variant's best. The policies and tile orders are generated and proven by cusyncgen from
 // examples/attention/attention_decode.dep and attention_prompt.dep.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <type_traits>
@@ -30,6 +32,7 @@
 #include "attention_problem.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "interleaved_chain_timer.h"
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -47,6 +50,7 @@ struct Options {
   int samples = 20;
   int repetitions = 10;  // chains per graph replay
   int warmupMilliseconds = 0;  // sustained warm-up before each timing (graph_timer.cuh): steady power state
+  bool interleave = false;  // time the problem's chains together (runVariantsInterleaved), not one after another
   std::vector<std::string> variants;  // names to run; empty: all
   std::vector<std::string> gemmConfigs;  // GEMM tile configurations to search; empty: all registered
   AttentionOrder attentionOrder = AttentionOrder::LongestFirst;  // prompt processing
@@ -67,7 +71,8 @@ struct Options {
 
 const char* const kUsage =
     "Usage: attention_example [--model gpt3|llama] [--phase decode|prompt] [--batch B] [--seq S] [--cache S']\n"
-    "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--variants a,b]\n"
+    "                         [--seed N] [--samples N] [--reps N] [--warmup-ms N] [--interleave]\n"
+    "                         [--variants a,b]\n"
     "                         [--gemm-configs a,b]\n"
     "                         [--attention-order rows|longest-first] [--attention-blocks auto|1|2]\n"
     "                         [--attention-kernel cutlass-fmha|mma]\n"
@@ -88,6 +93,12 @@ const char* const kUsage =
     "  --cache   cached tokens S' (default 1024 for decode, 0 for prompt)\n"
     "  --seed    seed of the random inputs (default 1)\n"
     "  --samples graph replays timed, the median reported (default 20); --reps chains per replay (default 10)\n"
+    "  --warmup-ms N  replay each chain for at least N ms before timing it (default 0)\n"
+    "  --interleave  check every configuration of every variant as it is made, then time them all together, in\n"
+    "            rounds that replay each one's graph once in an order rotated per round, after one --warmup-ms\n"
+    "            warm-up over all of them; then check each again after a replay of its own graph. The search's\n"
+    "            QKV GEMM choice is timed that way too, before the output GEMM's candidates are made. Keeps every\n"
+    "            chain (and its split-K scratch) in memory until the end. Nothing to time with --check-only\n"
     "  --variants    the variants to run, by name (default all: cuBLAS+attn, StreamSync, PDL-GridSync,\n"
     "            Strided+{TileSync,RowSync}+{WaitKernel,PDL}, Stream+{TileSync,RowSync}+PDL; Strided names the QKV\n"
     "            wait of head-wide QKV tiles, the prompt's narrower and wider ones wait under RowSync; Stream: the\n"
@@ -169,6 +180,8 @@ Options parseOptions(int argc, char** argv) {
       options.repetitions = positiveIntArgument(program, arg, value());
     } else if (arg == "--warmup-ms") {
       options.warmupMilliseconds = warmupMillisecondsArgument(program, arg, value());
+    } else if (arg == "--interleave") {
+      options.interleave = true;
     } else if (arg == "--variants") {
       for (const std::string& name : wordListArgument(program, arg, value())) {
         bool known = false;
@@ -267,10 +280,9 @@ struct Result {
   }
 };
 
-// Poisons everything the chain writes, runs it once and checks Y and the caches' new positions; then times it
-// with CUDA graphs and checks Y of the last replay again.
+// Poisons everything the chain writes, runs it once and checks Y, T and the caches' new positions.
 template <class Chain>
-Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Options& options, cudaStream_t stream) {
+Result checkChain(const Chain& chain, AttentionBuffers& buffers, const Options& options, cudaStream_t stream) {
   const AttentionProblem& p = options.problem;
   Result result;
   for (DeviceBuffer<__half>* buffer : {&buffers.qkv, &buffers.t, &buffers.y}) poison(*buffer, stream);
@@ -284,6 +296,14 @@ Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Option
   gatherAppended(buffers, p, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   result.cache = compareToReference(buffers.appended, buffers.appendedReference);
+  return result;
+}
+
+// Checks the chain (checkChain), then, unless --check-only, times it alone with CUDA graphs and checks Y of the last
+// replay again.
+template <class Chain>
+Result checkThenTime(const Chain& chain, AttentionBuffers& buffers, const Options& options, cudaStream_t stream) {
+  Result result = checkChain(chain, buffers, options, stream);
   if (options.checkOnly) return result;
   poison(buffers.y, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
@@ -322,43 +342,86 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
   return candidates;
 }
 
-// Checks, then times, one configuration of one variant; prints and records its result. Nullopt when a GEMM
-// refuses the launch before any kernel runs (its why_not_implementable), which is printed.
 // The chain of one variant and GEMM choice under the command line's chain options: the one place that passes them
-// to the constructor, for the timed runs, the stage times and the traces alike.
+// to the constructor, for the timed runs, the stage times and the traces alike. Shared: an interleaved timing
+// (InterleavedChainTimer) keeps the chains until the problem's end. On the heap, as its stages' launches capture
+// its address.
 template <Model M, Phase P>
-AttentionChain<M, P> chainFor(const Options& options, const Variant& variant, GemmChoice gemms,
-                              AttentionBuffers& buffers, int multiprocessors, cublasLtHandle_t lt, void* workspace,
-                              std::size_t workspaceBytes) {
-  return AttentionChain<M, P>(options.problem, variant, gemms, buffers, multiprocessors, lt, workspace,
-                              workspaceBytes, options.attentionOrder, options.splitOrder, options.attentionBlocks,
-                              options.decodeBlocksPerSm, options.decodeTriggerAfterWait, options.outputGroupRows,
-                              options.attentionKernel, options.qkvGroupRows);
+std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Variant& variant, GemmChoice gemms,
+                                               AttentionBuffers& buffers, int multiprocessors, cublasLtHandle_t lt,
+                                               void* workspace, std::size_t workspaceBytes) {
+  return std::make_shared<AttentionChain<M, P>>(
+      options.problem, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes,
+      options.attentionOrder, options.splitOrder, options.attentionBlocks, options.decodeBlocksPerSm,
+      options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows);
 }
 
+// One configuration's line: its time (or, `timed` false, that it was checked and waits for its interleaved timing),
+// its errors and its configuration.
+void printResult(const Result& result, bool timed) {
+  char time[32] = "      checked";
+  if (timed) std::snprintf(time, sizeof(time), "%10.1f us", result.microseconds);
+  std::printf("%-28s %s  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(), time,
+              result.output.relativeError, result.attention.relativeError, result.cache.relativeError,
+              result.correct() ? "" : "  FAILED", result.configuration.c_str());
+}
+
+// Checks, then times, one configuration of one variant; prints and records its result. With `interleaved`
+// (--interleave), checks it only and hands its chain to `interleaved`, which times it later with the others under
+// the index of its row in `results`. Nullopt when a GEMM refuses the launch before any kernel runs (its
+// why_not_implementable), which is printed.
 template <Model M, Phase P>
 std::optional<Result> runConfiguration(const Options& options, const Variant& variant, GemmChoice gemms,
                                        AttentionBuffers& buffers, int multiprocessors,
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
-                                       cudaStream_t stream, std::vector<Result>& results) {
-  AttentionChain<M, P> chain =
+                                       cudaStream_t stream, std::vector<Result>& results,
+                                       InterleavedChainTimer<AttentionChain<M, P>>* interleaved = nullptr) {
+  const std::shared_ptr<AttentionChain<M, P>> chain =
       chainFor<M, P>(options, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
   Result result;
   try {
-    result = checkThenTime(chain, buffers, options, stream);
+    result = interleaved != nullptr ? checkChain(*chain, buffers, options, stream)
+                                    : checkThenTime(*chain, buffers, options, stream);
   } catch (const cusync::Error& error) {
-    std::printf("%-28s refused: %s  [%s]\n", variant.name().c_str(), error.what(), chain.description().c_str());
+    std::printf("%-28s refused: %s  [%s]\n", variant.name().c_str(), error.what(), chain->description().c_str());
     CUSYNC_CUDA_CHECK(cudaDeviceSynchronize());
     return std::nullopt;
   }
   result.variant = variant.name();
-  result.configuration = chain.description();
+  result.configuration = chain->description();
   result.gemms = gemms;
-  std::printf("%-28s %10.1f us  Y error %.2e  T error %.2e  cache error %.2e%s  [%s]\n", result.variant.c_str(),
-              result.microseconds, result.output.relativeError, result.attention.relativeError,
-              result.cache.relativeError, result.correct() ? "" : "  FAILED", result.configuration.c_str());
+  printResult(result, interleaved == nullptr);
+  if (interleaved != nullptr) interleaved->add(chain, results.size());
   results.push_back(result);
   return result;
+}
+
+// A variant to run and its GEMM roles' candidates.
+struct VariantCandidates {
+  Variant variant;
+  std::vector<RoleCandidate> qkv, out;
+};
+
+// `variant`'s candidates; nullopt when it is not selected, or (printed) when this phase skips it or a role has no
+// candidate.
+template <Phase P>
+std::optional<VariantCandidates> candidatesOf(const Options& options, const Variant& variant, int multiprocessors) {
+  if (!options.variants.empty() &&
+      std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
+    return std::nullopt;
+  if (P == Phase::Decode && variant.ordering == Ordering::StreamThenPdl) {
+    // Built for prompt processing's one-wave QKV GEMM (session 19) and run on a GPU there only.
+    std::printf("%-28s skipped: prompt processing only\n", variant.name().c_str());
+    return std::nullopt;
+  }
+  VariantCandidates candidates{variant, roleCandidates(options, GemmRole::Qkv, variant.tPolicy, multiprocessors),
+                               roleCandidates(options, GemmRole::Output, variant.tPolicy, multiprocessors)};
+  if (candidates.qkv.empty() || candidates.out.empty()) {
+    std::printf("%-28s skipped: no selected GEMM configuration fits on this device with a selected split kind\n",
+                variant.name().c_str());
+    return std::nullopt;
+  }
+  return candidates;
 }
 
 // Every selected variant; each synchronized or stream-ordered one searches the GEMM configurations: the QKV
@@ -369,23 +432,12 @@ template <Model M, Phase P>
 std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffers, int multiprocessors,
                                 cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes, cudaStream_t stream) {
   std::vector<Result> results;
-  for (const Variant& variant : allVariants()) {
-    if (!options.variants.empty() &&
-        std::find(options.variants.begin(), options.variants.end(), variant.name()) == options.variants.end())
-      continue;
-    if (P == Phase::Decode && variant.ordering == Ordering::StreamThenPdl) {
-      // Built for prompt processing's one-wave QKV GEMM (session 19) and run on a GPU there only.
-      std::printf("%-28s skipped: prompt processing only\n", variant.name().c_str());
-      continue;
-    }
-    const std::vector<RoleCandidate> qkv = roleCandidates(options, GemmRole::Qkv, variant.tPolicy, multiprocessors);
-    const std::vector<RoleCandidate> out =
-        roleCandidates(options, GemmRole::Output, variant.tPolicy, multiprocessors);
-    if (qkv.empty() || out.empty()) {
-      std::printf("%-28s skipped: no selected GEMM configuration fits on this device with a selected split kind\n",
-                  variant.name().c_str());
-      continue;
-    }
+  for (const Variant& selected : allVariants()) {
+    const std::optional<VariantCandidates> candidates = candidatesOf<P>(options, selected, multiprocessors);
+    if (!candidates) continue;
+    const Variant& variant = candidates->variant;
+    const std::vector<RoleCandidate>& qkv = candidates->qkv;
+    const std::vector<RoleCandidate>& out = candidates->out;
     auto run = [&](const RoleCandidate& q, const RoleCandidate& o) {
       return runConfiguration<M, P>(options, variant,
                                     GemmChoice{q.gemm, o.gemm, q.split, o.split, q.staticUnits, o.staticUnits},
@@ -404,6 +456,83 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
     if (options.checkOnly) bestQkv = 0;
     for (std::size_t i = 1; i < out.size(); ++i) run(qkv[bestQkv], out[i]);
   }
+  return results;
+}
+
+// Fills in the rows' times from an interleaved timing. A chain whose Y after its own graph's replay is wrong is
+// marked wrong by that comparison, as checkThenTime does after a chain's timing alone.
+void recordInterleavedTimings(const std::vector<InterleavedChainTiming>& timings, std::vector<Result>& results) {
+  for (const InterleavedChainTiming& timing : timings) {
+    Result& row = results[timing.row];
+    row.microseconds = timing.microseconds;
+    if (timing.outputAfter.passes(kRelativeErrorBound)) continue;
+    if (row.correct())
+      std::printf("FAILED after timing: %s: Y error %.2e, %llu non-finite  [%s]\n", row.variant.c_str(),
+                  timing.outputAfter.relativeError, timing.outputAfter.nonFinite, row.configuration.c_str());
+    row.output = timing.outputAfter;
+  }
+}
+
+// runVariants' search under --interleave (not with --check-only, which times nothing): every configuration is
+// checked as it is made, as there, but timed only together with the problem's other configurations
+// (InterleavedChainTimer), which keeps their chains until the end. First every variant's QKV candidates (the output
+// GEMM at its baseline) are made and checked; where a variant's QKV GEMM choice decides which output candidates
+// follow, these are timed together to choose it; then the output candidates are made and checked with the chosen
+// QKV GEMM; then every chain of the problem is timed together once more, and those times are recorded.
+template <Model M, Phase P>
+std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuffers& buffers, int multiprocessors,
+                                           cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
+                                           cudaStream_t stream) {
+  std::vector<Result> results;
+  InterleavedChainTimer<AttentionChain<M, P>> timer(stream, options.repetitions);
+  auto timeAll = [&](const char* purpose) {
+    std::printf("timing %zu chains together (%s): %d ms of warm-up over all, then %d interleaved rounds\n",
+                timer.size(), purpose, options.warmupMilliseconds, options.samples);
+    recordInterleavedTimings(
+        timer.timeAndCheck(buffers.y, buffers.yReference, options.warmupMilliseconds, options.samples), results);
+  };
+  // The row in `results` of each configuration run; nullopt where a GEMM refused it.
+  auto run = [&](const VariantCandidates& c, const RoleCandidate& q, const RoleCandidate& o) {
+    const std::optional<Result> result =
+        runConfiguration<M, P>(options, c.variant, GemmChoice{q.gemm, o.gemm, q.split, o.split, q.staticUnits,
+                                                              o.staticUnits},
+                               buffers, multiprocessors, lt, workspace, workspaceBytes, stream, results, &timer);
+    return result ? std::optional<std::size_t>(results.size() - 1) : std::nullopt;
+  };
+  struct QkvSearch {
+    VariantCandidates candidates;
+    std::vector<std::optional<std::size_t>> rows;  // per QKV candidate, with the output GEMM at its baseline
+  };
+  std::vector<QkvSearch> searches;
+  bool choiceNeedsTimes = false;
+  for (const Variant& selected : allVariants()) {
+    std::optional<VariantCandidates> candidates = candidatesOf<P>(options, selected, multiprocessors);
+    if (!candidates) continue;
+    QkvSearch search{std::move(*candidates), {}};
+    const VariantCandidates& c = search.candidates;
+    if (c.variant.ordering == Ordering::CublasAttention) {  // cuBLASLt GEMMs: nothing to search
+      run(c, c.qkv.front(), c.out.front());
+      continue;
+    }
+    for (const RoleCandidate& q : c.qkv) search.rows.push_back(run(c, q, c.out.front()));
+    choiceNeedsTimes = choiceNeedsTimes || (c.qkv.size() > 1 && c.out.size() > 1);
+    searches.push_back(std::move(search));
+  }
+  if (choiceNeedsTimes) timeAll("to choose each variant's QKV GEMM");
+  for (const QkvSearch& search : searches) {
+    std::size_t bestQkv = 0;
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < search.rows.size(); ++i) {
+      if (!search.rows[i]) continue;
+      const Result& r = results[*search.rows[i]];
+      if (r.correct() && r.microseconds < best) best = r.microseconds, bestQkv = i;
+    }
+    const VariantCandidates& c = search.candidates;
+    for (std::size_t i = 1; i < c.out.size(); ++i) run(c, c.qkv[bestQkv], c.out[i]);
+  }
+  if (timer.size() == 0) return results;
+  timeAll("the times recorded");
+  for (const Result& r : results) printResult(r, true);
   return results;
 }
 
@@ -431,13 +560,13 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
     if ((r.variant != "StreamSync" && r.variant != "cuBLAS+attn") || !r.correct() || r.microseconds <= 0) continue;
     const Variant variant = r.variant == "StreamSync" ? Variant{Ordering::StreamSync, TPolicyKind::TileSync}
                                                       : Variant{Ordering::CublasAttention, TPolicyKind::TileSync};
-    AttentionChain<M, P> chain =
+    const std::shared_ptr<AttentionChain<M, P>> chain =
         chainFor<M, P>(options, variant, r.gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
-    chain.enqueue(stream);
+    chain->enqueue(stream);
     std::printf("stages alone, %-12s", r.variant.c_str());
     double sum = 0;
     for (int i = 0; i < AttentionChain<M, P>::kStageCount; ++i) {
-      const double us = timeWithGraph([&](cudaStream_t s) { chain.enqueueStage(i, s); }, stream,
+      const double us = timeWithGraph([&](cudaStream_t s) { chain->enqueueStage(i, s); }, stream,
                                       options.repetitions, 3, options.samples)
                             .medianMicroseconds;
       sum += us;
@@ -467,13 +596,13 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
     Variant variant{};
     for (const Variant& v : allVariants())
       if (v.name() == r.variant) variant = v;
-    AttentionChain<M, P> chain =
+    const std::shared_ptr<AttentionChain<M, P>> chain =
         chainFor<M, P>(options, variant, r.gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
-    DeviceBuffer<BlockTrace> trace(chain.blocksPerLaunch());
-    for (int i = 0; i < 3; ++i) chain.enqueue(stream);
+    DeviceBuffer<BlockTrace> trace(chain->blocksPerLaunch());
+    for (int i = 0; i < 3; ++i) chain->enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaMemsetAsync(trace.get(), 0, trace.bytes(), stream));
-    chain.setTrace(trace.get());
-    chain.enqueue(stream);
+    chain->setTrace(trace.get());
+    chain->enqueue(stream);
     CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
     std::vector<BlockTrace> records(trace.size());
     CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), trace.get(), trace.bytes(), cudaMemcpyDeviceToHost));
@@ -567,8 +696,11 @@ int main(int argc, char** argv) {
     return p.phase == Phase::Decode ? run(Llama{}, Decode{}) : run(Llama{}, Prompt{});
   };
   const std::vector<Result> results = withChainTypes([&](auto model, auto phase) {
-    return runVariants<decltype(model)::value, decltype(phase)::value>(options, buffers, sms, lt, workspace.get(),
-                                                                       workspaceBytes, stream);
+    constexpr Model M = decltype(model)::value;
+    constexpr Phase P = decltype(phase)::value;
+    if (options.interleave && !options.checkOnly)
+      return runVariantsInterleaved<M, P>(options, buffers, sms, lt, workspace.get(), workspaceBytes, stream);
+    return runVariants<M, P>(options, buffers, sms, lt, workspace.get(), workspaceBytes, stream);
   });
   const std::vector<Result> best = bestPerVariant(results);
   if (!options.checkOnly)
