@@ -8,8 +8,8 @@
 // without resetting counters or semaphores. A hang is a watchdog trap (CUSYNC_WAIT_TIMEOUT_NS) and a failure.
 //
 // Usage: mlp_fused_stress [--executions N] [--help]   (default 100000 chain executions in all)
-#define CUSYNC_CHAIN_DELAY_NS 20000
-#define CUSYNC_WAIT_TIMEOUT_NS 5000000000ull
+// The kernels are compiled elsewhere, with the delay and the watchdog: fused_chain_stress_kernels.h.
+#include "fused_chain_stress_kernels.h"  // first: it sets the kernels' compile-time delay and watchdog
 
 #include <algorithm>
 #include <chrono>
@@ -22,7 +22,6 @@
 #include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/mismatch_count.cuh"
-#include "fused_chain_instance.cuh"
 #include "fused_mlp.h"
 #include "swiglu_mlp_reference.cuh"
 #include "swiglu_weight_pairing.h"
@@ -31,29 +30,6 @@ using namespace cusync;
 using namespace cusync::examples;
 
 namespace {
-
-using StressKernel = FusedChainInstance<64, 128, 128, 4, false>;
-using SwiGluStressKernel = FusedChainInstance<64, 128, 128, 4, false, ChainActivation::PairedSwiGlu>;
-// 2x1 clusters (the unit hand-off between the two blocks, multicast B, rank 1's tile past M at M = 1 and 64).
-using ClusterStressKernel = FusedChainInstance<128, 128, 64, 6, true, ChainActivation::Gelu, 2>;
-// A tile width per GEMM on 2x1 clusters: the pipeline drained where a block turns from GEMM 1 to GEMM 2, whose stage
-// buffers overlap GEMM 1's differently, and the wider GEMM's extra bytes per stage: GEMM 2 wider (128 then 256
-// columns), and GEMM 1 wider (128 then 96, whose epilogues also have C-load pipelines of different types).
-using TwoTileStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 256>;
-using NarrowSecondStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::PairedSwiGlu, 2, 96>;
-// Two widths on one math warp group, single blocks: GEMM 1 in 96-column paired tiles (groups of 48 outputs), GEMM 2
-// in 128, as the SwiGLU defaults run LLaMA at M = 128 since session 10. Its intermediate sizes are multiples of 48,
-// and GEMM 2's K then ends in a partial k-block.
-using NarrowFirstWsStressKernel = FusedChainInstance<64, 96, 128, 4, false, ChainActivation::PairedSwiGlu, 1, 128>;
-// Staged epilogues (staged_tile_epilogue.hpp: the producer warp group's spare warps store and post each tile while
-// the math warps run the next unit), on 2x1 clusters: GELU, and SwiGLU with GEMM 2 wider than GEMM 1.
-using StagedGeluStressKernel = FusedChainInstance<128, 128, 64, 4, true, ChainActivation::Gelu, 2, 128, true>;
-using StagedSwiGluStressKernel = FusedChainInstance<128, 128, 64, 3, true, ChainActivation::PairedSwiGlu, 2, 256, true>;
-// A pipeline per GEMM (session 20): GELU in 128x96 tiles at 7 stages, then 128x192 at 5, on 2x1 clusters, each GEMM
-// on its own barriers over the stage buffers they share (the GPT-3 default at M = 256); intermediate sizes that are
-// multiples of 96.
-using TwoPipelineStressKernel =
-    FusedChainInstance<128, 96, 64, 7, true, ChainActivation::Gelu, 2, 192, false, 64, 5>;
 
 struct Size {
   int m, hidden, intermediate;
@@ -89,14 +65,14 @@ int main(int argc, char** argv) {
   DeviceBuffer<char> workspace(workspaceBytes);
   DeviceBuffer<unsigned long long> mismatches(1);
   const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  const FusedChainEntry geluKernel = StressKernel::entry();
-  const SwiGluChainEntry swiGluKernel = SwiGluStressKernel::entry();
-  const FusedChainEntry clusterKernel = ClusterStressKernel::entry();
-  const SwiGluChainEntry twoTileKernels[3] = {TwoTileStressKernel::entry(), NarrowSecondStressKernel::entry(),
-                                              NarrowFirstWsStressKernel::entry()};
-  const FusedChainEntry stagedGeluKernel = StagedGeluStressKernel::entry();
-  const SwiGluChainEntry stagedSwiGluKernel = StagedSwiGluStressKernel::entry();
-  const FusedChainEntry twoPipelineKernel = TwoPipelineStressKernel::entry();
+  const FusedChainEntry geluKernel = stress::geluKernel();
+  const SwiGluChainEntry swiGluKernel = stress::swiGluKernel();
+  const FusedChainEntry clusterKernel = stress::clusterKernel();
+  const SwiGluChainEntry twoTileKernels[3] = {stress::twoTileWiderSecondKernel(),
+                                              stress::twoTileNarrowerSecondKernel(), stress::narrowFirstWsKernel()};
+  const FusedChainEntry stagedGeluKernel = stress::stagedGeluKernel();
+  const SwiGluChainEntry stagedSwiGluKernel = stress::stagedSwiGluKernel();
+  const FusedChainEntry twoPipelineKernel = stress::twoPipelineKernel();
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
