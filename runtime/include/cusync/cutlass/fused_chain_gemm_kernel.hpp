@@ -12,16 +12,16 @@
 // waits for the A k-blocks it reads (after issuing the weights first, LoadOrder::WeightsFirst) and hands the unit to
 // the math warp groups through a shared-memory pipeline of units; the math warp groups run CUTLASS's MMA, reduce
 // split-K partials by last arrival, run the unit's stage's epilogue, complete the bulk stores and post. The GEMMs
-// share one mainloop pipeline (stages, barriers, shared memory) and may have their own tile widths: GEMM 1's
-// collective may tile N differently from GEMM 0's (same TileM, stages and cluster), because one tile shape
-// cannot make whole waves of both GEMMs (LLaMA at M = 512: GEMM 0 wants 176 columns, GEMM 1 256; docs/BENCHMARKS.md,
-// session 7). GEMM 1 may also take a shallower k-block (its own TileK): with a wider GEMM 1 the stages of both are
-// as many as GEMM 1's wider stage buffers allow, and a narrower GEMM 0 then streams with fewer stages than it could
-// (GPT-3 M = 256, 128x96 | 192: GEMM 0 took 73 us at 5 stages where 6 took 65, session 20); halving GEMM 1's TileK
-// halves its stage buffers and gives both GEMMs more stages. The wider GEMM's units add their extra bytes to each
-// stage's barrier, and a block drains the pipeline
-// once, when it turns from GEMM 0's units to GEMM 1's, because the two collectives' stage buffers overlap
-// differently in the shared memory they share.
+// share the stage buffers in shared memory and, unless their stage counts differ, one mainloop pipeline (stages,
+// barriers). They may have their own tile widths: GEMM 1's collective may tile N differently from GEMM 0's (same
+// TileM and cluster), because one tile shape cannot make whole waves of both GEMMs (LLaMA at M = 512: GEMM 0 wants
+// 176 columns, GEMM 1 256; docs/BENCHMARKS.md, session 7). With one pipeline the stages of both are as many as the
+// wider GEMM's stage buffers allow, and a narrower GEMM 0 then streams with fewer than it could (GPT-3 M = 256,
+// 128x96 | 192: GEMM 0 took 73 us at 5 stages, 65 at 6; session 20). Two ways out: GEMM 1 at half the k-block depth
+// (its own TileK; tried, GEMM 1 lost as much at 32-deep k-blocks), or a stage count per GEMM, each GEMM then on a
+// pipeline of its own over the shared buffers (kTwoPipelines; 8% faster there). With one pipeline, the wider GEMM's
+// units add their extra bytes to each stage's barrier. Either way a block drains its loads once, when it turns from
+// GEMM 0's units to GEMM 1's, because the two collectives' stage buffers overlap differently.
 // GEMM 0's epilogue may combine columns: the paired SwiGLU (paired_glu_epilogue.hpp) turns a TileN-wide
 // [gate | up] tile into TileN/2 columns of GEMM 1's A, so the LLaMA MLP is a two-stage chain too. The two epilogues
 // share shared memory: a block's units come in ticket order, so it switches from GEMM 0 to GEMM 1 once, after
@@ -107,8 +107,9 @@ class FusedChainGemmKernel {
   using TiledMma = typename CollectiveMainloop::TiledMma;
   using ClusterShape = typename CollectiveMainloop::DispatchPolicy::ClusterShape;
   static constexpr bool kOneTileShape = cute::is_same_v<CollectiveMainloop_, CollectiveMainloopSecond_>;
-  // What the two GEMMs share: rows per tile (GEMM 1 reads GEMM 0's rows), the pipeline and its stages, the cluster,
-  // and the math threads. Each counts k-blocks of its own depth (kFirstTileK, kSecondTileK).
+  // What the two GEMMs share: rows per tile (GEMM 1 reads GEMM 0's rows), the cluster, the math threads and, unless
+  // their stage counts differ (kTwoPipelines), the pipeline. Each counts k-blocks of its own depth (kFirstTileK,
+  // kSecondTileK).
   static_assert(cute::size<0>(TileShape{}) == cute::size<0>(TileShapeSecond{}),
                 "the GEMMs' tiles may differ in N and K only");
   static_assert(cute::is_same_v<ClusterShape, typename CollectiveMainloopSecond::DispatchPolicy::ClusterShape> &&
