@@ -2,8 +2,8 @@
 # On the lent GPU machine (through the device tool, from the repo root, carrying .cutlass/ and build-gen/, which
 # holds cusyncgen's headers for examples/mlp/gpt3_mlp.dep and gpt3_mlp_fused.dep made here: the GPU machine has no
 # isl, e.g. `for s in gpt3_mlp gpt3_mlp_fused; do build/tools/cusyncgen examples/mlp/$s.dep -o build-gen; done`): builds
-# the fused-chain MLP example with all cores while the torch baselines run (they use the GPU, the build only the
-# CPU), then runs the example once the baselines are done (never both on the GPU at once), and prints one table.
+# the fused-chain MLP example with all cores, then runs the torch baselines (TORCH_DURING_BUILD=1: during the build,
+# faster but biased), then the example (never both on the GPU at once), and prints one table.
 # Writes CSVs, logs and the plot under $OUT (per model: MODEL_torch.csv, MODEL_mlp_fused.csv, MODEL_summary.txt,
 # MODEL_mlp_fused.png; one checks.log).
 #   MODELS            models to run, of gpt3 and llama (default: gpt3)
@@ -27,15 +27,20 @@ build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 device_gpu_line | tee "$out/device.txt"
 ms=${MS:-1,8,64,128,256,512,1024,2048,4096}
 models=${MODELS:-gpt3}
+run_torch() {
+  for model in $models; do
+    autotune_var=TORCH_AUTOTUNE_M_$model
+    autotune=${!autotune_var:-${TORCH_AUTOTUNE_M:-}}
+    PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --model "$model" --csv "$out/${model}_torch.csv" \
+      --m "$ms" ${autotune:+--autotune-m "$autotune"} --budget-s "${TORCH_BUDGET_S:-240}" \
+      --warmup-ms "${TORCH_WARMUP_MS:-0}"
+  done >"$out/torch.log" 2>&1
+}
+# The torch baselines run after the build unless TORCH_DURING_BUILD=1: a host busy compiling on every core delays
+# graph launches, and torch timed 163-165 us at GPT-3 M = 256 during a build against 133 for its kernels (session 20).
 torch_pid=
-if [ "${SKIP_TORCH:-0}" != 1 ]; then
-  (for model in $models; do
-     autotune_var=TORCH_AUTOTUNE_M_$model
-     autotune=${!autotune_var:-${TORCH_AUTOTUNE_M:-}}
-     PYTHONUNBUFFERED=1 python3 "$root/bench/mlp/torch_baselines.py" --model "$model" --csv "$out/${model}_torch.csv" \
-       --m "$ms" ${autotune:+--autotune-m "$autotune"} --budget-s "${TORCH_BUDGET_S:-240}" \
-       --warmup-ms "${TORCH_WARMUP_MS:-0}"
-   done) >"$out/torch.log" 2>&1 &
+if [ "${SKIP_TORCH:-0}" != 1 ] && [ "${TORCH_DURING_BUILD:-0}" = 1 ]; then
+  run_torch &
   torch_pid=$!
 fi
 device_configure "$build" >/dev/null || exit 1
@@ -46,6 +51,10 @@ grep -E "error|C7510|warning" /tmp/build.log | head -30
 echo "build: rc $build_rc in $(( $(date +%s) - start )) s"
 [ -n "$torch_pid" ] && { wait "$torch_pid"; tail -3 "$out/torch.log"; }
 [ $build_rc -eq 0 ] || exit 1
+if [ "${SKIP_TORCH:-0}" != 1 ] && [ -z "$torch_pid" ]; then
+  run_torch
+  tail -3 "$out/torch.log"
+fi
 # Every variant at every M checked first (a hang is cut by the timeout and named by the verbose lines), then timed.
 : >"$out/checks.log"
 for model in $models; do
