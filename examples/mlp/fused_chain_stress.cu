@@ -72,7 +72,7 @@ int main(int argc, char** argv) {
                                               stress::twoTileNarrowerSecondKernel(), stress::narrowFirstWsKernel()};
   const FusedChainEntry stagedGeluKernel = stress::stagedGeluKernel();
   const SwiGluChainEntry stagedSwiGluKernel = stress::stagedSwiGluKernel();
-  const FusedChainEntry twoPipelineKernel = stress::twoPipelineKernel();
+  const FusedChainEntry twoPipelineKernels[2] = {stress::twoPipelineKernel(), stress::narrowTwoPipelineKernel()};
   const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * geluKernel.maxActiveBlocksPerSm());
 
   // Intermediate sizes are multiples of 64 (half the SwiGLU tile's columns).
@@ -90,15 +90,16 @@ int main(int argc, char** argv) {
     FusedSplit split;
     bool waitForWholeUnit;  // GEMM 2's units wait for their whole k-range (else k-block by k-block)
     bool staged;            // the staged-epilogue kernel of the chain (on 2x1 clusters)
-    bool twoPipelines;      // the GELU chain with a pipeline per GEMM (on 2x1 clusters)
+    int twoPipelines;       // the GELU chain with a pipeline per GEMM, on 2x1 clusters: 0 no; 1 128-row tiles (two
+                            // math warp groups), 2 64-row tiles (one math warp group)
   };
   std::vector<Case> cases;
   // Chains: GELU, SwiGLU, GELU on 2x1 clusters (in the default run since session 5, when they first passed on the
   // H100: docs/BENCHMARKS.md, "2x1 clusters"), SwiGLU with a tile width per GEMM, two ways on clusters (session 9)
   // and one on a single math warp group (session 10), then GELU and SwiGLU with staged epilogues (session 11), then
-  // GELU with a pipeline per GEMM (session 20).
+  // GELU with a pipeline per GEMM (session 20), in 128-row tiles and in 64-row ones (session 21).
   // CUSYNC_STRESS_CHAINS=cluster runs the cluster chain's cases only, =two-tiles the three two-width chains',
-  // =staged the two staged chains', =two-pipelines the last chain's.
+  // =staged the two staged chains', =two-pipelines the last two chains'.
   const char* only = std::getenv("CUSYNC_STRESS_CHAINS");
   const std::string onlyChain = only != nullptr ? only : "";
   const int firstChain = onlyChain == "cluster"         ? 2
@@ -106,13 +107,13 @@ int main(int argc, char** argv) {
                          : onlyChain == "staged"        ? 6
                          : onlyChain == "two-pipelines" ? 8
                                                         : 0;
-  const int endChain = onlyChain == "cluster" ? 3 : onlyChain == "two-tiles" ? 6 : onlyChain == "staged" ? 8 : 9;
+  const int endChain = onlyChain == "cluster" ? 3 : onlyChain == "two-tiles" ? 6 : onlyChain == "staged" ? 8 : 10;
   for (int chain = firstChain; chain < endChain; ++chain)
-    for (const Size& size : chain == 5 || chain == 8 ? sizesOf48 : sizes) {
-      const bool twoPipelines = chain == 8;
+    for (const Size& size : chain == 5 || chain >= 8 ? sizesOf48 : sizes) {
+      const int twoPipelines = chain >= 8 ? chain - 7 : 0;
       const bool staged = chain == 6 || chain == 7;
-      const bool swiGlu = chain == 1 || (chain >= 3 && chain != 6 && chain != 8);
-      const bool cluster = chain == 2 || chain == 6 || chain == 8;
+      const bool swiGlu = chain == 1 || (chain >= 3 && chain <= 7 && chain != 6);
+      const bool cluster = chain == 2 || chain == 6 || chain >= 8;
       const int twoTiles = chain >= 3 && chain <= 5 ? chain - 2 : 0;
       const auto addCases = [&](const auto& k) {
         const int gemm1Columns = (swiGlu ? 2 : 1) * size.intermediate;
@@ -123,8 +124,8 @@ int main(int argc, char** argv) {
           for (bool whole : {false, true})
             cases.push_back({swiGlu, cluster, twoTiles, size, split, whole, staged, twoPipelines});
       };
-      if (twoPipelines)
-        addCases(twoPipelineKernel);
+      if (twoPipelines != 0)
+        addCases(twoPipelineKernels[twoPipelines - 1]);
       else if (staged && swiGlu)
         addCases(stagedSwiGluKernel);
       else if (staged)
@@ -155,7 +156,8 @@ int main(int argc, char** argv) {
   };
   for (const Case& c : cases) {
     // Named before it runs, so that a hang is attributed.
-    const char* chainName = c.twoPipelines      ? "GELU 96|192 2x1 clusters, a pipeline per GEMM"
+    const char* chainName = c.twoPipelines == 1 ? "GELU 96|192 2x1 clusters, a pipeline per GEMM"
+                            : c.twoPipelines == 2 ? "GELU 64-row 96|192 2x1 clusters, a pipeline per GEMM"
                             : c.staged && c.swiGlu ? "SwiGLU 128|256 2x1 clusters, staged epilogues"
                             : c.staged        ? "GELU 2x1 clusters, staged epilogues"
                             : c.twoTiles == 1 ? "SwiGLU 128|256 2x1 clusters"
@@ -173,7 +175,7 @@ int main(int argc, char** argv) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
       prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
                               workspaceBytes, stream);
-      const FusedChainEntry& kernel = c.twoPipelines ? twoPipelineKernel
+      const FusedChainEntry& kernel = c.twoPipelines != 0 ? twoPipelineKernels[c.twoPipelines - 1]
                                       : c.staged     ? stagedGeluKernel
                                       : c.cluster    ? clusterKernel
                                                      : geluKernel;

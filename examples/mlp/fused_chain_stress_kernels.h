@@ -1,6 +1,6 @@
 // The kernels of mlp_fused_stress (fused_chain_stress.cu). Each is compiled in a translation unit of its own, which
 // examples/mlp/CMakeLists.txt generates from its list, so that a build compiles them in parallel: in one unit the
-// nine took minutes of one core each, in series, which the lent GPU machine's 16 cores could not shorten.
+// kernels took minutes of one core each, in series, which the lent GPU machine's 16 cores could not shorten.
 // Every translation unit of the program includes this header first: the per-unit delay and the watchdog are
 // compile-time settings of the fused kernel (fused_chain_gemm_kernel.hpp's CUSYNC_CHAIN_DELAY hook, the waits'
 // CUSYNC_WAIT_TIMEOUT_NS), and all units must agree on them. Host header.
@@ -37,5 +37,8 @@ SwiGluChainEntry stagedSwiGluKernel();
 // on its own barriers over the stage buffers they share (the GPT-3 default at M = 256); intermediate sizes that are
 // multiples of 96.
 FusedChainEntry twoPipelineKernel();
+// The same in 64-row tiles on one math warp group: 64x96 at 10 stages, then 64x192 at 6 (the GPT-3 default at
+// M = 128 since session 21; rank 1's tile past M at M = 1 and 64).
+FusedChainEntry narrowTwoPipelineKernel();
 
 }  // namespace cusync::examples::stress
