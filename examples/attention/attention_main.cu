@@ -30,9 +30,9 @@
 
 #include "attention_chain.h"
 #include "attention_problem.h"
+#include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
-#include "interleaved_chain_timer.h"
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -344,7 +344,7 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
 
 // The chain of one variant and GEMM choice under the command line's chain options: the one place that passes them
 // to the constructor, for the timed runs, the stage times and the traces alike. Shared: an interleaved timing
-// (InterleavedChainTimer) keeps the chains until the problem's end. On the heap, as its stages' launches capture
+// (CheckedInterleavedTimings) keeps the chains until the problem's end. On the heap, as its stages' launches capture
 // its address.
 template <Model M, Phase P>
 std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Variant& variant, GemmChoice gemms,
@@ -368,14 +368,16 @@ void printResult(const Result& result, bool timed) {
 
 // Checks, then times, one configuration of one variant; prints and records its result. With `interleaved`
 // (--interleave), checks it only and hands its chain to `interleaved`, which times it later with the others under
-// the index of its row in `results`. Nullopt when a GEMM refuses the launch before any kernel runs (its
-// why_not_implementable), which is printed.
+// the index of its row in `results`, and keeps the chain until then: the graph launches kernels with pointers into
+// the chain's state (stages, split-K partials, side streams and events), and other chains are made and checked
+// before it is replayed; Y is checked again after that replay. Nullopt when a GEMM refuses the launch before any
+// kernel runs (its why_not_implementable), which is printed.
 template <Model M, Phase P>
 std::optional<Result> runConfiguration(const Options& options, const Variant& variant, GemmChoice gemms,
                                        AttentionBuffers& buffers, int multiprocessors,
                                        cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                        cudaStream_t stream, std::vector<Result>& results,
-                                       InterleavedChainTimer<AttentionChain<M, P>>* interleaved = nullptr) {
+                                       CheckedInterleavedTimings* interleaved = nullptr) {
   const std::shared_ptr<AttentionChain<M, P>> chain =
       chainFor<M, P>(options, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes);
   Result result;
@@ -391,7 +393,9 @@ std::optional<Result> runConfiguration(const Options& options, const Variant& va
   result.configuration = chain->description();
   result.gemms = gemms;
   printResult(result, interleaved == nullptr);
-  if (interleaved != nullptr) interleaved->add(chain, results.size());
+  if (interleaved != nullptr)
+    interleaved->add(results.size(), [&chain = *chain](cudaStream_t s) { chain.enqueue(s); },
+                     checkOutputAfterReplay(buffers.y, buffers.yReference), chain);
   results.push_back(result);
   return result;
 }
@@ -424,10 +428,22 @@ std::optional<VariantCandidates> candidatesOf(const Options& options, const Vari
   return candidates;
 }
 
+// Which QKV candidate the output GEMM's candidates run with: the fastest correct one that was timed, else the first
+// (--check-only times nothing). `tried` holds a variant's QKV candidates' results in candidate order, null where a
+// GEMM refused the launch.
+std::size_t chosenQkvCandidate(const std::vector<const Result*>& tried) {
+  std::size_t chosen = 0;
+  double best = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < tried.size(); ++i)
+    if (tried[i] != nullptr && tried[i]->correct() && tried[i]->microseconds > 0 && tried[i]->microseconds < best)
+      best = tried[i]->microseconds, chosen = i;
+  return chosen;
+}
+
 // Every selected variant; each synchronized or stream-ordered one searches the GEMM configurations: the QKV
 // GEMM's candidates with the output GEMM at its baseline (its list's first), then the output GEMM's with the
-// fastest correct QKV GEMM. Every configuration is checked before it is timed (--check-only: checked only, and the
-// search keeps the baseline). Returns one result per configuration run.
+// chosen QKV GEMM (chosenQkvCandidate). Every configuration is checked before it is timed (--check-only: checked
+// only, and the search keeps the baseline). Returns one result per configuration run.
 template <Model M, Phase P>
 std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffers, int multiprocessors,
                                 cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes, cudaStream_t stream) {
@@ -447,35 +463,34 @@ std::vector<Result> runVariants(const Options& options, AttentionBuffers& buffer
       run(qkv.front(), out.front());
       continue;
     }
-    std::size_t bestQkv = 0;
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < qkv.size(); ++i) {
-      const std::optional<Result> r = run(qkv[i], out.front());
-      if (r && r->correct() && r->microseconds < best) best = r->microseconds, bestQkv = i;
-    }
-    if (options.checkOnly) bestQkv = 0;
-    for (std::size_t i = 1; i < out.size(); ++i) run(qkv[bestQkv], out[i]);
+    std::vector<std::optional<Result>> tried;
+    for (const RoleCandidate& q : qkv) tried.push_back(run(q, out.front()));
+    std::vector<const Result*> triedResults;
+    for (const std::optional<Result>& r : tried) triedResults.push_back(r ? &*r : nullptr);
+    const std::size_t chosen = chosenQkvCandidate(triedResults);
+    for (std::size_t i = 1; i < out.size(); ++i) run(qkv[chosen], out[i]);
   }
   return results;
 }
 
-// Fills in the rows' times from an interleaved timing. A chain whose Y after its own graph's replay is wrong is
-// marked wrong by that comparison, as checkThenTime does after a chain's timing alone.
-void recordInterleavedTimings(const std::vector<InterleavedChainTiming>& timings, std::vector<Result>& results) {
-  for (const InterleavedChainTiming& timing : timings) {
-    Result& row = results[timing.row];
-    row.microseconds = timing.microseconds;
-    if (timing.outputAfter.passes(kRelativeErrorBound)) continue;
+// Fills in the rows' times from an interleaved timing (each CheckedTiming's id is its row in `results`). A chain
+// whose Y after its own graph's replay is wrong is marked wrong by that comparison, as checkThenTime does after a
+// chain's timing alone.
+void recordInterleavedTimings(const std::vector<CheckedTiming>& timings, std::vector<Result>& results) {
+  for (const CheckedTiming& timing : timings) {
+    Result& row = results[timing.id];
+    row.microseconds = timing.timing.medianMicroseconds;
+    if (timing.passed) continue;
     if (row.correct())
       std::printf("FAILED after timing: %s: Y error %.2e, %llu non-finite  [%s]\n", row.variant.c_str(),
-                  timing.outputAfter.relativeError, timing.outputAfter.nonFinite, row.configuration.c_str());
-    row.output = timing.outputAfter;
+                  timing.after.relativeError, timing.after.nonFinite, row.configuration.c_str());
+    row.output = timing.after;
   }
 }
 
 // runVariants' search under --interleave (not with --check-only, which times nothing): every configuration is
 // checked as it is made, as there, but timed only together with the problem's other configurations
-// (InterleavedChainTimer), which keeps their chains until the end. First every variant's QKV candidates (the output
+// (CheckedInterleavedTimings), which keeps their chains until the end. First every variant's QKV candidates (the output
 // GEMM at its baseline) are made and checked; where a variant's QKV GEMM choice decides which output candidates
 // follow, these are timed together to choose it; then the output candidates are made and checked with the chosen
 // QKV GEMM; then every chain of the problem is timed together once more, and those times are recorded.
@@ -484,12 +499,11 @@ std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuff
                                            cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                                            cudaStream_t stream) {
   std::vector<Result> results;
-  InterleavedChainTimer<AttentionChain<M, P>> timer(stream, options.repetitions);
+  CheckedInterleavedTimings timer(stream, options.repetitions, kRelativeErrorBound);
   auto timeAll = [&](const char* purpose) {
     std::printf("timing %zu chains together (%s): %d ms of warm-up over all, then %d interleaved rounds\n",
                 timer.size(), purpose, options.warmupMilliseconds, options.samples);
-    recordInterleavedTimings(
-        timer.timeAndCheck(buffers.y, buffers.yReference, options.warmupMilliseconds, options.samples), results);
+    recordInterleavedTimings(timer.timeAndCheck(options.warmupMilliseconds, options.samples), results);
   };
   // The row in `results` of each configuration run; nullopt where a GEMM refused it.
   auto run = [&](const VariantCandidates& c, const RoleCandidate& q, const RoleCandidate& o) {
@@ -520,15 +534,11 @@ std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuff
   }
   if (choiceNeedsTimes) timeAll("to choose each variant's QKV GEMM");
   for (const QkvSearch& search : searches) {
-    std::size_t bestQkv = 0;
-    double best = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < search.rows.size(); ++i) {
-      if (!search.rows[i]) continue;
-      const Result& r = results[*search.rows[i]];
-      if (r.correct() && r.microseconds < best) best = r.microseconds, bestQkv = i;
-    }
+    std::vector<const Result*> tried;
+    for (const std::optional<std::size_t>& row : search.rows) tried.push_back(row ? &results[*row] : nullptr);
+    const std::size_t chosen = chosenQkvCandidate(tried);
     const VariantCandidates& c = search.candidates;
-    for (std::size_t i = 1; i < c.out.size(); ++i) run(c, c.qkv[bestQkv], c.out[i]);
+    for (std::size_t i = 1; i < c.out.size(); ++i) run(c, c.qkv[chosen], c.out[i]);
   }
   if (timer.size() == 0) return results;
   timeAll("the times recorded");

@@ -13,9 +13,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "common/checked_interleaved_timings.h"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
-#include "common/interleaved_graph_timer.cuh"
 #include "mlp_options.h"
 
 namespace cusync::examples {
@@ -29,10 +29,9 @@ struct Measurement {
   std::optional<std::size_t> deferredSlot;  // checked, to be timed by DeferredTimings::timeAll under this index
 };
 
-// Variants checked one by one and timed together afterwards, in rounds that interleave them (InterleavedGraphTimer):
-// the examples' --interleave. Why: timed one after the other, each variant meets the clocks and temperature the
-// previous ones left; on the H100 that moved a burst by up to 17% (docs/BENCHMARKS.md, session 11), and a probe
-// timing ten kernels in sequence put one at 1.11x another where interleaved rounds gave 1.02x (session 19).
+// Variants checked one by one and timed together afterwards, in rounds that interleave them
+// (CheckedInterleavedTimings, which says why): the MLP examples' --interleave. Unlike there, a variant is captured
+// only when timeAll is called, after every variant of the M was checked.
 class DeferredTimings {
  public:
   // `enqueue` must own what it launches (or what it uses must outlive timeAll): it is captured only at timeAll.
@@ -49,16 +48,11 @@ class DeferredTimings {
   std::vector<Measurement> timeAll(cudaStream_t stream, const MlpOptions& options) {
     std::vector<Measurement> measured;
     {
-      InterleavedGraphTimer timer(stream, options.pairsPerGraph);
-      for (const Pending& p : pending_) timer.add(p.enqueue);
-      const std::vector<GraphTiming> timings = timer.run(3, options.warmupMilliseconds, options.samples);
-      for (std::size_t v = 0; v < pending_.size(); ++v) {
-        poison(*pending_[v].output, stream);
-        CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-        timer.replay(v);
-        measured.push_back(Measurement{timings[v].medianMicroseconds,
-                                       compareToReference(*pending_[v].output, *pending_[v].reference), v});
-      }
+      CheckedInterleavedTimings timings(stream, options.pairsPerGraph, kRelativeErrorBound);
+      for (std::size_t v = 0; v < pending_.size(); ++v)
+        timings.add(v, pending_[v].enqueue, checkOutputAfterReplay(*pending_[v].output, *pending_[v].reference));
+      for (const CheckedTiming& t : timings.timeAndCheck(options.warmupMilliseconds, options.samples))
+        measured.push_back(Measurement{t.timing.medianMicroseconds, t.after, t.id});
     }  // the graphs go before what they launch
     pending_.clear();
     return measured;
