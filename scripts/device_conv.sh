@@ -17,6 +17,11 @@
 #   STEP_TIMEOUT_S=300                            (each run step's limit; the table is printed from what finished)
 #   TORCH_WARMUP_MS=0                             (torch_conv_baselines.py's --warmup-ms; pass the same --warmup-ms
 #                                                  to conv2d_chain_example for a fair pair: BENCHMARKS, session 11)
+#   INTERLEAVE=1                                  (default off: --interleave to the timing run, which then times a
+#                                                  layer and batch's chains together in interleaved rounds and checks
+#                                                  each again from its own graph's replay, and to the torch baselines,
+#                                                  which time a layer's batches so; timed one after another, the first
+#                                                  chains get an idle GPU's clocks)
 # Extra arguments go to the timing run (e.g. --variants StreamSync,RowSync-PDL).
 #
 # The GPU machine has no isl, so cusyncgen's headers are made on the CPU machine and carried in build-gen/. The
@@ -35,6 +40,8 @@ layer_args=()  # every layer of each model unless LAYERS narrows them
 [[ -n "${LAYERS:-}" ]] && layer_args=(--layers "$LAYERS")
 steps=" ${STEPS:-build check stress time torch table} "
 limit=${STEP_TIMEOUT_S:-300}
+interleave_args=()  # INTERLEAVE=1: --interleave to the timing run and the torch baselines
+[[ "${INTERLEAVE:-0}" == 1 ]] && interleave_args=(--interleave)
 example="$build/examples/conv2d/conv2d_chain_example"
 stress="$build/examples/conv2d/conv2d_chain_stress"
 status=0
@@ -91,7 +98,7 @@ fi
 time_cut=0  # the timing run hit STEP_TIMEOUT_S: its CSV holds the rows it finished (the table leaves the last group out)
 if want time; then
   timeout "$limit" "$example" --model "$models" "${layer_args[@]}" --batch "$batches" --csv "$out/conv_time.csv" \
-    "$@" >"$out/conv_time.log" 2>&1
+    "${interleave_args[@]}" "$@" >"$out/conv_time.log" 2>&1
   timed=$?
   if [[ $timed -eq 124 ]]; then
     time_cut=1
@@ -104,7 +111,8 @@ fi
 if want torch; then
   if python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null; then
     timeout "$limit" python3 "$root/bench/conv2d/torch_conv_baselines.py" --model "$models" "${layer_args[@]}" \
-      --batch "$batches" --csv "$out/torch_conv.csv" --warmup-ms "${TORCH_WARMUP_MS:-0}" >"$out/torch_conv.log" 2>&1 ||
+      --batch "$batches" --csv "$out/torch_conv.csv" --warmup-ms "${TORCH_WARMUP_MS:-0}" "${interleave_args[@]}" \
+      >"$out/torch_conv.log" 2>&1 ||
       fail "the torch baselines failed (exit $?): torch_conv.log"
   else
     echo "device_conv.sh: no torch with CUDA here; cuDNN baselines skipped" | tee "$out/torch_conv.log"
@@ -115,7 +123,8 @@ if want table; then
   if [[ -s "$out/conv_time.csv" ]]; then
     summary_args=()
     [[ -s "$out/torch_conv.csv" ]] && summary_args=(--torch "$out/torch_conv.csv")
-    [[ $time_cut -eq 1 ]] && summary_args+=(--partial)
+    # --interleave writes a layer and batch's rows only once all of them are timed: a cut run leaves whole groups.
+    [[ $time_cut -eq 1 && ${#interleave_args[@]} -eq 0 ]] && summary_args+=(--partial)
     python3 "$root/bench/conv2d/summarize_conv.py" "$out/conv_time.csv" "${summary_args[@]}" \
       --csv "$out/conv_summary.csv" --plot "$out/conv_figure7.png" >"$out/conv_summary.md" 2>&1 ||
       fail "summarize_conv.py: some rows failed their check"

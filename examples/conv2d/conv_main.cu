@@ -3,7 +3,9 @@
 // convolutions and, as a baseline, CUTLASS's stock sm90 convolution of the same tile configurations, batch 1..32,
 // every built tile configuration, each variant of conv_variants.h. Every chain is checked against direct
 // convolutions (fresh random inputs; every stage's output poisoned with NaN first, so a tile read before it was
-// written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again.
+// written fails), then timed with CUDA graphs (median of the replays) and its outputs checked again; with
+// --interleave, every chain of a layer and batch is checked first, then they are timed together in interleaved
+// rounds and each is checked again from its own graph's replay (timeInterleaved).
 // CSV with --csv, a row per result as it finishes (bench/conv2d/summarize_conv.py reads it); a table last: per
 // layer and batch, each variant's best configuration. Exit 0 when every check passed, 1 otherwise, 2 for a bad
 // command line, 77 without an sm_90 GPU.
@@ -12,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,6 +23,7 @@
 #include <cuda_runtime.h>
 
 #include "common/ceilings.cuh"
+#include "common/checked_interleaved_timings.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
@@ -67,44 +71,77 @@ void countWork(const ConvChainSpec& spec, int batch, Result& r) {
   r.bytes = 2.0 * elements;
 }
 
-void compareStages(const ConvChainBuffers& buffers, Result& r) {
-  r.relativeError = 0;
-  r.nonFinite = 0;
+// Every stage's output against its reference: the largest relative error, and the non-finite elements of all.
+Comparison compareStages(const ConvChainBuffers& buffers) {
+  Comparison all{0, 0};
   for (std::size_t s = 0; s < buffers.stageCount(); ++s) {
     const Comparison c = compareToReference(buffers.stage(s).output, buffers.stage(s).reference);
-    r.relativeError = std::max(r.relativeError, c.relativeError);
-    r.nonFinite += c.nonFinite;
+    all.relativeError = std::max(all.relativeError, c.relativeError);
+    all.nonFinite += c.nonFinite;
   }
+  return all;
 }
 
+void record(const Comparison& check, Result& r) {
+  r.relativeError = check.relativeError;
+  r.nonFinite = check.nonFinite;
+}
+
+// Checks one chain, then, unless --check-only or it failed or does not apply, times it: alone with CUDA graphs and
+// checked again after the last replay, or, with `interleaved` (--interleave), later, together with the layer and
+// batch's other chains (timeInterleaved), under `id`. `interleaved` then keeps the chain until it is destroyed.
 Result runChain(const ConvChainSpec& spec, const ConvKernelEntry& kernel, ConvVariant variant,
                 ConvChainBuffers& buffers, cudaStream_t stream, const ConvOptions& options,
-                const std::vector<std::uint32_t>& parts, std::uint32_t slots, bool hardwareOrder, bool sumParts) {
+                const std::vector<std::uint32_t>& parts, std::uint32_t slots, bool hardwareOrder, bool sumParts,
+                CheckedInterleavedTimings* interleaved, std::size_t id) {
   Result r{&spec, buffers.batch(),
            convConfigOf(kernel) + convSplitLabel(parts) + (sumParts ? "_sum" : "") + (hardwareOrder ? "" : "_ticket"),
            convVariantName(variant)};
-  ConvChain chain(kernel, variant, buffers, parts, slots, hardwareOrder, sumParts);
+  // On the heap: the executor holds its stages' addresses, and an interleaved timing keeps the chain.
+  const auto chain = std::make_shared<const ConvChain>(kernel, variant, buffers, parts, slots, hardwareOrder, sumParts);
   // Work units per stage (tiles x parts): what fills the waves.
   for (std::size_t s = 0; s < buffers.stageCount(); ++s)
-    r.tiles.push_back(chain.grid(s).tileCount() * (parts.empty() ? 1u : parts[s]));
+    r.tiles.push_back(chain->grid(s).tileCount() * (parts.empty() ? 1u : parts[s]));
   r.blocksPerSm = kernel.blocksPerSm();
-  r.notApplicable = chain.notApplicable();
+  r.notApplicable = chain->notApplicable();
   if (!r.notApplicable.empty()) return r;
-  r.skipped = chain.whyNotImplementable();
+  r.skipped = chain->whyNotImplementable();
   if (!r.skipped.empty()) return r;
   buffers.poisonOutputs(stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-  chain.enqueue(stream);
+  chain->enqueue(stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
   CUSYNC_CUDA_CHECK(cudaGetLastError());
-  compareStages(buffers, r);
+  record(compareStages(buffers), r);
   if (options.checkOnly || !r.passed()) return r;
+  const auto enqueue = [&chain = *chain](cudaStream_t s) { chain.enqueue(s); };
+  if (interleaved != nullptr) {
+    const CheckAfterReplay check{[&buffers](cudaStream_t s) { buffers.poisonOutputs(s); },
+                                 [&buffers] { return compareStages(buffers); }};
+    interleaved->add(id, enqueue, check, chain);
+    return r;
+  }
   buffers.poisonOutputs(stream);
-  r.microseconds = timeWithGraph([&](cudaStream_t s) { chain.enqueue(s); }, stream, options.repetitions, 3,
-                                 options.samples, options.warmupMilliseconds)
-                       .medianMicroseconds;
-  compareStages(buffers, r);  // after every replay: a late race fails too
+  r.microseconds =
+      timeWithGraph(enqueue, stream, options.repetitions, 3, options.samples, options.warmupMilliseconds)
+          .medianMicroseconds;
+  record(compareStages(buffers), r);  // after every replay: a late race fails too
   return r;
+}
+
+// --interleave: every chain of a layer and batch that `timings` holds (the checked ones that apply), timed together
+// and checked again from its own graph's replay (CheckedInterleavedTimings); their rows in `results` get the time
+// and the comparison after the replay, which decides whether they passed, as the comparison after the last replay
+// does for a chain timed alone.
+void timeInterleaved(CheckedInterleavedTimings& timings, const ConvOptions& options, std::vector<Result>& results) {
+  if (timings.size() == 0) return;
+  std::printf("timing %zu chains together: %d ms of warm-up over all, then %d interleaved rounds\n", timings.size(),
+              options.warmupMilliseconds, options.samples);
+  for (const CheckedTiming& t : timings.timeAndCheck(options.warmupMilliseconds, options.samples)) {
+    Result& r = results[t.id];
+    r.microseconds = t.timing.medianMicroseconds;
+    record(t.after, r);
+  }
 }
 
 std::string joined(const Result& r, bool waves) {
@@ -118,9 +155,21 @@ std::string joined(const Result& r, bool waves) {
   return text;
 }
 
-// The CSV, one row per result as it comes, flushed: a run stopped by a time limit (device calls have one) leaves
-// every row it finished. Only the last layer and batch may then lack configurations or variants
-// (summarize_conv.py --partial leaves that group out).
+// One result's line: its check, why it did not run, its waves and, once timed, its time.
+void printResult(const Result& r) {
+  std::printf("%-10s %-10s B=%-2d %-16s %-13s %s", r.chain->model.c_str(), r.chain->label().c_str(), r.batch,
+              r.config.c_str(), r.variant.c_str(), r.passed() ? "ok" : "FAILED");
+  if (!r.notApplicable.empty()) std::printf(" (n/a: %s)", r.notApplicable.c_str());
+  else if (!r.skipped.empty()) std::printf(" (refused: %s)", r.skipped.c_str());
+  else std::printf(" err %.2e nonfinite %llu waves %s", r.relativeError, r.nonFinite, joined(r, true).c_str());
+  if (r.microseconds > 0) std::printf(" %.1f us", r.microseconds);
+  std::printf("\n");
+  std::fflush(stdout);
+}
+
+// The CSV, one row per result as it comes (--interleave: a layer and batch's rows once they are timed), flushed: a
+// run stopped by a time limit (device calls have one) leaves every row it finished. Only the last layer and batch
+// may then lack configurations or variants (summarize_conv.py --partial leaves that group out).
 class CsvRows {
  public:
   CsvRows(const std::string& path, const Ceilings& ceilings) : csv_(path), ceilings_(ceilings) {
@@ -270,6 +319,12 @@ int main(int argc, char** argv) {
   for (const ConvChainSpec& chain : options.chains)
     for (int batch : options.batches) {
       ConvChainBuffers buffers(chain, batch, seed, stream);
+      // --interleave: the layer and batch's chains, timed together once all are checked. Declared after the
+      // buffers, so that the chains it keeps, and their graphs, go before them.
+      std::optional<CheckedInterleavedTimings> interleaved;
+      if (options.interleave && !options.checkOnly)
+        interleaved.emplace(stream, options.repetitions, kRelativeErrorBound);
+      const std::size_t problemBegin = results.size();
       for (const std::string& config : configs)
         for (const std::vector<std::uint32_t>& parts : splitPlans(buffers, config, options, properties))
           for (bool hardwareOrder : options.hardwareOrders)
@@ -284,21 +339,22 @@ int main(int argc, char** argv) {
             const ConvKernelEntry& kernel = *findConvEntry(config, convKernelPolicyOf(variant));
             const std::uint32_t slots = std::uint32_t(properties.multiProcessorCount * kernel.blocksPerSm());
             Result r = runChain(chain, kernel, variant, buffers, stream, options, parts, slots,
-                                hardwareOrder || cutlassStock(variant), split && sumParts);
+                                hardwareOrder || cutlassStock(variant), split && sumParts,
+                                interleaved ? &*interleaved : nullptr, results.size());
             r.multiprocessors = properties.multiProcessorCount;
             countWork(chain, batch, r);
             r.floorMicroseconds = floorMicroseconds(r.flops, r.bytes, ceilings);
-            std::printf("%-10s %-10s B=%-2d %-16s %-13s %s", chain.model.c_str(), chain.label().c_str(), batch,
-                        r.config.c_str(), r.variant.c_str(), r.passed() ? "ok" : "FAILED");
-            if (!r.notApplicable.empty()) std::printf(" (n/a: %s)", r.notApplicable.c_str());
-            else if (!r.skipped.empty()) std::printf(" (refused: %s)", r.skipped.c_str());
-            else std::printf(" err %.2e nonfinite %llu waves %s", r.relativeError, r.nonFinite, joined(r, true).c_str());
-            if (r.microseconds > 0) std::printf(" %.1f us", r.microseconds);
-            std::printf("\n");
-            std::fflush(stdout);
-            if (csv) csv->write(r);
+            printResult(r);
+            if (csv && !interleaved) csv->write(r);
             results.push_back(r);
           }
+      if (interleaved) {
+        timeInterleaved(*interleaved, options, results);
+        for (std::size_t i = problemBegin; i < results.size(); ++i) {
+          printResult(results[i]);
+          if (csv) csv->write(results[i]);
+        }
+      }
     }
 
   const bool allPassed = printTable(results, options);

@@ -36,6 +36,9 @@ struct ConvOptions {
   // in L2 by every part (true; split_k_reduction.hpp's SplitKBuffers::accumulate, not bitwise reproducible).
   std::vector<bool> splitSums = {false, true};
   bool checkOnly = false;
+  // Time a layer and batch's chains together, in interleaved rounds (conv_main.cu's timeInterleaved), not one after
+  // another.
+  bool interleave = false;
   bool measureCeilings = true;  // the GEMM rate and read bandwidth the floor is computed from (timing runs only)
   int repetitions = 10, samples = 10;
   int warmupMilliseconds = 0;  // sustained warm-up before each timing (graph_timer.cuh): steady power state
@@ -78,6 +81,12 @@ inline void printConvUsage() {
       "  --samples N        graph replays timed, median reported (default 10)\n"
       "  --warmup-ms N      replay each variant for N ms before timing it: the power state of sustained work\n"
       "                     instead of a burst after idle time (default 0)\n"
+      "  --interleave       per layer and batch: check every chain (configuration and variant) as it is made, then\n"
+      "                     time them all together, in --samples rounds that replay each chain's graph once in an\n"
+      "                     order rotated per round, after one --warmup-ms warm-up over all of them; then check each\n"
+      "                     again after a replay of its own graph. Timed one after another, each chain meets the\n"
+      "                     clocks the previous ones left. Keeps the problem's chains in memory until then; its CSV\n"
+      "                     rows come after its timing. Nothing to time with --check-only\n"
       "  --seed N           seed of the random inputs (default 1)\n"
       "  --csv PATH         write one row per chain, configuration and variant\n"
       "  --help             print this help\n"
@@ -138,6 +147,8 @@ inline ConvOptions parseConvOptions(int argc, char** argv) {
       options.hardwareOrders = twoWordListArgument(program, arg, value(), "tile order", "hardware", "ticket");
     } else if (arg == "--check-only") {
       options.checkOnly = true;
+    } else if (arg == "--interleave") {
+      options.interleave = true;
     } else if (arg == "--no-ceilings") {
       options.measureCeilings = false;
     } else if (arg == "--repetitions") {
