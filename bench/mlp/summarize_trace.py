@@ -8,12 +8,48 @@ over nanoseconds, where the trace has mma_cycles), and the share of block-time s
 first, between units, after the last). Stream-ordered variants have two launches;
 their records share the global timer, so the launch gap is counted as idle too.
 
+Where the trace has block_entered and launch_us (each block's first instruction, and each traced launch timed
+between CUDA events whose start waits until the launch is enqueued), one more line per run says what a launch
+costs besides its units: the spread of its blocks' entries, the median block's time from entry to its first unit's
+MMA (barrier set-up, cluster sync, first draw, first loads), and the event-timed launch less the span from the first
+block's entry to the last unit's end (dispatch before the first block, and the end after the last unit).
+
 Usage: summarize_trace.py TRACE.csv
 """
 import csv
 import statistics
 import sys
 from collections import defaultdict
+
+
+def launch_costs(rows):
+    """(launch_us, entry_spread_us, entry_to_first_mma_us, outside_us), summed over the run's launches (the spread
+    and the entry-to-MMA time: their medians over launches); None without block_entered and launch_us."""
+    if not rows or "block_entered" not in rows[0] or "launch_us" not in rows[0]:
+        return None
+    launches = defaultdict(list)
+    for r in rows:
+        launches[r["launch"]].append(r)
+    timed = outside = 0.0
+    spreads, entries = [], []
+    for units in launches.values():
+        entered = [int(r["block_entered"]) for r in units if int(r["block_entered"]) > 0]
+        if not entered:
+            return None
+        first_math = defaultdict(lambda: None)
+        block_entry = {}
+        for r in units:
+            block = r["block"]
+            block_entry[block] = int(r["block_entered"])
+            start = int(r["math_start"])
+            first_math[block] = start if first_math[block] is None else min(first_math[block], start)
+        launch_us = float(units[0]["launch_us"])
+        span_ns = max(int(r["done"]) for r in units) - min(entered)
+        timed += launch_us
+        outside += launch_us - span_ns / 1e3
+        spreads.append((max(entered) - min(entered)) / 1e3)
+        entries.append(statistics.median(first_math[b] - block_entry[b] for b in block_entry) / 1e3)
+    return timed, statistics.median(spreads), statistics.median(entries), outside
 
 
 def main():
@@ -46,6 +82,11 @@ def main():
                     else " " * 73)
             print(f"{head} | {stage:>5} {len(units):5d} {mma:8.2f} {tail:8.2f} {clock:7.2f}")
             first = False
+        costs = launch_costs(rows)
+        if costs is not None:
+            timed, spread, entry, outside = costs
+            print(f"{'':5} launch {timed:.1f} us timed: blocks entered over {spread:.1f} us, entry to first MMA "
+                  f"{entry:.1f} us (median block), {outside:.1f} us outside the blocks' span")
 
 
 if __name__ == "__main__":

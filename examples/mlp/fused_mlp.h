@@ -16,6 +16,7 @@
 #include <cuda_runtime.h>
 
 #include "common/device_buffers.cuh"
+#include "common/graph_timer.cuh"
 #include "cusync/error.h"
 #include "cusync/fused_chain.cuh"
 #include "cusync/stage.cuh"
@@ -147,22 +148,37 @@ class FusedMlpChain {
     return counters;
   }
 
-  // Runs the MLP once with a unit trace (chain_trace.h) per launch and returns every launch's records.
-  std::vector<std::vector<ChainUnitTrace>> traceOnce(const MlpOperands& operands, cudaStream_t stream) const {
+  // Runs the MLP once with a unit trace (chain_trace.h) per launch and returns every launch's records. With
+  // `launchMicroseconds`, also each traced launch's time between CUDA events, the start event held back until the
+  // launch is enqueued (holdStream): against the records' span from the first block's entry to the last unit's end,
+  // what the launch costs outside its blocks.
+  std::vector<std::vector<ChainUnitTrace>> traceOnce(const MlpOperands& operands, cudaStream_t stream,
+                                                     std::vector<float>* launchMicroseconds = nullptr) const {
     std::vector<std::vector<ChainUnitTrace>> traces;
+    cudaEvent_t start = nullptr, stop = nullptr;
+    CUSYNC_CUDA_CHECK(cudaEventCreate(&start));
+    CUSYNC_CUDA_CHECK(cudaEventCreate(&stop));
     for (const auto& launch : launches_) {
       const std::size_t records = launch->queue().ticketsPerLaunch();
       DeviceBuffer<ChainUnitTrace> buffer(records);
       CUSYNC_CUDA_CHECK(cudaMemsetAsync(buffer.get(), 0, buffer.bytes(), stream));
       typename Entry::LaunchArgs args = arguments(*launch, operands);
       args.trace = buffer.get();
+      holdStream(stream);
+      CUSYNC_CUDA_CHECK(cudaEventRecord(start, stream));
       kernel_.launch(args, stream);
+      CUSYNC_CUDA_CHECK(cudaEventRecord(stop, stream));
       CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+      float ms = 0;
+      CUSYNC_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
+      if (launchMicroseconds != nullptr) launchMicroseconds->push_back(1000.0f * ms);
       std::vector<ChainUnitTrace> host(records);
       CUSYNC_CUDA_CHECK(cudaMemcpy(host.data(), buffer.get(), buffer.bytes(), cudaMemcpyDeviceToHost));
       host.resize(launch->queue().workUnits());  // the stop tickets have no record
       traces.push_back(std::move(host));
     }
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
     return traces;
   }
 

@@ -177,14 +177,16 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
                                                      double(mlp->second().workUnitsPerLaunch()) / slots, 0},
                                               measured, "");
           if (c.traceFile != nullptr && !c.options->checkOnly) {
-            const auto traces = mlp->traceOnce(prepared.operands, c.device->stream());
+            std::vector<float> launchMicroseconds;
+            const auto traces = mlp->traceOnce(prepared.operands, c.device->stream(), &launchMicroseconds);
             for (std::size_t launch = 0; launch < traces.size(); ++launch)
               for (const ChainUnitTrace& t : traces[launch])
-                std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu\n", m,
+                std::fprintf(c.traceFile, "%d,%s,%s,%zu,%u,%u,%u,%u,%u,%u,%llu,%llu,%llu,%llu,%llu,%llu,%.2f\n", m,
                              config.c_str(), variant.c_str(), launch, t.stage, t.x, t.y, t.part, t.block, t.sm,
                              (unsigned long long)t.drawn, (unsigned long long)t.mathStart,
                              (unsigned long long)t.mmaDone, (unsigned long long)t.done,
-                             (unsigned long long)t.mmaCycles);
+                             (unsigned long long)t.mmaCycles, (unsigned long long)t.blockEntered,
+                             launchMicroseconds[launch]);
           }
           if (c.options->verbose || !correct)
             std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", m,
@@ -333,7 +335,8 @@ int main(int argc, char** argv) {
       return 2;
     }
     std::fprintf(traceFile,
-                 "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,mma_cycles\n");
+                 "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,mma_cycles,"
+                 "block_entered,launch_us\n");
   }
   // This program's default orders: every winner of session 3 on the H100 used one of them (docs/BENCHMARKS.md).
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8", "g4", "g4:g8"};

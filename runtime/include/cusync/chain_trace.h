@@ -20,6 +20,9 @@ struct ChainUnitTrace {
   std::uint64_t mmaDone;    // last k-block multiplied (its operands, A's waits included, had arrived)
   std::uint64_t done;       // split-K reduction, epilogue, stores completed and tile posted (or not its last part)
   std::uint64_t mmaCycles;  // the SM's clock cycles from mathStart to mmaDone: over the timer's ns, its clock rate
+  // The unit's block's first instruction: from the launch's earliest, the dispatch of its blocks; to the block's
+  // first drawn and mathStart, its prologue (barrier set-up, cluster sync, the first draw and the first loads).
+  std::uint64_t blockEntered;
 };
 
 }  // namespace cusync

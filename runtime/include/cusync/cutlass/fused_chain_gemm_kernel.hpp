@@ -397,6 +397,8 @@ class FusedChainGemmKernel {
     using namespace cute;
     enum class WarpGroupRole { Producer = 0, Consumer0 = 1, Consumer1 = 2 };
 
+    // Traced launches only: when this block began, so that the trace also shows the dispatch and the prologue.
+    const std::uint64_t blockEntered = params.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
     SharedStorage& shared_storage = *reinterpret_cast<SharedStorage*>(smem_buf);
     const int thread_idx = int(threadIdx.x);
     const int warp_idx = cutlass::canonical_warp_idx_sync();
@@ -735,6 +737,7 @@ class FusedChainGemmKernel {
         trace->part = unit.unit.part;
         trace->block = blockIdx.x;
         trace->sm = sm;
+        trace->blockEntered = blockEntered;
         trace->mathStart = ::cusync::detail::globalTimerNs();
       }
       const long long mathStartCycles = trace != nullptr ? clock64() : 0;
