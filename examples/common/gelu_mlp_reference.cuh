@@ -1,18 +1,18 @@
 // The buffers of a GELU MLP pair (GPT-3's: XW1 = GELU(X W1^T), Y = XW1 W2^T) and its reference: fresh random
-// inputs, then cuBLASLt GEMM, GELU (cusync/gelu.cuh: GPT-3's tanh form, or erf in a CUSYNC_GELU_ERF build),
-// cuBLASLt GEMM. Shared by the GPT-3 MLP example and the sm_80 GEMM check. Host and device code.
+// inputs, then GEMM, GELU (cusync/gelu.cuh: GPT-3's tanh form, or erf in a CUSYNC_GELU_ERF build), GEMM, the GEMMs
+// on cuBLASLt or on the direct kernel (reference_gemm.cuh). Shared by the GPT-3 MLP examples and the sm_80 GEMM
+// check. Host and device code.
 #pragma once
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 
-#include <cublasLt.h>
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/reference_gemm.cuh"
 #include "cusync/error.h"
 #include "cusync/gelu.cuh"
 
@@ -42,19 +42,17 @@ __global__ void geluInPlace(__half* data, std::size_t count) {
 }
 }  // namespace detail
 
-// Fills X, W1 and W2 with fresh random values (weights scaled by 1/sqrt(K)) and computes XW1 and Y's references.
+// Fills X, W1 and W2 with fresh random values (weights scaled by 1/sqrt(K)) and computes XW1 and Y's references:
+// the GEMM rounds X W1^T to fp16, GELU reads that, computes in fp32 and rounds to fp16 again (whichever GEMM runs).
 inline void prepareGeluMlpReference(GeluMlpBuffers& buffers, int m, int hidden, int intermediate, std::uint64_t seed,
-                                    cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
-                                    cudaStream_t stream) {
+                                    const ReferenceGemm& gemm, cudaStream_t stream) {
   fillRandom(buffers.x, seed + 3 * m, 1.0f);
   fillRandom(buffers.w1, seed + 3 * m + 1, 1.0f / std::sqrt(float(hidden)));
   fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(intermediate)));
-  CublasLtGemm reference1(lt, m, intermediate, hidden, false, workspace, workspaceBytes);
-  CublasLtGemm reference2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
-  reference1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1Reference.get(), stream);
+  gemm.run(buffers.x.get(), buffers.w1.get(), buffers.xw1Reference.get(), m, intermediate, hidden, stream);
   detail::geluInPlace<><<<1024, 256, 0, stream>>>(buffers.xw1Reference.get(), buffers.xw1Reference.size());
   CUSYNC_CUDA_CHECK(cudaGetLastError());
-  reference2.run(buffers.xw1Reference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
+  gemm.run(buffers.xw1Reference.get(), buffers.w2.get(), buffers.yReference.get(), m, hidden, intermediate, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 

@@ -238,8 +238,8 @@ int main(int argc, char** argv) {
     int runs = 0, failures = 0;
     for (int m : options.ms) {
       Buffers buffers(m, options.hidden, options.intermediate);
-      prepareGeluMlpReference(buffers, m, options.hidden, options.intermediate, seed, lt, workspace.get(),
-                              workspaceBytes, stream);
+      prepareGeluMlpReference(buffers, m, options.hidden, options.intermediate, seed,
+                              ReferenceGemm(lt, workspace.get(), workspaceBytes), stream);
 
       for (const auto& producerConfig : configs) {
         for (const auto& consumerConfig : configs) {

@@ -173,8 +173,8 @@ int main(int argc, char** argv) {
     unsigned long long bad = 0;
     if (!c.swiGlu) {
       GeluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
-      prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
-                              workspaceBytes, stream);
+      prepareGeluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed,
+                              ReferenceGemm(lt, workspace.get(), workspaceBytes), stream);
       const FusedChainEntry& kernel = c.twoPipelines != 0 ? twoPipelineKernels[c.twoPipelines - 1]
                                       : c.staged     ? stagedGeluKernel
                                       : c.cluster    ? clusterKernel
@@ -186,8 +186,8 @@ int main(int argc, char** argv) {
                    buffers.xw1, buffers.y, buffers.yReference);
     } else {
       SwiGluMlpBuffers buffers(c.size.m, c.size.hidden, c.size.intermediate);
-      prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed, lt, workspace.get(),
-                                workspaceBytes, stream);
+      prepareSwiGluMlpReference(buffers, c.size.m, c.size.hidden, c.size.intermediate, seed,
+                                ReferenceGemm(lt, workspace.get(), workspaceBytes), stream);
       const SwiGluChainEntry& kernel = c.staged          ? stagedSwiGluKernel
                                        : c.twoTiles != 0 ? twoTileKernels[c.twoTiles - 1]
                                                          : swiGluKernel;

@@ -15,9 +15,12 @@
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //
 // Usage: mlp_fused_example [--model gpt3|llama] [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only]
-//                          [--configs a,b] [--orders g8,row,...] [--unit-wait kblock,whole] [--splits ...]
-//                          [--skinny-splits ...] [--interleave] [--warmup-ms N] [--verbose]
-//                          [--trace FILE] [--help]
+//                          [--configs a,b] [--variants a,b] [--orders g8,row,...] [--unit-wait kblock,whole]
+//                          [--splits ...] [--skinny-splits ...] [--interleave] [--warmup-ms N] [--verbose]
+//                          [--reference cublaslt|direct] [--trace FILE] [--help]
+// --variants names the variants above (cuBLAS, Fused, Fused-StreamSync, PDL-GridSync) and CUTLASS (the stock GEMMs
+// --configs names). --reference direct computes the reference without cuBLAS (common/direct_gemm.cuh); with
+// --check-only and --variants leaving cuBLAS out, no cuBLAS kernel runs (scripts/gpu_sanitize.sh's racecheck).
 // --trace FILE: after timing, every variant runs once more with a per-unit trace (chain_trace.h); the records go to
 // FILE as CSV (bench/mlp/summarize_trace.py reads it). Use with a few --m and --configs: one row per work unit.
 #include <algorithm>
@@ -160,6 +163,8 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
         for (int run = 0; run <= int(c.unitWaits.size()); ++run) {
           // The synchronized chain once per unit wait, then the stream-ordered launches (which wait for nothing).
           const bool streamOrdered = run == int(c.unitWaits.size());
+          const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
+          if (!variantSelected(*c.options, variant)) continue;
           const bool wholeUnit = !streamOrdered && c.unitWaits[run];
           // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
           const auto mlp = std::make_shared<FusedMlpChain<Policy>>(*kernel, m, c.shape.hidden, prepared.intermediate,
@@ -167,7 +172,6 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
           mlp->setWaitForWholeUnit(wholeUnit);
           const std::string config =
               kernel->name + padding + split.label() + orders.label() + (wholeUnit ? "_ww" : "");
-          const std::string variant = streamOrdered ? "Fused-StreamSync" : "Fused";
           const Measurement measured = checkThenTime(
               [mlp, operands = prepared.operands](cudaStream_t s) { mlp->enqueue(operands, s); },
               {prepared.intermediateBuffer}, *c.checked.output, *c.checked.reference, c.device->stream(), *c.options,
@@ -212,13 +216,14 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
     }
     // Synchronized, stream-ordered and, for the launch-per-GEMM path, the PDL grid-sync baseline.
     for (int ordering = 0; ordering < (Chain::kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
+      const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
+      if (!variantSelected(*c.options, variant)) continue;
       const bool streamOrdered = ordering != 0;
       // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
       const auto chain = std::make_shared<Chain>(c.m, c.shape.hidden, c.shape.intermediate, paired, split,
                                                  c.device->smCount(), streamOrdered);
       chain->setPdlGridSync(ordering == 2);
       const std::string config = Chain::configName() + split.label();
-      const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
       const Measurement measured = checkThenTime([chain, operands](cudaStream_t s) { chain->enqueue(operands, s); },
                                                  {intermediate}, *c.checked.output, *c.checked.reference,
                                                  c.device->stream(), *c.options, results.deferred());
@@ -266,7 +271,9 @@ int main(int argc, char** argv) {
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
       "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_*), AxB;\n"
-      "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n"};
+      "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n",
+      false,
+      {"cuBLAS", "CUTLASS", "Fused", "Fused-StreamSync", "PDL-GridSync"}};
   // A list of split-Ks as --splits and --skinny-splits take it: none or AxB per word; anything else exits 2.
   const auto splitList = [&](const std::string& argument, const std::string& text) {
     std::vector<FusedSplit> list;
@@ -374,19 +381,21 @@ int main(int argc, char** argv) {
     const Result cublasRow{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0};
     if (!llama) {
       GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
-      prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
-                              device.workspaceBytes(), stream);
+      prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.referenceGemm(options),
+                              stream);
       // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
-      results.record(cublasRow,
-                     measureCublasGeluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
-                                          shape.hidden, shape.intermediate, stream, options, results.deferred()),
-                     "cuBLAS baseline");
+      if (variantSelected(options, "cuBLAS"))
+        results.record(cublasRow,
+                       measureCublasGeluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
+                                            shape.hidden, shape.intermediate, stream, options, results.deferred()),
+                       "cuBLAS baseline");
       context.operands = {buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()};
       context.checked = {{&buffers.xw1}, &buffers.y, &buffers.yReference};
       // Reference rates: CUTLASS's stock persistent GEMMs back to back (GELU in GEMM 1's epilogue), unmodified, so
       // the summary can tell CUTLASS's own rate at a tile from what the hooks and the queue cost.
       for (const StockGemmEntry& stock : stockGemmRegistry()) {
-        if (!configSelected(options, stock.name)) continue;  // --configs names the stock GEMMs to run too
+        // --configs names the stock GEMMs to run too.
+        if (!configSelected(options, stock.name) || !variantSelected(options, "CUTLASS")) continue;
         try {
           // A swapped configuration computes each layer transposed (StockGemmEntry::swapped).
           const bool swapped = stock.swapped;
@@ -420,14 +429,15 @@ int main(int argc, char** argv) {
       results.timeDeferred(stream);  // --interleave: while the buffers live
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
-      prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
-                                device.workspaceBytes(), stream);
+      prepareSwiGluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.referenceGemm(options),
+                                stream);
       // Baseline: cuBLASLt GEMM over [gate | up], a vectorized SwiGLU kernel, cuBLASLt GEMM.
-      results.record(cublasRow,
-                     measureCublasSwiGluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
-                                            shape.hidden, shape.intermediate, device.smCount(), stream, options,
-                                            results.deferred()),
-                     "cuBLAS baseline");
+      if (variantSelected(options, "cuBLAS"))
+        results.record(cublasRow,
+                       measureCublasSwiGluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
+                                              shape.hidden, shape.intermediate, device.smCount(), stream, options,
+                                              results.deferred()),
+                       "cuBLAS baseline");
       // W1 per kernel: its tile width's paired copy (pairedFor below).
       context.operands = {buffers.x.get(), nullptr, buffers.s.get(), buffers.w2.get(), buffers.y.get()};
       context.checked = {{&buffers.s}, &buffers.y, &buffers.yReference};

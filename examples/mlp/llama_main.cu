@@ -363,11 +363,11 @@ int main(int argc, char** argv) {
     const int m = options.ms[mIndex];
     LlamaBuffers buffers(m, shape);
     const CheckedOutput checked{{&buffers.gateUp, &buffers.s}, &buffers.y, &buffers.yReference};
-    // Fresh inputs and the reference: cuBLAS GEMM, exact SwiGLU (its own simple kernel), cuBLAS GEMM.
+    // Fresh inputs and the reference: GEMM, exact SwiGLU (its own simple kernel), GEMM, on cuBLASLt or the direct
+    // kernel (--reference).
     prepareSwiGluMlpReference({buffers.x, buffers.w1v, buffers.w2, buffers.gateUpReference, buffers.sReference,
                                buffers.yReference},
-                              m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
-                              device.workspaceBytes(), stream);
+                              m, shape.hidden, shape.intermediate, seed, device.referenceGemm(options), stream);
 
     // Baseline: cuBLASLt GEMM, the SwiGLU stage kernel stream-ordered, cuBLASLt GEMM.
     {

@@ -23,6 +23,7 @@
 #include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/reference_gemm.cuh"
 #include "cusync/error.h"
 #include "cusync/stage.cuh"
 #include "gemm_registry.h"
@@ -76,6 +77,11 @@ class MlpDevice {
   cublasLtHandle_t lt() const { return lt_; }
   void* workspace() const { return workspace_.get(); }
   std::size_t workspaceBytes() const { return kWorkspaceBytes; }
+  // The GEMMs of the references, as --reference chose them.
+  ReferenceGemm referenceGemm(const MlpOptions& options) const {
+    return options.reference == ReferenceGemms::Direct ? ReferenceGemm::direct()
+                                                       : ReferenceGemm(lt_, workspace(), kWorkspaceBytes);
+  }
 
   // "device: NAME, N SMs": how every main's first line starts (python/cusync/tune.py reads it).
   std::string line() const {

@@ -153,9 +153,8 @@ int main(int argc, char** argv) {
     const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
     const CheckedOutput checked{{&buffers.xw1}, &buffers.y, &buffers.yReference};
-    // Fresh inputs; reference: cuBLAS GEMM, GELU (cusync/gelu.cuh), cuBLAS GEMM.
-    prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.lt(), device.workspace(),
-                            device.workspaceBytes(), stream);
+    // Fresh inputs; reference: GEMM, GELU (cusync/gelu.cuh), GEMM, on cuBLASLt or the direct kernel (--reference).
+    prepareGeluMlpReference(buffers, m, shape.hidden, shape.intermediate, seed, device.referenceGemm(options), stream);
 
     // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
     results.record(Result{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0},

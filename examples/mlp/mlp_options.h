@@ -2,7 +2,8 @@
 // mlp_fused_example). Host header.
 //
 // Common usage: [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
-//               [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose] [--help]
+//               [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--reference cublaslt|direct]
+//               [--verbose] [--help]
 //               and, for the programs that run a tuned configuration by default (MlpProgram::tuned):
 //               [--search] [--tuning-table FILE]
 // A program may accept more arguments through `extraArgument` (it is asked first about every unknown argument) and
@@ -33,6 +34,18 @@
 
 namespace cusync::examples {
 
+// What the reference's GEMMs run on (--reference): cuBLASLt, or the direct kernel (common/direct_gemm.cuh), which
+// calls no library, so that with the cuBLAS baseline left out (--variants) a compute-sanitizer run launches no cuBLAS
+// kernel; racecheck reports hazards inside cuBLAS's own kernels (docs/GPU_NOTES.md).
+enum class ReferenceGemms { CublasLt, Direct };
+
+// The value --reference takes: cublaslt or direct; nullopt for anything else.
+inline std::optional<ReferenceGemms> parseReferenceGemms(const std::string& text) {
+  if (text == "cublaslt") return ReferenceGemms::CublasLt;
+  if (text == "direct") return ReferenceGemms::Direct;
+  return std::nullopt;
+}
+
 struct MlpOptions {
   std::string program;  // for messages, e.g. mlp_example
   std::vector<int> ms{1, 8, 64, 128, 256, 512, 1024, 2048, 4096};
@@ -47,6 +60,7 @@ struct MlpOptions {
   std::vector<std::string> configs;  // tile configurations to try (empty: all registered)
   std::vector<std::string> variants;  // variants to run (empty: all)
   std::vector<std::string> orders{"row", "g8"};  // tile orders to try (see tile_orders.h)
+  ReferenceGemms reference = ReferenceGemms::CublasLt;
   // Programs with MlpProgram::tuned: run the tuning table's entry per M (tuned_runs.h) unless --search or an option
   // that restricts the search (`searchRestricted`: --configs, --variants, --orders, or a program's own) asks for
   // the exhaustive search.
@@ -65,6 +79,12 @@ struct MlpOptions {
 inline bool configSelected(const MlpOptions& options, const std::string& name) {
   return options.configs.empty() ||
          std::find(options.configs.begin(), options.configs.end(), name) != options.configs.end();
+}
+
+// Whether --variants selects the variant named `name` (every one when it names none).
+inline bool variantSelected(const MlpOptions& options, const std::string& name) {
+  return options.variants.empty() ||
+         std::find(options.variants.begin(), options.variants.end(), name) != options.variants.end();
 }
 
 inline std::vector<std::string> splitList(const std::string& text) {
@@ -87,7 +107,18 @@ struct MlpProgram {
   std::string defaultCsv;    // where results go without --csv
   std::string extraOptions;  // usage lines of the options its `extraArgument` takes ("" if none)
   bool tuned = false;        // runs the tuning table's configuration by default; takes --search, --tuning-table
+  // The names --variants may give; a name not among them is a usage error. Empty: not checked here (the program
+  // matches the names itself).
+  std::vector<std::string> variantNames;
 };
+
+// "a, b and c".
+inline std::string joinedNames(const std::vector<std::string>& names) {
+  std::string text;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    text += (i == 0 ? "" : i + 1 == names.size() ? " and " : ", ") + names[i];
+  return text;
+}
 
 inline std::string mlpUsage(const MlpProgram& program) {
   const std::string searchOptions =
@@ -107,6 +138,10 @@ inline std::string mlpUsage(const MlpProgram& program) {
                      : "  --search            exhaustive search instead of the tuned configuration\n"
                        "  --tuning-table FILE the tuning table (default: $CUSYNC_EXAMPLE_TUNING_TABLE, else\n"
                        "                      " CUSYNC_SHIPPED_TUNING_TABLE_TEXT ")\n";
+  const std::string variants =
+      program.variantNames.empty()
+          ? "  --variants a,b      variants to run (default: all)\n"
+          : "  --variants a,b      variants to run, of " + joinedNames(program.variantNames) + " (default: all)\n";
   return "Usage: " + program.name + " [options]\n" + program.summary + "\n" + tuned + "\nOptions:\n" +
          "  --m M1,M2,...       token counts M (positive; default 1,8,64,128,256,512,1024,2048,4096)\n"
          "  --pairs N           MLPs per timed CUDA graph (default 10)\n"
@@ -116,10 +151,13 @@ inline std::string mlpUsage(const MlpProgram& program) {
          "  --csv FILE          results (default " + program.defaultCsv + ")\n"
          "  --check-only        check correctness, time nothing\n"
          "  --configs a,b       tile configurations to try (default: every registered one)\n"
-         "  --variants a,b      variants to run (default: all)\n"
+         + variants +
          "  --orders row,g8,... tile orders to try: row, gN (groups of N rows), col, or P:C (producer:consumer)\n"
          "  --streamk           also run CUTLASS Stream-K\n"
          "  --baselines-only    only the baselines (cuBLAS, Stream-K)\n"
+         "  --reference cublaslt|direct\n"
+         "                      what the reference's GEMMs run on (default cublaslt); direct: a plain CUDA kernel, no\n"
+         "                      cuBLAS, for compute-sanitizer runs (leave the cuBLAS baseline out with --variants)\n"
          "  --verbose           print every variant's result\n"
          "  --seed N            seed of the random inputs (default: the clock; printed, so a run can be replayed)\n" +
          tunedOptions + program.extraOptions +
@@ -167,6 +205,16 @@ inline MlpOptions parseMlpOptions(int argc, char** argv, const MlpProgram& progr
     } else if (arg == "--variants") {
       options.variants = splitList(value());
       options.searchRestricted = true;
+      for (const std::string& variant : options.variants)
+        if (!program.variantNames.empty() && std::find(program.variantNames.begin(), program.variantNames.end(),
+                                                       variant) == program.variantNames.end())
+          exitWithUsageError(name, "--variants: unknown variant '" + variant + "' (its variants are " +
+                                       joinedNames(program.variantNames) + ")");
+    } else if (arg == "--reference") {
+      const std::string text = value();
+      const std::optional<ReferenceGemms> reference = parseReferenceGemms(text);
+      if (!reference) exitWithUsageError(name, "--reference takes cublaslt or direct, not '" + text + "'");
+      options.reference = *reference;
     } else if (arg == "--orders") {
       options.orders = splitList(value());
       options.searchRestricted = true;

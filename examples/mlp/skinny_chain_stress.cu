@@ -127,15 +127,15 @@ int main(int argc, char** argv) {
   for (const Case& c : cases) {
     if (!c.swiGlu) {
       GeluMlpBuffers buffers(c.m, c.hidden, c.intermediate);
-      prepareGeluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed, lt, workspace.get(), workspaceBytes,
-                              stream);
+      prepareGeluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed,
+                              ReferenceGemm(lt, workspace.get(), workspaceBytes), stream);
       runPaths(std::type_identity<GeluPolicy>{}, c,
                MlpOperands{buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), buffers.w2.get(), buffers.y.get()},
                buffers.xw1, buffers.y, buffers.yReference);
     } else {
       SwiGluMlpBuffers buffers(c.m, c.hidden, c.intermediate);
-      prepareSwiGluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed, lt, workspace.get(), workspaceBytes,
-                                stream);
+      prepareSwiGluMlpReference(buffers, c.m, c.hidden, c.intermediate, seed,
+                                ReferenceGemm(lt, workspace.get(), workspaceBytes), stream);
       pairGateUpRows(buffers.gateUp.get(), buffers.gateUpPaired.get(), c.intermediate, c.hidden, 32, stream);
       runPaths(std::type_identity<SwiGluPolicy>{}, c,
                MlpOperands{buffers.x.get(), buffers.gateUpPaired.get(), buffers.s.get(), buffers.w2.get(),

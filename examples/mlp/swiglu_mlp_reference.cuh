@@ -1,6 +1,7 @@
 // The buffers of the LLaMA SwiGLU MLP as the fused chain runs it (S = silu(X Wgate^T) * (X Wup^T), Y = S W2^T),
-// its reference (cuBLASLt GEMM over [gate | up], the independent SwiGLU of swiglu_reference.cuh, cuBLASLt GEMM) and
-// the cuBLASLt baseline (the same two GEMMs with a vectorized SwiGLU kernel between them). Host and device code.
+// its reference (GEMM over [gate | up], the independent SwiGLU of swiglu_reference.cuh, GEMM; the GEMMs on cuBLASLt
+// or on the direct kernel: common/reference_gemm.cuh) and the cuBLASLt baseline (the same two GEMMs with a
+// vectorized SwiGLU kernel between them). Host and device code.
 #pragma once
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/reference_gemm.cuh"
 #include "mlp_options.h"
 #include "swiglu_reference.cuh"
 
@@ -49,30 +51,26 @@ struct SwiGluMlpReferenceBuffers {
   DeviceBuffer<__half>& yReference;       // [m, hidden], computed
 };
 
-// Fresh random inputs (weights scaled by 1/sqrt(K)) and the reference S and Y: cuBLASLt GEMM, the independent
-// SwiGLU of swiglu_reference.cuh, cuBLASLt GEMM.
+// Fresh random inputs (weights scaled by 1/sqrt(K)) and the reference S and Y: GEMM (rounded to fp16), the
+// independent SwiGLU of swiglu_reference.cuh (fp32 from those fp16 values, rounded to fp16), GEMM.
 inline void prepareSwiGluMlpReference(const SwiGluMlpReferenceBuffers& buffers, int m, int hidden, int intermediate,
-                                      std::uint64_t seed, cublasLtHandle_t lt, void* workspace,
-                                      std::size_t workspaceBytes, cudaStream_t stream) {
+                                      std::uint64_t seed, const ReferenceGemm& gemm, cudaStream_t stream) {
   fillRandom(buffers.x, seed + 3 * m, 1.0f);
   fillRandom(buffers.gateUp, seed + 3 * m + 1, 1.0f / std::sqrt(float(hidden)));
   fillRandom(buffers.w2, seed + 3 * m + 2, 1.0f / std::sqrt(float(intermediate)));
-  CublasLtGemm reference1(lt, m, 2 * intermediate, hidden, false, workspace, workspaceBytes);
-  CublasLtGemm reference2(lt, m, hidden, intermediate, false, workspace, workspaceBytes);
-  reference1.run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpReference.get(), stream);
+  gemm.run(buffers.x.get(), buffers.gateUp.get(), buffers.gateUpReference.get(), m, 2 * intermediate, hidden, stream);
   swiGluReference<><<<1024, 256, 0, stream>>>(buffers.gateUpReference.get(), buffers.sReference.get(),
                                               std::size_t(m), std::size_t(intermediate));
   CUSYNC_CUDA_CHECK(cudaGetLastError());
-  reference2.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), stream);
+  gemm.run(buffers.sReference.get(), buffers.w2.get(), buffers.yReference.get(), m, hidden, intermediate, stream);
   CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
 }
 
 inline void prepareSwiGluMlpReference(SwiGluMlpBuffers& buffers, int m, int hidden, int intermediate,
-                                      std::uint64_t seed, cublasLtHandle_t lt, void* workspace,
-                                      std::size_t workspaceBytes, cudaStream_t stream) {
+                                      std::uint64_t seed, const ReferenceGemm& gemm, cudaStream_t stream) {
   prepareSwiGluMlpReference({buffers.x, buffers.gateUp, buffers.w2, buffers.gateUpReference, buffers.sReference,
                              buffers.yReference},
-                            m, hidden, intermediate, seed, lt, workspace, workspaceBytes, stream);
+                            m, hidden, intermediate, seed, gemm, stream);
 }
 
 namespace detail {
