@@ -33,16 +33,14 @@ def launch_costs(rows):
     timed = outside = 0.0
     spreads, entries = [], []
     for units in launches.values():
-        entered = [int(r["block_entered"]) for r in units if int(r["block_entered"]) > 0]
+        block_entry, first_math = {}, {}  # per block: its entry, and its first unit's MMA start
+        for r in units:
+            block, start = r["block"], int(r["math_start"])
+            block_entry[block] = int(r["block_entered"])
+            first_math[block] = min(first_math.get(block, start), start)
+        entered = [t for t in block_entry.values() if t > 0]
         if not entered:
             return None
-        first_math = defaultdict(lambda: None)
-        block_entry = {}
-        for r in units:
-            block = r["block"]
-            block_entry[block] = int(r["block_entered"])
-            start = int(r["math_start"])
-            first_math[block] = start if first_math[block] is None else min(first_math[block], start)
         launch_us = float(units[0]["launch_us"])
         span_ns = max(int(r["done"]) for r in units) - min(entered)
         timed += launch_us
