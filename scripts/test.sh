@@ -22,7 +22,8 @@ if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); t
   # The output GEMM as the pingpong kernel: the MLP's lists compile the one-tile and persistent cooperative ones.
   extra+=("-DCUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS=128,128,64,6,pingpong,1,true")
   extra+=("-DCUSYNC_ATTENTION_DECODE_QKV_CONFIGS=64,128,128,4,false,1,true")
-  extra+=("-DCUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS=64,128,128,4,false,1,true")
+  # The decode output GEMM as the lean persistent kernel: the QKV list compiles the full one.
+  extra+=("-DCUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS=64,128,128,4,false,1,lean")
 fi
 "$root/scripts/build.sh" "${extra[@]}"
 cd "${CUSYNC_BUILD_DIR:-$root/build}"

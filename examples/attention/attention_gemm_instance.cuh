@@ -13,18 +13,18 @@
 namespace cusync::examples::attention {
 
 template <int TileM_, int TileN_, int TileK_, int Stages_, bool Cooperative_, int MinBlocksPerSm_, bool Persistent_,
-          int ClusterRows_ = 1, bool Pingpong_ = false>
+          int ClusterRows_ = 1, bool Pingpong_ = false, bool Lean_ = false>
 struct GemmConfig {
   static constexpr int tileM = TileM_, tileN = TileN_, tileK = TileK_, stages = Stages_;
   static constexpr int minBlocksPerSm = MinBlocksPerSm_, clusterRows = ClusterRows_;
-  static constexpr bool pingpong = Pingpong_;
+  static constexpr bool pingpong = Pingpong_, lean = Lean_;
   static constexpr bool cooperative = Cooperative_, persistent = Persistent_;
   // As examples/gemm names its configurations (and mlp_example's --configs takes them).
   static std::string name() {
     return std::to_string(tileM) + "x" + std::to_string(tileN) + "x" + std::to_string(tileK) + "_s" +
            std::to_string(stages) + (pingpong ? "_pp" : cooperative ? "_coop" : "_ws") + "_b" +
            std::to_string(minBlocksPerSm) +
-           (persistent ? "_p" : "") + (clusterRows > 1 ? "_c" + std::to_string(clusterRows) + "x1" : "");
+           (persistent ? (lean ? "_plean" : "_p") : "") + (clusterRows > 1 ? "_c" + std::to_string(clusterRows) + "x1" : "");
   }
 };
 
@@ -42,7 +42,7 @@ struct AttentionGemmInstance {
       std::conditional_t<R == GemmRole::Qkv, typename QkvPolicies<M, P, kQkvTiling>::Producer, cusync::TileSync>;
   using Gemm = HookedGemm<Config::tileM, Config::tileN, Config::tileK, Config::stages, Config::cooperative,
                           Config::minBlocksPerSm, Config::persistent, Activation::Identity, InputPolicy,
-                          OutputPolicy, Config::clusterRows, Config::pingpong>;
+                          OutputPolicy, Config::clusterRows, Config::pingpong, Config::lean>;
   // The QKV GEMM's tiles are the spec's: TileM rows by one 128-wide head, which StridedSync groups, or (prompt)
   // QkvTileN columns under RowSync; the attention kernels read a head's Q, K and V from the tiles
   // qkv_head_tiles.h names for either. The output GEMM's tile is free: it only waits, for the T tiles its rows and
@@ -73,7 +73,8 @@ struct AttentionGemmInstance {
                          &Gemm::maxActiveBlocksPerSm,
                          &Gemm::launch,
                          Config::clusterRows,
-                         Config::pingpong};
+                         Config::pingpong,
+                         Config::lean};
   }
 };
 
@@ -82,12 +83,12 @@ struct AttentionGemmInstance {
 // One registration per translation unit. RANK: the configuration's place in its CMake list (the first is the
 // baseline the search starts from).
 #define CUSYNC_REGISTER_ATTENTION_GEMM(MODEL, PHASE, ROLE, POLICY, RANK, TILE_M, TILE_N, TILE_K, STAGES,          \
-                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT, CLUSTER_ROWS, PINGPONG)              \
+                                       COOPERATIVE, MIN_BLOCKS, PERSISTENT, CLUSTER_ROWS, PINGPONG, LEAN)        \
   namespace {                                                                                                    \
   using namespace ::cusync::examples::attention;                                                                 \
   const AttentionGemmRegistration registration{                                                                  \
       AttentionGemmInstance<Model::MODEL, Phase::PHASE, GemmRole::ROLE, TPolicyKind::POLICY,                      \
                             GemmConfig<TILE_M, TILE_N, TILE_K, STAGES, COOPERATIVE, MIN_BLOCKS, PERSISTENT,      \
-                                       CLUSTER_ROWS, PINGPONG>,                                                  \
+                                       CLUSTER_ROWS, PINGPONG, LEAN>,                                            \
                             RANK>::entry()};                                                                     \
   }

@@ -38,6 +38,9 @@ struct AttentionGemm {
   int clusterRows = 1;
   // Two math warp groups on alternate tiles (tile_sync_pingpong_gemm_kernel.hpp): persistent, unsplit.
   bool pingpong = false;
+  // The lean persistent kernel (tile_sync_persistent_gemm_kernel.hpp): static units only, no stream-K, no split-K
+  // summed in L2.
+  bool lean = false;
 };
 
 std::vector<AttentionGemm>& attentionGemms();

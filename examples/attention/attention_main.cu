@@ -332,12 +332,18 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
       continue;
     }
     for (const SplitChoice& split : splitCandidates(*gemm, p.phase, p.tokens(), qkv ? p.qkvColumns() : p.shape.hidden,
-                                                    qkv ? p.shape.hidden : p.tColumns(), multiprocessors))
-      if (options.splitKinds.empty() || std::find(options.splitKinds.begin(), options.splitKinds.end(),
-                                                  splitKindName(split)) != options.splitKinds.end())
-        for (const bool staticUnits : options.persistentUnits)  // a one-tile GEMM has no unit schedule: once
-          if (gemm->persistent || staticUnits == options.persistentUnits.front())
-            candidates.push_back({gemm, split, staticUnits});
+                                                    qkv ? p.shape.hidden : p.tColumns(), multiprocessors)) {
+      if (!options.splitKinds.empty() && std::find(options.splitKinds.begin(), options.splitKinds.end(),
+                                                   splitKindName(split)) == options.splitKinds.end())
+        continue;
+      if (gemm->lean && (split.isStreamK() || split.accumulate)) continue;  // the lean kernel runs neither
+      for (const bool staticUnits : options.persistentUnits) {
+        if (gemm->lean && !staticUnits) continue;  // it takes static units only
+        // A one-tile GEMM has no unit schedule (once); a lean one takes static units whatever the list's order.
+        if (gemm->persistent || staticUnits == options.persistentUnits.front())
+          candidates.push_back({gemm, split, staticUnits});
+      }
+    }
   }
   return candidates;
 }

@@ -44,14 +44,17 @@ struct ActivationFunction<Activation::Gelu> {
 // InputPolicy_ and posting D's tiles under OutputPolicy_ (policy types generated and proven by cusyncgen, from
 // whichever spec names the dependency). ClusterRows 2: 2x1 clusters sharing B by multicast, one tile per block;
 // the stage's order must pair the tiles (Stage::setClusterTileOrder(2)). Pingpong: the persistent kernel with two
-// math warp groups on alternate tiles (tile_sync_pingpong_gemm_kernel.hpp).
+// math warp groups on alternate tiles (tile_sync_pingpong_gemm_kernel.hpp). Lean: the persistent kernel without
+// stream-K, L2 summing or a unit hand-off, static units only (tile_sync_persistent_gemm_kernel.hpp).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
-          Activation Act, class InputPolicy_, class OutputPolicy_, int ClusterRows = 1, bool Pingpong = false>
+          Activation Act, class InputPolicy_, class OutputPolicy_, int ClusterRows = 1, bool Pingpong = false,
+          bool Lean = false>
 struct HookedGemm {
   static_assert(ClusterRows == 1 || (ClusterRows == 2 && !Persistent && MinBlocksPerSm == 1),
                 "2x1 clusters: one-tile-per-block kernels at one block per SM");
   static_assert(!Pingpong || (Persistent && !Cooperative && MinBlocksPerSm == 1 && ClusterRows == 1),
                 "pingpong: persistent, one warp group per tile, one block per SM, no clusters");
+  static_assert(!Lean || (Persistent && !Pingpong), "lean: the cooperative or one-warp-group persistent kernel");
   using ElementA = cutlass::half_t;
   using ElementB = cutlass::half_t;
   using ElementD = cutlass::half_t;
@@ -90,7 +93,7 @@ struct HookedGemm {
       std::conditional_t<
           Persistent,
           cusync::cutlass_sm90::TileSyncPersistentGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy,
-                                                             OutputPolicy, MinBlocksPerSm>,
+                                                             OutputPolicy, MinBlocksPerSm, Lean>,
           cusync::cutlass_sm90::TileSyncGemmKernel<CollectiveMainloop, CollectiveEpilogue, InputPolicy, OutputPolicy,
                                                    MinBlocksPerSm>>>;
 

@@ -169,11 +169,19 @@ TEST_CASE("static units: block b takes launch indices b, b + blocks, ...; each u
           REQUIRE(u.ticket.tile == expected.ticket.tile);
           REQUIRE(u.part == expected.part);
           REQUIRE(u.parts == expected.parts);
+          // Without stream-K chunks, the lean persistent GEMM's own computation names the same unit.
+          const WorkUnit lean = v.staticTileUnit(b, position, 3);
+          REQUIRE(lean.hasWork());
+          REQUIRE(lean.ticket.tile == u.ticket.tile);
+          REQUIRE(lean.ticket.iteration == 3);
+          REQUIRE(lean.part == u.part);
+          REQUIRE(lean.parts == u.parts);
           ++taken[index];
           ++position;
         }
         // The block's sequence ends where its next index passes the launch's units.
         REQUIRE(b + position * blocks >= v.workUnits());
+        REQUIRE_FALSE(v.staticTileUnit(b, position, 3).hasWork());
       }
       REQUIRE(std::all_of(taken.begin(), taken.end(), [](int n) { return n == 1; }));
       // Without persistent blocks the flag does nothing: tickets are the units' own.

@@ -188,6 +188,15 @@ struct StageView {
     if (index >= workUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
     return unitAtLaunchIndex(std::uint32_t(index), iteration);
   }
+  // staticUnit of a stage without stream-K chunks, for a kernel that runs none (the lean persistent GEMM, whose
+  // can_implement refuses them): whole tiles and split-K parts only, so it compiles no chunk arithmetic.
+  CUSYNC_HOST_DEVICE WorkUnit staticTileUnit(std::uint32_t block, std::uint32_t position,
+                                             std::uint32_t iteration) const {
+    const std::uint64_t index = std::uint64_t(block) + std::uint64_t(position) * persistentBlocks;
+    if (index >= wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile)
+      return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
+    return unitAt(std::uint32_t(index), iteration);
+  }
 
   // The unit of a block whose stage neither posts nor waits (a stream-ordered launch): nothing depends on which
   // block computes which tile, and no semaphore target needs the iteration, so the block takes a unit without the

@@ -9,6 +9,13 @@
 // launch's last (the stop ticket, or the block's first static unit past it) is committed too, and stops everyone;
 // the operand pipeline's tail follows. A ticket that draws a stream-K chunk (stream_k_split.h) is committed as the
 // chunk's fragments, one unit each, so the other warps see only tiles and k-ranges.
+//
+// The lean persistent GEMM (TileSyncPersistentGemmKernel's Lean) hands nothing over: it takes static units only,
+// which each role can compute for itself (StageView::staticTileUnit), so its TMA warp and math warp groups do, with
+// no scheduler warp, no unit pipeline and no draw gate between them (produceOwnStaticUnits below). Why: token
+// generation's GEMM blocks run one unit of 4-13 k-blocks each, and every step between a block's start and its first
+// load or its post shows in the launch; the hand-off and the features around it took the decode output GEMM from
+// 16 to 21 us (docs/BENCHMARKS.md, issue 14, session 22).
 #pragma once
 
 #include <cute/tensor.hpp>
@@ -150,6 +157,41 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
                               k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
                               /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0,
                               gate, kDrawLeadKBlocks);
+    mainloop_pipe_producer_state.advance(kRange.count);
+  }
+  mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);
+}
+
+// The lean persistent GEMM's TMA warp (called by the whole warp): takes the block's one ticket as scheduleUnits
+// does with static units (awaited for the iteration where the input is synchronized, only counted where the stage
+// posts or splits), then loads the operands of the block's static units in turn, computing each itself.
+template <class CollectiveMainloop, class InputPolicy, class LoadInputs>
+CUTLASS_DEVICE void produceOwnStaticUnits(CollectiveMainloop& mainloop,
+                                          typename CollectiveMainloop::Params const& mainloopParams,
+                                          typename CollectiveMainloop::MainloopPipeline& mainloopPipeline,
+                                          LoadInputs const& loadInputs,
+                                          typename CollectiveMainloop::TensorStorage& tensors,
+                                          GemmStageSync<InputPolicy> const& sync, int kBlocksOfTile) {
+  using namespace cute;
+  using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
+  std::uint32_t iteration = 0;
+  if (cutlass::canonical_lane_idx() == 0) {
+    if (sync.a.input.synchronized())
+      iteration = sync.stage.acquireIteration();
+    else if (sync.stage.countsStartedBlocks())
+      sync.stage.countBlock();
+  }
+  iteration = __shfl_sync(0xffffffffu, iteration, 0);
+  auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
+  for (std::uint32_t position = 0;; ++position) {
+    const WorkUnit unit = sync.stage.staticTileUnit(blockIdx.x, position, iteration);
+    if (!unit.hasWork()) break;
+    Tensor gA_mkl = get<0>(loadInputs);
+    const KBlockRange kRange = kBlocksOfPart(unit.part, unit.parts, kBlocksOfTile);
+    auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
+    auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
+    mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
+                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage);
     mainloop_pipe_producer_state.advance(kRange.count);
   }
   mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);

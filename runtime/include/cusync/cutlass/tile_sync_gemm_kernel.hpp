@@ -341,14 +341,16 @@ class TileSyncGemmKernel {
   }
 
   // Split-K by last arrival (split_k_reduction.hpp), shared with the persistent and the fused-chain kernels.
-  template <class Accumulators>
+  // `MaySumInL2` false: a kernel that never sums its parts in L2 (the lean persistent GEMM, whose can_implement
+  // refuses sync.splitAccumulate) compiles only the deterministic read, not both.
+  template <bool MaySumInL2 = true, class Accumulators>
   CUTLASS_DEVICE static bool reduceSplitPartials(GemmStageSync<InputPolicy> const& sync, TileCoord tile,
                                                  std::uint32_t part, std::uint32_t parts, Accumulators& accumulators,
                                                  int mma_thread_idx, std::uint32_t& lastArrival, int problemM) {
     const int rowsInTile = problemM - int(tile.y) * int(cute::size<0>(TileShape{}));
     return cutlass_sm90::reduceSplitPartials<TiledMma, TileShape, int(NumMmaThreads)>(
         SplitKBuffers{sync.splitPartials, sync.splitArrivals, sync.stage.partialSlotsPerTile(parts),
-                      sync.splitAccumulate},
+                      MaySumInL2 && sync.splitAccumulate},
         linearIndex(tile, sync.stage.grid), part, parts,
         accumulators, mma_thread_idx, lastArrival, rowsInTile);
   }

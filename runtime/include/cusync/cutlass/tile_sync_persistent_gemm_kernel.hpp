@@ -18,6 +18,11 @@
 // groups; the TMA producer warp and the math warp groups read every unit from it (persistent_unit_handoff.hpp). The
 // unit past the launch's last (StageView::persistentBlocks) is committed too, and stops everyone.
 //
+// Lean (the template's last argument): static units only, computed by each role for itself, no stream-K and no
+// split-K summing in L2; can_implement refuses a stage or split that needs them. It compiles none of that code:
+// blocks that run one short unit each (token generation) pay for every step they execute (docs/BENCHMARKS.md,
+// issue 14, session 22; persistent_unit_handoff.hpp).
+//
 // Traces (block_trace.h) get one record per block: its first unit's start and last MMA, and when its last unit was
 // done.
 //
@@ -39,7 +44,7 @@ namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
 
 template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
-          int MinBlocksPerSm_ = 1>
+          int MinBlocksPerSm_ = 1, bool Lean_ = false>
 class TileSyncPersistentGemmKernel
     : public TileSyncGemmKernel<CollectiveMainloop_, CollectiveEpilogue_, InputPolicy_, OutputPolicy_,
                                 MinBlocksPerSm_> {
@@ -63,9 +68,20 @@ class TileSyncPersistentGemmKernel
   using Base::MmaRegisterRequirement;
   using Base::NumMmaThreads;
   static constexpr bool Persistent = true;
+  static constexpr bool Lean = Lean_;
   using typename Base::Arguments;
   using Base::whyNotImplementable;
-  static const char* why_not_implementable(Arguments const& args) { return whyNotImplementable(args, true); }
+  static const char* why_not_implementable(Arguments const& args) {
+    if (const char* why = whyNotImplementable(args, true)) return why;
+    if constexpr (Lean) {
+      if (!args.sync.stage.takesStaticUnits())
+        return "the lean persistent GEMM takes static units only (Stage::useStaticUnits)";
+      if (args.sync.stage.streamKChunks != 0) return "the lean persistent GEMM runs no stream-K chunks";
+      if (args.sync.splitAccumulate)
+        return "the lean persistent GEMM reads split-K partials back one by one; it does not sum them in L2";
+    }
+    return nullptr;
+  }
   static bool can_implement(Arguments const& args) { return why_not_implementable(args) == nullptr; }
   // The launch's grid: the stage's persistent block count (Stage::setPersistentBlocks; can_implement refuses 0).
   // Each block draws units until the ticket past the launch's last one, so the count is also part of the ticket
@@ -148,6 +164,12 @@ class TileSyncPersistentGemmKernel
 
     if (warp_group_role == WarpGroupRole::Producer) {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
+      if constexpr (Lean) {
+        if (isMainloopProducer)
+          produceOwnStaticUnits(collective_mainloop, params.mainloop, mainloop_pipeline, load_inputs,
+                                shared_storage.tensors.mainloop, sync, k_tiles_total);
+        return;
+      }
       if (isScheduler) {
         scheduleUnits(unit_pipeline, shared_storage.units, sync, shared_storage.unitDrawSignal);
         return;
@@ -170,8 +192,14 @@ class TileSyncPersistentGemmKernel
     // its last MMA completed, and when the block's last unit was done.
     WorkUnit tracedUnit{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
     std::uint64_t traceStart = 0, traceFirstMmaDone = 0;
+    std::uint32_t staticPosition = 0;  // Lean: the block's place in its static units
     while (true) {
-      const WorkUnit unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
+      // The math warps never read a unit's iteration (only the TMA warp's waits do): the lean kernel passes 0.
+      WorkUnit unit;
+      if constexpr (Lean)
+        unit = sync.stage.staticTileUnit(blockIdx.x, staticPosition++, 0u);
+      else
+        unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
       if (!unit.hasWork()) break;
       const bool tracedFirst = sync.trace != nullptr && !tracedUnit.hasWork();
       if (tracedFirst) {
@@ -187,8 +215,9 @@ class TileSyncPersistentGemmKernel
       mainloop_pipe_consumer_state.advance(k_tile_count);
       if (tracedFirst) traceFirstMmaDone = detail::globalTimerNs();
       if (unit.parts > 1 &&
-          !Base::reduceSplitPartials(sync, unit.ticket.tile, unit.part, unit.parts, accumulators, mma_thread_idx,
-                                     shared_storage.lastArrival, get<0>(problem_shape_MNKL)))
+          !Base::template reduceSplitPartials<!Lean>(sync, unit.ticket.tile, unit.part, unit.parts, accumulators,
+                                                     mma_thread_idx, shared_storage.lastArrival,
+                                                     get<0>(problem_shape_MNKL)))
         continue;  // another part of this tile arrives later and finishes it
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
           epi_load_pipeline, epi_load_pipe_consumer_state, epi_store_pipeline, epi_store_pipe_producer_state,
