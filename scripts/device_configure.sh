@@ -13,8 +13,9 @@
 # CUSYNC_GEMM_CONFIGS (examples/gemm's hooked GEMMs), CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS (the fused
 # chains), CUSYNC_STOCK_GEMM_CONFIGS (CUTLASS's stock GEMMs), CUSYNC_CONV_CONFIGS (examples/conv2d),
 # CUSYNC_ATTENTION_{PROMPT,DECODE}_{QKV,OUTPUT}_CONFIGS and CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS (examples/attention).
-# Unset: the CMake cache's value, else
-# the CMakeLists' default.
+# Unset: the CMakeLists' default, never an earlier call's value from the CMake cache (-U): the device keeps build
+# directories between calls while it is warm, and session 21's call 6, meant to run the default decode lists, ran
+# call 3's one-configuration lists that way (docs/BENCHMARKS.md, issue 14, session 22).
 
 device_configure_root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 
@@ -27,7 +28,7 @@ device_configure() {
       CUSYNC_ATTENTION_PROMPT_QKV_CONFIGS CUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS \
       CUSYNC_ATTENTION_DECODE_QKV_CONFIGS CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS \
       CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS; do
-    if [ -n "${!name:-}" ]; then lists+=("-D$name=${!name}"); fi
+    if [ -n "${!name:-}" ]; then lists+=("-D$name=${!name}"); else lists+=("-U$name"); fi
   done
   cmake -S "$device_configure_root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCUSYNC_BUILD_COMPILER=OFF \
     -DCUSYNC_BUILD_TESTS=OFF -DCUSYNC_BUILD_REWRITER=OFF \
