@@ -2,9 +2,10 @@
 
 A configuration is a compiled kernel (tile shape, pipeline stages, cooperative or not: e.g.
 ``fused_64x128x128_s4_ws``), the split-K parts of each GEMM and the tile order of each GEMM. It comes from a tuning
-table (JSON, docs/PYTORCH_OP.md gives the format) when the table has entries for this device and model shape: the
-entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than
-512 is to 700). Without such entries it comes from a heuristic that encodes the winners measured on the H100 in
+table (JSON, docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the
+later standings over them) when the table has entries for this device and model shape: the entry whose M is nearest
+on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512 is to 700). Without
+such entries it comes from a heuristic that encodes the winners measured on the H100 in
 docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3) in a shape-independent form: the kernel per M,
 how many waves each GEMM's split fills, converted to parts for the actual shape and SM count, and the tile orders.
 
