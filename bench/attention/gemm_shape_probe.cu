@@ -245,8 +245,7 @@ int run(int argc, char** argv) {
           for (const bool staticUnits : unitSchedules) {
             // Only persistent GEMMs have a unit schedule: the others run once.
             if (!gemm->persistent && staticUnits != unitSchedules.front()) continue;
-            // The lean persistent kernel runs static units only, without stream-K or parts summed in L2.
-            if (gemm->lean && (!staticUnits || split.isStreamK() || split.accumulate)) continue;
+            if (gemm->lean && !staticUnits) continue;  // the lean persistent kernel takes static units only
             ProbeStage probe =
                 unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits);
             const std::string name = "hooked_" + gemm->configuration +

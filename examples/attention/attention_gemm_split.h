@@ -37,17 +37,18 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
                                                     : gemmSplitCandidates(tiles, kBlocks, slots))
     choices.push_back({parts, 0});
   // The last wave's splits once more with the parts summed in L2: the last arrival's read then does not grow with
-  // the parts (the 11-part split's last arrivals read 10 partials otherwise).
+  // the parts (the 11-part split's last arrivals read 10 partials otherwise). The lean persistent kernel sums none.
   if (phase == Phase::Prompt)
     for (bool accumulate : {false, true})
       for (const SplitChoice& choice : lastWaveSplits(tiles, kBlocks, slots)) {
+        if (accumulate && gemm.lean) continue;
         SplitChoice split{choice.parts, choice.wholeTiles * rows};
         split.accumulate = accumulate;
         choices.push_back(split);
       }
   // Stream-K runs on the persistent GEMM, whose blocks take several units (rows is 1 there: no clusters). The QKV
   // GEMM's chunks go in groups of row tiles: its weights exceed L2, and its order is free (it waits for nothing).
-  if (phase == Phase::Prompt && gemm.persistent)
+  if (phase == Phase::Prompt && gemm.persistent && !gemm.lean)  // the lean persistent kernel runs no stream-K
     for (const SplitChoice& choice :
          streamKSplits(tiles, kBlocks, slots, gemm.tileGrid(m, n).y, gemm.role == GemmRole::Qkv))
       choices.push_back(choice);

@@ -336,7 +336,6 @@ std::vector<RoleCandidate> roleCandidates(const Options& options, GemmRole role,
       if (!options.splitKinds.empty() && std::find(options.splitKinds.begin(), options.splitKinds.end(),
                                                    splitKindName(split)) == options.splitKinds.end())
         continue;
-      if (gemm->lean && (split.isStreamK() || split.accumulate)) continue;  // the lean kernel runs neither
       for (const bool staticUnits : options.persistentUnits) {
         if (gemm->lean && !staticUnits) continue;  // it takes static units only
         // A one-tile GEMM has no unit schedule (once); a lean one takes static units whatever the list's order.

@@ -91,6 +91,10 @@ struct StageView {
   }
   CUSYNC_HOST_DEVICE std::uint32_t workUnits() const {
     if (streamKChunks != 0) return wholeTiles + streamKChunks;
+    return tileUnits();
+  }
+  // The units of a launch without stream-K chunks: the whole tiles, then every part of the split ones.
+  CUSYNC_HOST_DEVICE std::uint32_t tileUnits() const {
     return wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile;
   }
   // The partial slots a split tile has in the stage's split-K buffers (split_k_reduction.hpp).
@@ -193,8 +197,7 @@ struct StageView {
   CUSYNC_HOST_DEVICE WorkUnit staticTileUnit(std::uint32_t block, std::uint32_t position,
                                              std::uint32_t iteration) const {
     const std::uint64_t index = std::uint64_t(block) + std::uint64_t(position) * persistentBlocks;
-    if (index >= wholeTiles + (grid.tileCount() - wholeTiles) * blocksPerTile)
-      return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
+    if (index >= tileUnits()) return WorkUnit{TileTicket{TileCoord{}, iteration}, kNoWorkLeft};
     return unitAt(std::uint32_t(index), iteration);
   }
 

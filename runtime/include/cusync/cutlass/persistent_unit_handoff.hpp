@@ -80,6 +80,39 @@ CUTLASS_DEVICE UnitDrawSignal* unitDrawGate(StageView const& stage, UnitDrawSign
   return stage.takesStaticUnits() ? nullptr : &signal;
 }
 
+// A block's one ticket when it takes static units, by one thread: awaited for the launch's iteration only where the
+// input is synchronized (its waits need it; the math warps never read it), only counted where the stage posts or
+// splits (consumers' wait-kernels count started blocks), not drawn at all otherwise, as the one-tile kernel decides.
+// Returns the iteration (0 where it was not awaited).
+template <class InputPolicy>
+CUTLASS_DEVICE std::uint32_t takeStaticUnitsTicket(GemmStageSync<InputPolicy> const& sync) {
+  if (sync.a.input.synchronized()) return sync.stage.acquireIteration();
+  if (sync.stage.countsStartedBlocks()) sync.stage.countBlock();
+  return 0;
+}
+
+// Issues one unit's operand loads (the TMA warp, whole warp): its k-blocks `kRange` of its tile, each A k-block after
+// the wait for its producer tiles (TileSyncMainloop::loadSynchronized, which also takes `gate` and `gateLead`), and
+// advances `state` past them.
+template <class CollectiveMainloop, class InputPolicy, class LoadInputs>
+CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
+                                     typename CollectiveMainloop::Params const& mainloopParams,
+                                     typename CollectiveMainloop::MainloopPipeline& mainloopPipeline,
+                                     typename CollectiveMainloop::PipelineState& state, LoadInputs const& loadInputs,
+                                     typename CollectiveMainloop::TensorStorage& tensors,
+                                     GemmStageSync<InputPolicy> const& sync, WorkUnit const& unit, KBlockRange kRange,
+                                     UnitDrawSignal* gate = nullptr, int gateLead = 0) {
+  using namespace cute;
+  Tensor gA_mkl = get<0>(loadInputs);
+  auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
+  auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
+  mainloop.loadSynchronized(mainloopParams, mainloopPipeline, state, loadInputs, blk_coord, k_tile_iter,
+                            kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
+                            /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0, gate,
+                            gateLead);
+  state.advance(kRange.count);
+}
+
 // Called by the whole scheduler warp (warp 1 of the producer warp group, otherwise idle): decides the block's
 // units, one after the other, and commits each to the unit pipeline, until the unit without work. Why a warp of its
 // own: deciding a unit takes a ticket's atomic, divisions and a read of the order table, all dependent; done by the
@@ -88,9 +121,7 @@ CUTLASS_DEVICE UnitDrawSignal* unitDrawGate(StageView const& stage, UnitDrawSign
 // time in the stage's order by one warp, and a block holds at most one unit more than it has started loading (with
 // tickets; with static units no other block could take them anyway).
 // With static units (StageView::staticUnits) lane 0 keeps the block's place in its sequence and the launch's
-// iteration. The block's one ticket: awaited for the iteration only where the input is synchronized (its waits need
-// it; the math warps never read it), only counted where the stage posts or splits (consumers' wait-kernels count
-// started blocks), not drawn at all otherwise, as the one-tile kernel decides. A ticket that draws a stream-K chunk
+// iteration, from the block's one ticket (takeStaticUnitsTicket). A ticket that draws a stream-K chunk
 // (stream_k_split.h) is committed as the chunk's fragments, one unit each, with no new ticket between them.
 template <class WorkUnitPipeline, class InputPolicy>
 CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* units,
@@ -98,13 +129,8 @@ CUTLASS_DEVICE void scheduleUnits(WorkUnitPipeline& unitPipeline, WorkUnit* unit
   if (cutlass::canonical_lane_idx() != 0) return;
   auto unit_write = cutlass::make_producer_start_state<WorkUnitPipeline>();
   const bool staticUnits = sync.stage.takesStaticUnits();
-  std::uint32_t staticPosition = 0, staticIteration = 0;
-  if (staticUnits) {
-    if (sync.a.input.synchronized())
-      staticIteration = sync.stage.acquireIteration();
-    else if (sync.stage.countsStartedBlocks())
-      sync.stage.countBlock();
-  }
+  std::uint32_t staticPosition = 0;
+  const std::uint32_t staticIteration = staticUnits ? takeStaticUnitsTicket(sync) : 0u;
   UnitDrawSignal* const gate = unitDrawGate(sync.stage, drawSignal);
   WorkUnit previous{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
   std::uint32_t gatePhase = 0;
@@ -141,7 +167,6 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
                                           typename CollectiveMainloop::TensorStorage& tensors,
                                           GemmStageSync<InputPolicy> const& sync, KRangeOf kRangeOf,
                                           UnitDrawSignal& drawSignal) {
-  using namespace cute;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
   typename WorkUnitPipeline::PipelineState unit_read;
@@ -149,22 +174,15 @@ CUTLASS_DEVICE void produceScheduledUnits(CollectiveMainloop& mainloop,
   while (true) {
     const WorkUnit unit = takeWorkUnit(unitPipeline, unit_read, units);
     if (!unit.hasWork()) break;
-    Tensor gA_mkl = get<0>(loadInputs);
-    const KBlockRange kRange = kRangeOf(unit);
-    auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-    auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
-    mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
-                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
-                              /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0,
-                              gate, kDrawLeadKBlocks);
-    mainloop_pipe_producer_state.advance(kRange.count);
+    loadUnitOperands(mainloop, mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, tensors,
+                     sync, unit, kRangeOf(unit), gate, kDrawLeadKBlocks);
   }
   mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);
 }
 
 // The lean persistent GEMM's TMA warp (called by the whole warp): takes the block's one ticket as scheduleUnits
-// does with static units (awaited for the iteration where the input is synchronized, only counted where the stage
-// posts or splits), then loads the operands of the block's static units in turn, computing each itself.
+// does with static units (takeStaticUnitsTicket), then loads the operands of the block's static units in turn,
+// computing each itself.
 template <class CollectiveMainloop, class InputPolicy, class LoadInputs>
 CUTLASS_DEVICE void produceOwnStaticUnits(CollectiveMainloop& mainloop,
                                           typename CollectiveMainloop::Params const& mainloopParams,
@@ -172,27 +190,16 @@ CUTLASS_DEVICE void produceOwnStaticUnits(CollectiveMainloop& mainloop,
                                           LoadInputs const& loadInputs,
                                           typename CollectiveMainloop::TensorStorage& tensors,
                                           GemmStageSync<InputPolicy> const& sync, int kBlocksOfTile) {
-  using namespace cute;
   using MainloopPipeline = typename CollectiveMainloop::MainloopPipeline;
   std::uint32_t iteration = 0;
-  if (cutlass::canonical_lane_idx() == 0) {
-    if (sync.a.input.synchronized())
-      iteration = sync.stage.acquireIteration();
-    else if (sync.stage.countsStartedBlocks())
-      sync.stage.countBlock();
-  }
+  if (cutlass::canonical_lane_idx() == 0) iteration = takeStaticUnitsTicket(sync);
   iteration = __shfl_sync(0xffffffffu, iteration, 0);
   auto mainloop_pipe_producer_state = cutlass::make_producer_start_state<MainloopPipeline>();
   for (std::uint32_t position = 0;; ++position) {
     const WorkUnit unit = sync.stage.staticTileUnit(blockIdx.x, position, iteration);
     if (!unit.hasWork()) break;
-    Tensor gA_mkl = get<0>(loadInputs);
-    const KBlockRange kRange = kBlocksOfPart(unit.part, unit.parts, kBlocksOfTile);
-    auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-    auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
-    mainloop.loadSynchronized(mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, blk_coord,
-                              k_tile_iter, kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage);
-    mainloop_pipe_producer_state.advance(kRange.count);
+    loadUnitOperands(mainloop, mainloopParams, mainloopPipeline, mainloop_pipe_producer_state, loadInputs, tensors,
+                     sync, unit, kBlocksOfPart(unit.part, unit.parts, kBlocksOfTile));
   }
   mainloop.load_tail(mainloopPipeline, mainloop_pipe_producer_state);
 }
