@@ -44,6 +44,7 @@
 #include "cusync/producer_range_wait.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
+#include "cusync/warp_uniform.cuh"
 
 // Stress testing (examples/conv2d/conv_stress.cu, stress_delay.cuh): each tile is delayed by a pseudo-random time,
 // in the activation-loading thread before its halo wait (a consumer that starts late or early against its
@@ -453,10 +454,12 @@ class TileSyncConvKernel {
     const int k_tiles_total = int(size<3>(get<0>(load_inputs)));
     // This part's k-range: a balanced split, every part at least one k-block (whyNotImplementable: parts <= K).
     const KBlockRange kRange = kBlocksOfPart(unit.part, parts, k_tiles_total);
-    const int k_begin = kRange.begin;
-    const int k_tile_count = kRange.count;
-    const int m_coord = int(ticket.tile.y);
-    const int n_coord = int(ticket.tile.x);
+    // Warp-uniform to the compiler (warp_uniform.cuh): the unit may come from shared memory, and the mainloops'
+    // loops over these keep their pipeline state in uniform registers only when it can prove them uniform.
+    const int k_begin = warpUniform(int(kRange.begin));
+    const int k_tile_count = warpUniform(int(kRange.count));
+    const int m_coord = warpUniform(int(ticket.tile.y));
+    const int n_coord = warpUniform(int(ticket.tile.x));
 
     if (warp_group_role == WarpGroupRole::Producer) {
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
