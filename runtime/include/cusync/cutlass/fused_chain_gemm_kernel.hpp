@@ -52,6 +52,7 @@
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
+#include "cusync/warp_uniform.cuh"
 
 // Stress testing (stress_delay.cuh): each unit is delayed by a pseudo-random time in the load warp before its first
 // wait (a slow consumer, or a producer unit whose tiles arrive late) and in the math warps before the post (a slow
@@ -527,8 +528,8 @@ class FusedChainGemmKernel {
         const StageView& stage = params.stages[unit.stage];
         const int kTilesOfStage = kTiles[unit.stage];
         const KBlockRange kRange = kBlocksOfPart(unit.unit.part, stage.blocksPerTile, kTilesOfStage);
-        const int k0 = kRange.begin;
-        const int kCount = kRange.count;
+        const int k0 = warpUniform(kRange.begin);  // uniform to the compiler: warp_uniform.cuh
+        const int kCount = warpUniform(kRange.count);
         CUSYNC_CHAIN_DELAY(unit.unit.ticket.tile.x * 7919u + unit.unit.ticket.tile.y * 104729u + unit.stage);
         // GEMM 1's unit: the whole warp looks at the semaphores of every GEMM-0 tile the unit reads, in one round
         // trip; the load thread then waits only for what was not posted yet.
@@ -646,7 +647,8 @@ class FusedChainGemmKernel {
       auto blk_shape = StageTileShape{};
       const StageView& stage = params.stages[s];
       const std::uint32_t parts = stage.blocksPerTile;
-      const int kCount = kBlocksOfPart(unit.unit.part, parts, kTiles[s]).count;
+      // Uniform to the compiler (warp_uniform.cuh): else the MMA loop moves every wgmma descriptor through R2UR.
+      const int kCount = warpUniform(kBlocksOfPart(unit.unit.part, parts, kTiles[s]).count);
       const TileCoord tile = unit.unit.ticket.tile;
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       auto& pipeline = detail::ofStage<kMainloop>(mainloop_pipeline, mainloop_pipeline_second);

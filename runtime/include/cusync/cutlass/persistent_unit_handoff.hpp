@@ -25,6 +25,7 @@
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/warp_uniform.cuh"
 
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
@@ -103,6 +104,7 @@ CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
                                      GemmStageSync<InputPolicy> const& sync, WorkUnit const& unit, KBlockRange kRange,
                                      UnitDrawSignal* gate = nullptr, int gateLead = 0) {
   using namespace cute;
+  kRange = KBlockRange{warpUniform(kRange.begin), warpUniform(kRange.count)};  // for the compiler: warp_uniform.cuh
   Tensor gA_mkl = get<0>(loadInputs);
   auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
   auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));

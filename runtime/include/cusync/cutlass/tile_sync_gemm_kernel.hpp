@@ -38,6 +38,7 @@
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
+#include "cusync/warp_uniform.cuh"
 
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
@@ -273,8 +274,9 @@ class TileSyncGemmKernel {
     // This part's k-range: a balanced split, so every part has at least one k-block when parts <= k-blocks.
     const int k_tiles_total = size<3>(gA_mkl);
     const KBlockRange kRange = kBlocksOfPart(part, parts, k_tiles_total);
-    const int k_tile_begin = kRange.begin;
-    const int k_tile_count = kRange.count;
+    // Uniform to the compiler (warp_uniform.cuh): else the MMA loop moves every wgmma descriptor through R2UR.
+    const int k_tile_begin = warpUniform(kRange.begin);
+    const int k_tile_count = warpUniform(kRange.count);
     auto blk_coord = make_coord(int(ticket.tile.y), int(ticket.tile.x), _, int(ticket.tile.z));
 
     if (warp_group_role == WarpGroupRole::Producer) {

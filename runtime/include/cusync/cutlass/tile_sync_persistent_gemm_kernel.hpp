@@ -39,6 +39,7 @@
 #include "cusync/cutlass/tile_sync_gemm_kernel.hpp"
 #include "cusync/cutlass/tile_post.hpp"
 #include "cusync/split_k_range.h"
+#include "cusync/warp_uniform.cuh"
 
 namespace cusync::cutlass_sm90 {
 inline namespace CUSYNC_LOAD_ORDER_NAMESPACE {
@@ -206,7 +207,7 @@ class TileSyncPersistentGemmKernel
         tracedUnit = unit;
         traceStart = detail::globalTimerNs();
       }
-      const int k_tile_count = kRangeOf(unit).count;
+      const int k_tile_count = warpUniform(kRangeOf(unit).count);
       auto blk_coord = blockCoord(unit.ticket);
       auto accumulators = partition_fragment_C(tiled_mma, take<0, 2>(blk_shape));
       collective_mainloop.mma(mainloop_pipeline, mainloop_pipe_consumer_state, accumulators, k_tile_count,
