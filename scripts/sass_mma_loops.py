@@ -80,7 +80,11 @@ def main(argv):
     except OSError as error:
         print(f"sass_mma_loops: {error}", file=sys.stderr)
         return 2
-    pattern = re.compile(args.kernel)
+    try:
+        pattern = re.compile(args.kernel)
+    except re.error as error:
+        print(f"sass_mma_loops: --kernel '{args.kernel}' is not a regular expression: {error}", file=sys.stderr)
+        return 2
     found, off_uniform = 0, 0
     for name, instructions in kernels(sass):
         if not pattern.search(name):

@@ -18,6 +18,9 @@ python3 "$tool" --sass "$fixture" --kernel uniform_loop --require-uniform >/dev/
   fail "--require-uniform failed on a kernel whose loop is uniform"
 python3 "$tool" --sass "$fixture" --kernel no_such_kernel >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "a --kernel matching nothing exited $rc, not 2"
+err=$(python3 "$tool" --sass "$fixture" --kernel "(" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] || fail "a --kernel that is no regular expression exited $rc, not 2"
+grep -q "is not a regular expression" <<<"$err" || fail "a bad --kernel gave no clear error: $err"
 python3 "$tool" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "no input exited $rc, not 2"
 python3 "$tool" --sass "$root/no/such/file.sass" >/dev/null 2>&1; rc=$?
