@@ -21,6 +21,9 @@ python3 "$tool" --sass "$fixture" --kernel no_such_kernel >/dev/null 2>&1; rc=$?
 err=$(python3 "$tool" --sass "$fixture" --kernel "(" 2>&1 >/dev/null); rc=$?
 [ $rc -eq 2 ] || fail "a --kernel that is no regular expression exited $rc, not 2"
 grep -q "is not a regular expression" <<<"$err" || fail "a bad --kernel gave no clear error: $err"
+python=$(python3 -c "import sys; print(sys.executable)")  # the interpreter itself, not a PATH shim
+err=$(env PATH=/nonexistent "$python" "$tool" "$fixture" 2>&1 >/dev/null); rc=$?
+[ $rc -eq 2 ] && grep -q "cuobjdump is not on PATH" <<<"$err" || fail "no cuobjdump: exit $rc, '$err'"
 python3 "$tool" >/dev/null 2>&1; rc=$?
 [ $rc -eq 2 ] || fail "no input exited $rc, not 2"
 python3 "$tool" --sass "$root/no/such/file.sass" >/dev/null 2>&1; rc=$?
