@@ -28,13 +28,6 @@
 
 namespace cusync::examples {
 
-// Words of device memory that count up across runs and that the runtime never resets (docs/DESIGN.md,
-// "Iteration"): `count` 32-bit words from `words`.
-struct CounterWords {
-  std::uint32_t* words;
-  std::uint32_t count;
-};
-
 // The MLP as a fused chain of one configuration, split and tile order: one launch (synchronized) or two
 // stream-ordered launches of the same kernel. `Policy`: FusedMlpPolicy (GELU) or SwiGluMlpPolicy (paired SwiGLU).
 template <class Policy>
@@ -132,20 +125,6 @@ class FusedMlpChain {
   // Enqueues one run over `operands` on `stream`: no allocation, no synchronization.
   void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
     for (const auto& launch : launches_) kernel_.launch(arguments(*launch, operands), stream);
-  }
-
-  // The counters a run advances and nothing resets: every launch's 64-bit ticket counter (two words) and GEMM 1's
-  // semaphores (synchronized); and the split-K arrival counters, which each run's last parts take back to 0 but an
-  // abandoned run would leave counted. The examples let them count on, as the runtime intends; the PyTorch op zeroes
-  // them before every run (python/csrc/mlp_plan.h says why).
-  std::vector<CounterWords> counters() const {
-    std::vector<CounterWords> counters;
-    for (const auto& launch : launches_)
-      counters.push_back({reinterpret_cast<std::uint32_t*>(launch->queue().ticketCounter), 2});
-    if (!streamOrdered_) counters.push_back({first_.view().semaphores, Policy::semaphoreCount(first_.grid())});
-    for (const SplitState* split : {&firstSplit_, &secondSplit_})
-      if (split->arrivalCount() != 0) counters.push_back({split->arrivalsPointer(), split->arrivalCount()});
-    return counters;
   }
 
   // Runs the MLP once with a unit trace (chain_trace.h) per launch and returns every launch's records. With

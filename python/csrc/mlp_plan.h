@@ -1,20 +1,18 @@
 // The GELU MLP, Y = GELU(X W1^T) W2^T, or the SwiGLU MLP, Y = (silu(X Wg^T) * X Wu^T) W2^T with W1's gate and up
 // rows paired per tile (examples/mlp/swiglu_weight_pairing.h), as one persistent launch of a fused-chain kernel
 // (fused_chain_registry.h) for operands the caller owns and passes at every run: what the PyTorch op runs. The plan
-// is the examples' synchronized FusedMlpChain (examples/mlp/fused_mlp.h) plus the reset of its counters. Host code;
-// include from one .cu file (it defines the counter-reset kernel).
+// is the examples' synchronized FusedMlpChain (examples/mlp/fused_mlp.h). Host code.
 //
-// Why every run first zeroes the chain's counters. The runtime never resets them: a launch's iteration is
-// ticket / ticketsPerLaunch of the queue's ticket counter, and consumers wait for value * (iteration + 1) in 32-bit
-// semaphores; split-K arrivals count modulo the parts in 32 bits. The ticket counter is 64 bits (it used to be 32
-// and wrapped after 2^32 / ticketsPerLaunch launches, 7 million for GPT-3 at M = 1), but the semaphores still wrap
-// after 2^32 / value launches and the arrival counters after 2^32 / parts: days of back-to-back calls, which a
-// serving process cannot rule out and cannot count (a captured CUDA graph replays without the host knowing). So
-// each run enqueues one small kernel that zeroes the counters the chain names (FusedMlpChain::counters: the queue's
-// ticket counter, GEMM 1's semaphores and the split-K arrival counters) before the chain, and every launch is
-// iteration 0. The kernel is stream-ordered after the plan's previous launch, which has then completed (a plan
-// serves one launch at a time: cusync_mlp.h), and the chain kernel is launched without programmatic overlap, so it
-// sees the zeroes. Cost: one extra kernel per call (a graph node inside graphs).
+// Why a run needs no reset of the chain's counters (until session 23 each run first enqueued a kernel zeroing them,
+// and the op ran 6% slower than the example at GPT-3 M = 128, issue 12). A launch's iteration is ticket /
+// ticketsPerLaunch of the queue's 64-bit ticket counter, read on the device, so eager calls, graph replays and the
+// same plan twice in one graph all count the same runs; 2^64 tickets do not wrap in any process's life. Consumers
+// wait until a 32-bit semaphore reaches value * (iteration + 1) mod 2^32 in wrap-safe arithmetic
+// (semaphore.cuh, detail::reached): a semaphore and its target never lie 2^31 apart, so the wrap after 2^32 / value
+// runs is harmless. Each split-K tile's last arrival of a run takes the parts back off its arrival counter
+// (split_k_reduction.hpp), so it is 0 between runs. A run that does not complete leaves counts behind, but only a
+// trap or a killed context stops a kernel half-way, and neither leaves the plan usable. The plan's counters are
+// zeroed once, at creation.
 #pragma once
 
 #include <cstdint>
@@ -23,7 +21,6 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "counter_reset.cuh"
 #include "fused_chain_registry.h"
 #include "fused_mlp.h"
 #include "fused_split.h"
@@ -66,20 +63,14 @@ class MlpPlanFor final : public MlpPlan {
 
   MlpPlanFor(const Entry& kernel, int m, int hidden, int intermediate, FusedSplit split, MlpTileOrders orders,
              std::uint32_t slots)
-      : chain_(kernel, m, hidden, intermediate, split, tileOrders(orders), slots, /*streamOrdered=*/false) {
-    for (const examples::CounterWords& counter : chain_.counters()) counters_.add(counter.words, counter.count);
-    loadCounterResetKernel();
-  }
+      : chain_(kernel, m, hidden, intermediate, split, tileOrders(orders), slots, /*streamOrdered=*/false) {}
 
   std::uint32_t workUnits() const override { return chain_.launch(0).queue().workUnits(); }
   void setWaitForWholeUnit(bool whole) override { chain_.setWaitForWholeUnit(whole); }
   std::uint32_t persistentBlocks() const override { return chain_.launch(0).persistentBlocks(); }
 
-  // Enqueues the counter reset and the chain on `stream`; no allocation, no synchronization.
-  void enqueue(const MlpOperands& operands, cudaStream_t stream) const override {
-    CUSYNC_CUDA_CHECK(enqueueCounterReset(counters_, stream));
-    chain_.enqueue(operands, stream);
-  }
+  // Enqueues the chain on `stream`; no allocation, no synchronization.
+  void enqueue(const MlpOperands& operands, cudaStream_t stream) const override { chain_.enqueue(operands, stream); }
 
  private:
   static examples::TileOrders tileOrders(const MlpTileOrders& orders) {
@@ -90,7 +81,6 @@ class MlpPlanFor final : public MlpPlan {
   }
 
   examples::FusedMlpChain<Policy> chain_;
-  CounterArrays counters_;
 };
 
 }  // namespace cusync::python
