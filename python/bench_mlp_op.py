@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
 """torch.ops.cusync.mlp side by side with torch eager and torch.compile in one process, on the same inputs, with
 the method of bench/mlp/torch_baselines.py (CUDA graphs of 10 calls, warm-up, median of 9 replays; every variant
-checked against a float32 reference with the GELU the library computes, NaN fails), so the numbers compare with mlp_fused_example's and with
-docs/BENCHMARKS.md. Also each variant's per-call time without a graph (launch and Python overhead included), which
+checked against a float32 reference with the GELU the library computes, NaN fails). Its numbers compare with
+mlp_fused_example's only with the same --warmup-ms on both sides (sustained clocks). Also each variant's per-call time without a graph (launch and Python overhead included), which
 is what eager code gets. Prints a table last, writes a CSV; asserts nothing about time.
 
 Usage: bench_mlp_op.py [--m 1,8,...] [--hidden 12288] [--intermediate 6144] [--csv mlp_op_bench.csv]
-                       [--autotune-m 1,256,...]
+                       [--autotune-m 1,256,...] [--warmup-ms N]
 Needs torch, an sm_90 GPU and libcusync_mlp.so (PYTHONPATH=python CUSYNC_MLP_LIBRARY=..., or the installed package).
 """
 import argparse
@@ -52,7 +52,11 @@ def main():
     parser.add_argument("--intermediate", type=int, default=None)
     parser.add_argument("--csv", default="mlp_op_bench.csv")
     parser.add_argument("--autotune-m", default="", help="also torch.compile max-autotune at these M (slow)")
+    # Without it the graphs are timed on a GPU fresh from idle, at clocks the examples' --warmup-ms runs never see:
+    # the op's times are then comparable only within this script's run, not to mlp_fused_example's.
+    torch_baselines.add_warmup_argument(parser)
     args = parser.parse_args()
+    torch_baselines.WARMUP_MS = args.warmup_ms
     ms = [int(v) for v in args.m.split(",")]
     autotune_ms = {int(v) for v in args.autotune_m.split(",") if v}
     swiglu = args.activation == "swiglu"

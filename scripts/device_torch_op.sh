@@ -17,6 +17,7 @@
 #   CUSYNC_SWIGLU_FUSED_CONFIGS  the same for the SwiGLU chain (default: examples/gemm's; the op uses only the
 #                          128-column ones, which read its paired weight layout)
 #   BENCH_M                M values for the benchmark (default 1,8,64,128,256,512,1024,2048,4096)
+#   BENCH_WARMUP_MS        sustained warm-up per timed graph (default 500, as the examples' standings)
 #   BENCH_ARGS             more arguments for bench_mlp_op.py (e.g. --autotune-m 1,1024)
 set -uo pipefail
 out=${OUT:-/tmp/cusync-out}
@@ -97,7 +98,8 @@ if [[ " $steps " == *" bench "* ]]; then
   for activation in ${BENCH_ACTIVATIONS:-gelu swiglu}; do
     # -P: the script's own folder (python/, the source tree without the library) must not shadow PYTHONPATH.
     timeout "${BENCH_TIMEOUT_S:-270}" python3 -P "$root/python/bench_mlp_op.py" --activation "$activation" \
-      --m "${BENCH_M:-1,8,64,128,256,512,1024,2048,4096}" --csv "$out/mlp_op_bench_$activation.csv" ${BENCH_ARGS:-} \
+      --m "${BENCH_M:-1,8,64,128,256,512,1024,2048,4096}" --csv "$out/mlp_op_bench_$activation.csv" \
+      --warmup-ms "${BENCH_WARMUP_MS:-500}" ${BENCH_ARGS:-} \
       >"$out/bench_$activation.log" 2>&1
     bench_rc=$?
     note "benchmark $activation: rc $bench_rc (1: a variant failed its check; 124: timeout)"

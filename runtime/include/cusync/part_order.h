@@ -27,9 +27,11 @@ struct UnitSlot {
   std::uint32_t part;
 };
 
-// The unit at `index` in [0, tiles * parts) of a stage of `tiles` tiles split into `parts`.
+// The unit at `index` in [0, tiles * parts) of a stage of `tiles` tiles split into `parts`. Unsplit stages (the common
+// case) skip the divisions, which every thread of a hooked kernel's block otherwise runs before its first load.
 CUSYNC_HOST_DEVICE constexpr UnitSlot unitSlot(std::uint32_t index, std::uint32_t tiles, std::uint32_t parts,
                                                PartOrder order) {
+  if (parts == 1) return UnitSlot{index, 0u};
   return order == PartOrder::PartsOfATileTogether ? UnitSlot{index / parts, index % parts}
                                                   : UnitSlot{index % tiles, index / tiles};
 }

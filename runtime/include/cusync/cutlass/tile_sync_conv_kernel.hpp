@@ -408,14 +408,15 @@ class TileSyncConvKernel {
     //    iteration, for its waits' targets; the post adds 1 whatever the iteration); when it only posts, thread 0
     //    adds to the counter without waiting for the result.
     //  * A stage that neither posts nor waits, unsplit, counts nothing: nobody waits for it.
+    // Only hardware order reads the unit the block's index names (hardwareUnit): it costs integer divisions, which
+    // every thread would run, and thread 0 before its ticket's round trip.
     const std::uint32_t parts = sync.stage.blocksPerTile;
-    const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
     const bool waits = sync.activation.input.synchronized();
     const bool counted = waits || sync.stage.countsStartedBlocks();
     const bool ticketOrder = counted && !sync.stage.hardwareOrder;
     if (thread_idx == 0) {
-      if (ticketOrder)
-        shared_storage.unit = sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part);
+      if (ticketOrder)  // never hardware order: the ticket alone names the unit
+        shared_storage.unit = sync.stage.acquireWorkUnit(TileCoord{}, 0u);
       else if (counted && !waits)
         sync.stage.countBlock();
     }
@@ -442,7 +443,7 @@ class TileSyncConvKernel {
     __syncthreads();
     // Without a ticket: hardware order, or a stage that neither posts nor waits (its own order from blockIdx).
     const WorkUnit unit = ticketOrder                  ? shared_storage.unit
-                          : sync.stage.hardwareOrder ? hardware
+                          : sync.stage.hardwareOrder ? sync.stage.hardwareUnit(blockIdx.x)
                                                      : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
     const TileTicket ticket = unit.ticket;
     // Hardware order with waits: the activation-loading thread draws the ticket (above); the iteration is its.

@@ -228,7 +228,10 @@ class TileSyncGemmKernel {
         if (needsTicket) unit.ticket.iteration = sync.stage.acquireIteration();
         shared_storage.unit = unit;
       } else {
-        const WorkUnit hardware = sync.stage.hardwareUnit(blockIdx.x);
+        // The unit the block's index names costs integer divisions before the ticket's round trip: only hardware
+        // order reads it.
+        const WorkUnit hardware =
+            sync.stage.hardwareOrder ? sync.stage.hardwareUnit(blockIdx.x) : WorkUnit{TileTicket{TileCoord{}, 0u}, 0u};
         shared_storage.unit = needsTicket ? sync.stage.acquireWorkUnit(hardware.ticket.tile, hardware.part)
                                           : sync.stage.unsynchronizedWorkUnit(blockIdx.x);
       }
