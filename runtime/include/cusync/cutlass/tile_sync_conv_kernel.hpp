@@ -100,16 +100,33 @@ struct HaloWaiter {
     posted = pollWholeHalo(produced, ticket);
   }
 
+  // The reads go out kInFlight at a time, so that their round trips to L2 overlap. One after another, each behind the
+  // previous one's comparison, they cost the consumer convolution 2.5 us per kernel at 28x28x128 B = 8 (6 producer
+  // tiles per halo) with every tile already posted: each kernel alone under ncu, 14.6 us against 12.1 us
+  // stream-ordered (H200, session 24). The same batching as the GEMMs' ProducerRangeWait::pollAhead.
+  static constexpr std::uint32_t kInFlight = 8;
+
   CUTLASS_DEVICE bool pollWholeHalo(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket) const {
     const GridShape grid = produced.input.producerGrid;
-    for (std::uint32_t y = rows.first; y <= rows.last; ++y)
-      for (std::uint32_t x = 0; x < grid.x; ++x) {
-        const TileCoord t{x, y, ticket.tile.z};
-        const std::uint32_t target = InputPolicy::value(t, grid) * (ticket.iteration + 1u);
-        const std::uint32_t seen =
-            ::cusync::detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid));
-        if (!::cusync::detail::reached(seen, target)) return false;
-      }
+    const std::uint32_t count = rows.last < rows.first ? 0u : (rows.last - rows.first + 1u) * grid.x;
+    std::uint32_t x = 0, y = rows.first;  // the next producer tile to read, row by row
+    for (std::uint32_t base = 0; base < count; base += kInFlight) {
+      std::uint32_t seen[kInFlight] = {}, target[kInFlight] = {};
+      CUTLASS_PRAGMA_UNROLL
+      for (std::uint32_t j = 0; j < kInFlight; ++j)
+        if (base + j < count) {
+          const TileCoord t{x, y, ticket.tile.z};
+          target[j] = InputPolicy::value(t, grid) * (ticket.iteration + 1u);
+          seen[j] = ::cusync::detail::loadRelaxed(produced.input.producerSemaphores + InputPolicy::sem(t, grid));
+          if (++x == grid.x) {
+            x = 0;
+            ++y;
+          }
+        }
+      CUTLASS_PRAGMA_UNROLL
+      for (std::uint32_t j = 0; j < kInFlight; ++j)
+        if (base + j < count && !::cusync::detail::reached(seen[j], target[j])) return false;
+    }
     // The acquire of the relaxed reads, then the proxy fence the TMA loads of the posted tiles need.
     ::cusync::detail::fenceAcquireRelease();
     fenceProxyAsyncGlobal();
