@@ -2,8 +2,9 @@
 """torch.ops.cusync.mlp side by side with torch eager and torch.compile in one process, on the same inputs, with
 the method of bench/mlp/torch_baselines.py (CUDA graphs of 10 calls, warm-up, median of 9 replays; every variant
 checked against a float32 reference with the GELU the library computes, NaN fails). Its numbers compare with
-mlp_fused_example's only with the same --warmup-ms on both sides (sustained clocks). Also each variant's per-call time without a graph (launch and Python overhead included), which
-is what eager code gets. Prints a table last, writes a CSV; asserts nothing about time.
+mlp_fused_example's only with the same --warmup-ms on both sides (sustained clocks). Also each variant's per-call
+time without a graph (launch and Python overhead included), which is what eager code gets. Prints a table last,
+writes a CSV; asserts nothing about time.
 
 Usage: bench_mlp_op.py [--m 1,8,...] [--hidden 12288] [--intermediate 6144] [--csv mlp_op_bench.csv]
                        [--autotune-m 1,256,...] [--warmup-ms N]

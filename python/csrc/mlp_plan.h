@@ -3,8 +3,8 @@
 // (fused_chain_registry.h) for operands the caller owns and passes at every run: what the PyTorch op runs. The plan
 // is the examples' synchronized FusedMlpChain (examples/mlp/fused_mlp.h). Host code.
 //
-// Why a run needs no reset of the chain's counters (until session 23 each run first enqueued a kernel zeroing them,
-// and the op ran 6% slower than the example at GPT-3 M = 128, issue 12). A launch's iteration is ticket /
+// Why a run needs no reset of the chain's counters (until session 23 each run first enqueued a kernel zeroing them;
+// dropping it gained 0-1.6%, docs/BENCHMARKS.md, issue 12, session 24). A launch's iteration is ticket /
 // ticketsPerLaunch of the queue's 64-bit ticket counter, read on the device, so eager calls, graph replays and the
 // same plan twice in one graph all count the same runs; 2^64 tickets do not wrap in any process's life. Consumers
 // wait until a 32-bit semaphore reaches value * (iteration + 1) mod 2^32 in wrap-safe arithmetic
