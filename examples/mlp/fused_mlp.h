@@ -41,7 +41,7 @@ class FusedMlpChain {
   // of the alignment real ones must have; each run's launch checks its own operands again.
   FusedMlpChain(const Entry& kernel, int m, int hidden, int intermediate, FusedSplit split, const TileOrders& orders,
                 std::uint32_t slots, bool streamOrdered)
-      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate), streamOrdered_(streamOrdered),
+      : kernel_(kernel), m_(m), hidden_(hidden), intermediate_(intermediate),
         first_("gemm1", kernel.tileGrid(m, kGemm1ColumnsPerIntermediate * intermediate)),
         second_("gemm2", kernel.secondTileGrid(m, hidden)),
         firstSplit_(first_, kernel.tile, split.firstParts),
@@ -186,7 +186,6 @@ class FusedMlpChain {
 
   const Entry& kernel_;
   int m_, hidden_, intermediate_;
-  bool streamOrdered_;
   bool waitForWholeUnit_ = false;
   Stage first_, second_;
   SplitState firstSplit_, secondSplit_;

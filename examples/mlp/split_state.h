@@ -30,7 +30,6 @@ struct SplitState {
   }
   float* partialsPointer() const { return partials ? partials->get() : nullptr; }
   std::uint32_t* arrivalsPointer() const { return arrivals ? arrivals->get() : nullptr; }
-  std::uint32_t arrivalCount() const { return arrivals ? std::uint32_t(arrivals->size()) : 0u; }
 };
 
 }  // namespace cusync::examples
