@@ -56,7 +56,8 @@ enum class SkinnyPath {
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
-// kTileN / 2 rows). kDepth: the ring paths' slots of 20 KB per block; the other paths' blocks per SM.
+// kTileN / 2 rows, or per `pairedGroupRows` on the GEMV paths: paired_weight_rows.h). kDepth: the ring paths' slots of
+// 20 KB per block; the other paths' blocks per SM.
 template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
@@ -72,13 +73,13 @@ class SkinnyMlpChain {
   }
 
   SkinnyMlpChain(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split, int smCount,
-                 bool streamOrdered)
-      : m_(m), hidden_(hidden), intermediate_(intermediate), paired_(pairedSwiGlu),
+                 bool streamOrdered, std::uint32_t pairedGroupRows = kTileN / 2)
+      : m_(m), hidden_(hidden), intermediate_(intermediate), paired_(pairedSwiGlu), pairedGroupRows_(pairedGroupRows),
         first_("gemm1", GridShape{std::uint32_t(gemm1Rows() / kTileN), 1, 1}),
         second_("gemm2", GridShape{std::uint32_t(hidden / kTileN), 1, 1}),
         firstSplit_(first_, m, gemm1Rows(), split.firstParts),
         secondSplit_(second_, m, hidden, split.secondParts) {
-    const std::string why = whyNot(m, hidden, intermediate, pairedSwiGlu, split);
+    const std::string why = whyNot(m, hidden, intermediate, pairedSwiGlu, split, pairedGroupRows);
     if (!why.empty()) throw Error("skinny MLP chain " + configName() + ": " + why);
     if (!streamOrdered) {
       first_.setOutputPolicy<Policy>();
@@ -119,8 +120,17 @@ class SkinnyMlpChain {
   }
 
   // Why a shape cannot run (empty when it can): the kernel's tiles, k-blocks and token count.
-  static std::string whyNot(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split) {
+  static std::string whyNot(int m, int hidden, int intermediate, bool pairedSwiGlu, FusedSplit split,
+                            std::uint32_t pairedGroupRows = kTileN / 2) {
     const int gemm1Rows = (pairedSwiGlu ? 2 : 1) * intermediate;
+    if (pairedSwiGlu && pairedGroupRows != kTileN / 2) {
+      if (kRing)
+        return "the TMA ring paths read a paired tile as one box: gate and up rows must pair per " +
+               std::to_string(kTileN / 2) + " rows, not " + std::to_string(pairedGroupRows);
+      if (pairedGroupRows == 0 || pairedGroupRows % (kTileN / 2) != 0 || intermediate % int(pairedGroupRows) != 0)
+        return "gate/up pairing groups of " + std::to_string(pairedGroupRows) + " rows must be a multiple of " +
+               std::to_string(kTileN / 2) + " that divides the intermediate size " + std::to_string(intermediate);
+    }
     if (m < 1 || m > kMaxTokens) return "M = " + std::to_string(m) + " is outside 1.." + std::to_string(kMaxTokens);
     if (gemm1Rows % kTileN != 0 || hidden % kTileN != 0)
       return "GEMM widths " + std::to_string(gemm1Rows) + " and " + std::to_string(hidden) +
@@ -152,6 +162,7 @@ class SkinnyMlpChain {
     p.gemms[0] = SkinnyGemm{operands.x,          operands.w1, operands.intermediate, firstSplit_.partialsPointer(),
                             firstSplit_.arrivalsPointer(), gemm1Rows(), hidden_,
                             paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Gelu};
+    p.gemms[0].pairedGroupRows = paired_ ? pairedGroupRows_ : 0u;
     p.gemms[1] = SkinnyGemm{operands.intermediate, operands.w2, operands.y, secondSplit_.partialsPointer(),
                             secondSplit_.arrivalsPointer(), hidden_, intermediate_, SkinnyActivation::Identity};
     p.stages[0] = first_.view();
@@ -199,6 +210,7 @@ class SkinnyMlpChain {
 
   int m_, hidden_, intermediate_;
   bool paired_;
+  std::uint32_t pairedGroupRows_;
   Stage first_, second_;
   SkinnySplitState firstSplit_, secondSplit_;
   InputView<Policy> gemm0Output_;  // null when stream-ordered

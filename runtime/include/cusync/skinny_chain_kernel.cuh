@@ -60,6 +60,9 @@ struct SkinnyGemm {
   std::uint32_t* arrivals = nullptr;  // one per tile, zero between runs (the last part resets it); null when unsplit
   int n = 0, k = 0;
   SkinnyActivation activation = SkinnyActivation::Identity;
+  // PairedSwiGlu: W pairs groups of this many gate rows with the up rows of the same outputs (paired_weight_rows.h);
+  // 0: per tile (kTileN / 2), the layout the TMA ring paths need (a tile's rows contiguous in W).
+  std::uint32_t pairedGroupRows = 0;
 };
 
 inline constexpr int kSkinnyChainStages = 2;

@@ -15,6 +15,7 @@
 
 #include <cuda_fp16.h>
 
+#include "cusync/paired_weight_rows.h"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/stage_view.cuh"
 
@@ -45,7 +46,14 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
     activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
   __syncthreads();
 
-  const __half* rows = gemm.w + std::size_t(tile.x * kTileN + warp * kRows) * gemm.k + kBegin + 8 * lane;
+  // The warp's kRows rows are contiguous in W: a paired SwiGLU group holds whole halves of tiles, and kRows divides
+  // kTileN / 2.
+  static_assert((kTileN / 2) % kRows == 0, "a warp's rows within one half of a paired tile");
+  const std::uint32_t firstRow =
+      gemm.activation == SkinnyActivation::PairedSwiGlu && gemm.pairedGroupRows != 0
+          ? pairedWeightRow(tile.x, std::uint32_t(warp * kRows), kTileN / 2, gemm.pairedGroupRows)
+          : tile.x * kTileN + std::uint32_t(warp * kRows);
+  const __half* rows = gemm.w + std::size_t(firstRow) * gemm.k + kBegin + 8 * lane;
   float acc[kRows] = {};
   const int steps = kLength / kStep;  // whole 256-k steps; a short last one follows
   int step = 0;
