@@ -16,11 +16,13 @@
 #include <utility>
 
 #include "mlp_plan.h"
+#include "one_token_mlp_plan.h"
 
 using cusync::python::MlpOperands;
 using cusync::python::MlpPlan;
 using cusync::python::MlpPlanFor;
 using cusync::python::MlpTileOrders;
+using cusync::python::oneTokenConfigName;
 
 struct cusync_mlp_plan {
   int device;
@@ -97,7 +99,7 @@ const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name)
   throw Failure{CUSYNC_MLP_INVALID_ARGUMENT,
                 std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
                     (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
-                    " (it has: " + known +
+                    " (it has: " + known + ", " + oneTokenConfigName() +
                     "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
 }
 
@@ -184,6 +186,48 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
   *plan = created.release();
 }
 
+// The one-token GEMV chain (one_token_mlp_plan.h), for the configuration oneTokenConfigName() at M = 1.
+template <class Chain>
+void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool swiGlu, uint32_t first_parts,
+                        uint32_t second_parts, void* stream, cusync_mlp_plan** plan) {
+  const cusync::examples::FusedSplit split{first_parts, second_parts};
+  const std::string why = cusync::python::whyNotOneToken(m, hidden, intermediate, swiGlu, split);
+  require(why.empty(), CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: configuration " + oneTokenConfigName() + " cannot run M = " + std::to_string(m) + ", H = " +
+              std::to_string(hidden) + ", I = " + std::to_string(intermediate) + ": " + why);
+  requireHopper(device);
+  requirePlanDevice(device);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+  require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
+          "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
+          "the op once with this shape before capturing (a warm-up)");
+  std::lock_guard<std::mutex> lock(creationMutex);
+  DeviceScope scope(device);
+  int sms = 0;
+  CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
+  std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
+      device, std::make_unique<cusync::python::OneTokenMlpPlan<Chain>>(hidden, intermediate, swiGlu, split, sms)});
+  // As createPlan: the split-K buffers are zeroed on the legacy stream.
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  *plan = created.release();
+}
+
+bool isOneTokenConfig(const char* name) { return name != nullptr && oneTokenConfigName() == name; }
+
+// Blocks of the GEMV kernel per SM without dynamic shared memory (its activation slice grows with the k-range:
+// the plan checks the real occupancy when it is created).
+int oneTokenBlocksPerSm(int activation) {
+  const auto occupancy = [](auto kernel) {
+    int blocks = 0;
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, cusync::python::OneTokenGeluChain::kThreads, 0));
+    return blocks;
+  };
+  if (activation == CUSYNC_MLP_SWIGLU)
+    return occupancy(cusync::skinnyGemvStageKernel<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync, 32, 2, 4>);
+  return occupancy(cusync::skinnyGemvStageKernel<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync, 32, 2, 4>);
+}
+
 }  // namespace
 
 extern "C" {
@@ -194,18 +238,22 @@ const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
 
 const char* cusync_mlp_gelu_approximation(void) { return cusync::kGeluApproximation; }
 
+// Each activation's list: the fused chain's registry, then the one-token GEMV chain.
 int cusync_mlp_config_count(int activation) {
-  if (activation == CUSYNC_MLP_GELU) return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size());
+  if (activation == CUSYNC_MLP_GELU)
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size()) + 1;
   if (activation == CUSYNC_MLP_SWIGLU)
-    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size());
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size()) + 1;
   return 0;
 }
 
 const char* cusync_mlp_config_name(int activation, int index) {
   if (activation != CUSYNC_MLP_GELU && activation != CUSYNC_MLP_SWIGLU) return nullptr;
+  static const std::string oneToken = oneTokenConfigName();
   return withChain(activation, [&](auto policy) -> const char* {
     const auto& registry = cusync::examples::fusedChainRegistry<decltype(policy)>();
-    if (index < 0 || std::size_t(index) >= registry.size()) return nullptr;
+    if (index < 0 || std::size_t(index) > registry.size()) return nullptr;
+    if (std::size_t(index) == registry.size()) return oneToken.c_str();
     return registry[std::size_t(index)].name.c_str();
   });
 }
@@ -213,6 +261,13 @@ const char* cusync_mlp_config_name(int activation, int index) {
 int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int* tile_n, int* tile_k) {
   return guarded([&] {
     require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    if (isOneTokenConfig(config)) {  // one token by 32 weight rows, split-K in 32-deep k-blocks
+      requireActivation(activation);
+      *tile_m = 1;
+      *tile_n = cusync::python::OneTokenGeluChain::kTileN;
+      *tile_k = cusync::skinny::kKStep;
+      return;
+    }
     withChain(activation, [&](auto policy) {
       const auto& entry = findConfig<decltype(policy)>(config);
       *tile_m = entry.tile.m;
@@ -225,6 +280,15 @@ int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int*
 int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks) {
   return guarded([&] {
     require(blocks != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    if (isOneTokenConfig(config)) {
+      requireActivation(activation);
+      requireHopper(device);
+      requirePlanDevice(device);
+      std::lock_guard<std::mutex> lock(creationMutex);
+      DeviceScope scope(device);
+      *blocks = oneTokenBlocksPerSm(activation);
+      return;
+    }
     withChain(activation, [&](auto policy) {
       const auto& entry = findConfig<decltype(policy)>(config);
       requireHopper(device);
@@ -258,6 +322,15 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
     require(activation != CUSYNC_MLP_SWIGLU || intermediate % 64 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64 (gate and up rows paired in "
             "groups of 64)");
+    if (isOneTokenConfig(config)) {
+      if (activation == CUSYNC_MLP_SWIGLU)
+        createOneTokenPlan<cusync::python::OneTokenSwiGluChain>(device, m, hidden, intermediate, true, first_parts,
+                                                                second_parts, stream, plan);
+      else
+        createOneTokenPlan<cusync::python::OneTokenGeluChain>(device, m, hidden, intermediate, false, first_parts,
+                                                              second_parts, stream, plan);
+      return;
+    }
     withChain(activation, [&](auto policy) { createPlan<decltype(policy)>(device, m, hidden, intermediate, config,
                                                                           first_parts, second_parts,
                                                                           producer_group_rows, consumer_group_rows,

@@ -1,12 +1,13 @@
 """torch.ops.cusync.mlp (cusync.mlp: the same, with the inputs checked before dispatch): an MLP block,
 Y = act(X W1^T) W2^T, as one persistent launch of cusync's fused chain (both GEMMs' tiles drawn from one queue,
-GEMM 2's tiles waiting only for the GEMM-1 tiles they read).
+GEMM 2's tiles waiting only for the GEMM-1 tiles they read) or, where the tuning picks it at M = 1, as the one-token
+GEMV chain (a launch per GEMM, the second launched with PDL, its tiles waiting the same way).
 
     y = torch.ops.cusync.mlp(x, w1, w2, "gelu")   # x [M, H], w1 [I, H], w2 [H, I], fp16 CUDA -> y [M, H]
 
 The op runs on the current stream, allocates its output and intermediate through torch's allocator, and only
 enqueues kernels, so it can be captured into a CUDA graph; its fake implementation lets torch.compile trace it.
-Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, the chain's queue) created
+Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, a fused chain's queue) created
 at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. See
 docs/PYTORCH_OP.md.
 """
@@ -45,7 +46,7 @@ def validate(x, w1, w2, activation) -> MlpShape:
         if not isinstance(t, torch.Tensor):
             raise TypeError(f"cusync.mlp: {name} must be a torch.Tensor, got {type(t).__name__}")
         if t.dtype != torch.float16:
-            raise TypeError(f"cusync.mlp: {name} must be torch.float16 (the fused chain's kernels are fp16 with fp32 "
+            raise TypeError(f"cusync.mlp: {name} must be torch.float16 (the chains' kernels are fp16 with fp32 "
                             f"accumulation), got {t.dtype}")
         if t.device.type != "cuda":
             raise ValueError(f"cusync.mlp: {name} must be a CUDA tensor, got one on {t.device}")
@@ -114,7 +115,7 @@ class _Registry:
             capability = torch.cuda.get_device_capability(device)
             self.hopper[device] = None if capability == (9, 0) else (
                 f"cusync.mlp: {torch.cuda.get_device_name(device)} is sm_{capability[0]}{capability[1]}; the "
-                "fused-chain kernels are built for sm_90a (H100/H200) only")
+                "chains' kernels are built for sm_90a (H100/H200) only")
         if self.hopper[device] is not None:
             raise RuntimeError(self.hopper[device])
 
@@ -122,10 +123,13 @@ class _Registry:
         key = (device, activation)
         if key not in self.available:
             infos = {name: _library.config_info(name, device, activation) for name in _library.configs(activation)}
-            # The op's paired SwiGLU layout has groups of PAIRED_ROWS rows: only tiles of twice that many columns
-            # read it (the examples also build wider tiles, on weights padded per tile: swiglu_weight_pairing.h).
+            # The op's paired SwiGLU layout has groups of PAIRED_ROWS rows: only fused tiles of twice that many
+            # columns read it (the examples also build wider tiles, on weights padded per tile:
+            # swiglu_weight_pairing.h). The GEMV chain reads the same layout in place through its 32-column tiles
+            # (runtime/include/cusync/paired_weight_rows.h).
             if activation == "swiglu":
-                infos = {name: info for name, info in infos.items() if info.tile_n == 2 * PAIRED_ROWS}
+                infos = {name: info for name, info in infos.items()
+                         if info.tile_n == 2 * PAIRED_ROWS or tuning.is_gemv_chain(name)}
             self.available[key] = infos
         return self.available[key]
 
@@ -279,9 +283,9 @@ def explain(x, w1, w2, activation: str = "gelu") -> dict:
 
 # --- the SwiGLU weight layout ---------------------------------------------------------------------------------------
 
-# Rows per group of w1's paired layout: half the SwiGLU kernels' tile width (TileN = 128 in every configuration;
-# runtime/include/cusync/cutlass/paired_glu_epilogue.hpp), fixed so that the layout does not depend on the
-# configuration the op picks.
+# Rows per group of w1's paired layout: half the fused SwiGLU kernels' tile width (TileN = 128 in every fused
+# configuration the op runs; runtime/include/cusync/cutlass/paired_glu_epilogue.hpp), fixed so that the layout does
+# not depend on the configuration the op picks (the GEMV chain reads it too).
 PAIRED_ROWS = 64
 
 

@@ -11,11 +11,11 @@ cusync-mlp-example-tuning/1, cusync/example_tuning.py) from their exhaustive sea
     cusync-tune --example mlp_example gpt3.csv --log gpt3.log -o examples/mlp/tuning_table.json \
         --merge examples/mlp/tuning_table.json
 
-Per M, the entry is the fastest *correct* row of variant "Fused" (the one-launch, tile-synchronized chain: what the
-op runs); the stream-ordered rows and the baselines are not candidates. The device name and SM count come from the
-example's log (its first line) or from --device/--sms; the model shape from --hidden/--intermediate (the example's
-fixed GPT-3 slice by default). Nothing is measured here: the table holds what the CSV says, with the time and the
-source file in every entry.
+Per M, the entry is the fastest *correct* row of variant "Fused" (the tile-synchronized chain: what the op runs; one
+launch, or at M = 1 the GEMV chain's two); the stream-ordered rows and the baselines are not candidates. The device
+name and SM count come from the example's log (its first line) or from --device/--sms; the model shape from
+--hidden/--intermediate (the example's fixed GPT-3 slice by default). Nothing is measured here: the table holds
+what the CSV says, with the time and the source file in every entry.
 """
 from __future__ import annotations
 
@@ -41,9 +41,10 @@ def device_from_log(path) -> tuple:
 
 
 def best_fused_rows(csv_path) -> dict:
-    """M -> (microseconds, config label) of the fastest correct Fused row per M, among the fused-chain
-    configurations the op runs. mlp_fused_example also reports skinny chains (gemv_*, skinny_*, M <= 8) and chains on
-    zero-padded SwiGLU intermediates (_pad*) under the Fused variant; the op runs neither, so they are left out."""
+    """M -> (microseconds, config label) of the fastest correct Fused row per M, among the configurations the op
+    runs: the fused chains and, at M = 1, the GEMV chain as a launch per GEMM (gemv_*_p*, any split).
+    mlp_fused_example also reports other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*, M <= 8) and chains on
+    zero-padded SwiGLU intermediates (_pad*) under the Fused variant; the op runs none of them, so they are left out."""
     best = {}
     with open(csv_path, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle)

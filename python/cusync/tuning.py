@@ -1,13 +1,16 @@
-"""Which fused-chain configuration runs the MLP for a given device, model shape and M.
+"""Which configuration runs the MLP for a given device, model shape and M.
 
-A configuration is a compiled kernel (tile shape, pipeline stages, cooperative or not: e.g.
-``fused_64x128x128_s4_ws``), the split-K parts of each GEMM and the tile order of each GEMM. It comes from a tuning
-table (JSON, docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the
-later standings over them) when the table has entries for this device and model shape: the entry whose M is nearest
-on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512 is to 700). Without
-such entries it comes from a heuristic that encodes the winners measured on the H100 in
-docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3) in a shape-independent form: the kernel per M,
-how many waves each GEMM's split fills, converted to parts for the actual shape and SM count, and the tile orders.
+A configuration is a compiled kernel, the split-K parts of each GEMM and the tile order of each GEMM. The kernel is
+a fused chain (tile shape, pipeline stages, cooperative or not: e.g. ``fused_64x128x128_s4_ws``), which runs at any
+M, or the one-token GEMV chain (``gemv_32_p4``: a launch per GEMM, the second launched with PDL and waiting tile by
+tile), which runs only at M = 1 and ignores tile orders and unit waits. It comes from a tuning table (JSON,
+docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the later standings
+over them) when the table has entries for this device and model shape: among those whose kernel runs at this M, the
+entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512
+is to 700). Without such entries it comes from a heuristic that encodes the winners measured on the H100 in
+docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3: fused chains only) in a shape-independent
+form: the kernel per M, how many waves each GEMM's split fills, converted to parts for the actual shape and SM
+count, and the tile orders.
 
 No torch and no GPU here: the op (cusync/mlp.py) passes in what the library reports about its compiled kernels, so
 this module is tested anywhere (tests/test_tuning.py).
@@ -54,8 +57,11 @@ class Choice:
 
     @property
     def label(self) -> str:
-        """mlp_fused_example's label of the same configuration, e.g. fused_64x128x128_s4_ws_sk6x3_g8."""
+        """mlp_fused_example's label of the same configuration, e.g. fused_64x128x128_s4_ws_sk6x3_g8. The GEMV chain's
+        has no order and no unit wait: its blocks run in hardware order and always wait for a whole k-range."""
         split = "" if (self.first_parts, self.second_parts) == (1, 1) else f"_sk{self.first_parts}x{self.second_parts}"
+        if is_gemv_chain(self.config):
+            return self.config + split
         order = format_order(self.producer_group_rows, self.consumer_group_rows)
         return (self.config + split + ("" if order == "row" else "_" + order)
                 + ("_ww" if self.whole_unit_wait else ""))
@@ -82,7 +88,13 @@ class TableEntry:
 
 # _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W; _kD: GEMM 2's own k-block depth D;
 # _gemm2sS: GEMM 2's own stage count S, on a pipeline of its own (fused_chain_instance.cuh).
-_CONFIG_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
+_FUSED_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
+# The one-token GEMV chain as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>).
+# The example's other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*) and padded SwiGLU chains (_pad*) are not in the
+# op's library, so their names are refused.
+_GEMV_PATTERN = r"gemv_\d+_p\d+"
+_GEMV = re.compile(_GEMV_PATTERN)
+_CONFIG_PATTERN = f"(?:{_FUSED_PATTERN}|{_GEMV_PATTERN})"
 _CONFIG = re.compile(_CONFIG_PATTERN)
 _LABEL = re.compile(r"^(?P<config>" + _CONFIG_PATTERN + r")(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
                     r"(?:_(?P<order>(?!ww$)[^_]+))?(?P<whole>_ww)?$")
@@ -113,12 +125,24 @@ def format_order(producer: int, consumer: int) -> str:
     return word(producer) if producer == consumer else f"{word(producer)}:{word(consumer)}"
 
 
+def is_gemv_chain(config: str) -> bool:
+    """Whether `config` names the one-token GEMV chain (gemv_N_pB) rather than a fused chain."""
+    return _GEMV.fullmatch(config) is not None
+
+
+def runs_at(config: str, m: int) -> bool:
+    """Whether the kernel of `config` runs M = m tokens: the GEMV chain computes one token (the library refuses it
+    at any other M), a fused chain any M."""
+    return m == 1 if is_gemv_chain(config) else True
+
+
 def parse_label(label: str) -> tuple:
     """(config, (first parts, second parts), order, unit wait) of an mlp_fused_example config label."""
     match = _LABEL.match(label)
     if not match:
-        raise ValueError(f"'{label}' is not a fused-chain configuration label "
-                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS][_skAxB][_ORDER][_ww])")
+        raise ValueError(f"'{label}' is not a label of a configuration the op runs "
+                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB, then "
+                         "[_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
     parse_order(order)
@@ -164,6 +188,11 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
+# The GEMV chain is not here, although it beat the fused chain at M = 1 in one call (session 8's call 13) and is the
+# shipped table's M = 1 entry (session 20's call 5, which timed no fused chain at M = 1): session 3 did not run it,
+# and the heuristic answers for shapes no table covers, where the GEMV chain may not run. It takes H and I only in
+# multiples of its 32-row tiles (examples/mlp/skinny_mlp.cuh's whyNot), the op and the fused chains any multiple of 8.
+# So a table entry names it, for a measured shape.
 HEURISTIC = (
     (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
     (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
@@ -206,12 +235,12 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
                      activation: str = "gelu") -> Choice:
     table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
     usable = [(point, config, waves, order, wait) for point, config, waves, order, wait in table
-              if config in available and available[config].blocks_per_sm > 0]
+              if config in available and available[config].blocks_per_sm > 0 and runs_at(config, m)]
     if not usable:
-        # None of the measured kernels is compiled in: any that fits, unsplit.
-        fitting = sorted(name for name, info in available.items() if info.blocks_per_sm > 0)
+        # None of the measured kernels is compiled in: any that fits and runs at this M, unsplit.
+        fitting = sorted(name for name, info in available.items() if info.blocks_per_sm > 0 and runs_at(name, m))
         if not fitting:
-            raise RuntimeError("cusync: no fused-chain configuration compiled into the library fits this device")
+            raise RuntimeError(f"cusync: no configuration compiled into the library fits this device at M={m}")
         producer, consumer = parse_order(DEFAULT_ORDER)
         return Choice(fitting[0], 1, 1, producer, consumer, "heuristic fallback (no measured kernel compiled in)")
     point = nearest(m, [p for p, _, _, _, _ in usable])
@@ -251,7 +280,10 @@ def parse_table(document, origin: str = "<table>") -> list:
         if raw["activation"] not in ACTIVATIONS:
             raise ValueError(f"{where}: \"activation\" must be one of {ACTIVATIONS}")
         if not _CONFIG.fullmatch(raw["config"]):
-            raise ValueError(f"{where}: \"config\" '{raw['config']}' is not a fused-chain configuration name")
+            raise ValueError(f"{where}: \"config\" '{raw['config']}' is not the name of a configuration the op runs "
+                             "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB)")
+        if not runs_at(raw["config"], raw["m"]):
+            raise ValueError(f"{where}: \"config\" '{raw['config']}' runs only at M = 1, not at M = {raw['m']}")
         split = raw.get("split", [1, 1])
         if (not isinstance(split, list) or len(split) != 2
                 or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in split)):
@@ -300,11 +332,12 @@ def table_path() -> Path:
 def choose(entries: Sequence[TableEntry], device: str, sms: int, m: int, hidden: int, intermediate: int,
            activation: str, available: Mapping[str, ConfigInfo], origin: str = "table") -> Choice:
     """The configuration for this call: the table entry for this device and model shape nearest to m (on a log
-    scale) among those whose kernel is compiled in and fits, else the heuristic."""
+    scale) among those whose kernel is compiled in, fits and runs at m (an M = 1 GEMV entry is not one for m = 2),
+    else the heuristic."""
     matching = [e for e in entries
                 if (e.device, e.sms, e.hidden, e.intermediate, e.activation) == (device, sms, hidden, intermediate,
                                                                                   activation)
-                and e.config in available and available[e.config].blocks_per_sm > 0]
+                and e.config in available and available[e.config].blocks_per_sm > 0 and runs_at(e.config, m)]
     if matching:
         point = nearest(m, sorted({e.m for e in matching}))
         entry = next(e for e in matching if e.m == point)

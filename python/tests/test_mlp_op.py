@@ -222,6 +222,11 @@ def test_fake_implementation_and_schema_agree_with_the_real_one(gpt3):
 
 # --- configuration -----------------------------------------------------------------------------------------------
 
+def a_fused_configuration(activation="gelu"):
+    """A fused chain compiled into the library: it runs at any M, where the GEMV chain runs only at M = 1."""
+    return sorted(name for name in op._registry.available_on(0, activation) if not tuning.is_gemv_chain(name))[0]
+
+
 def write_table(path, m, config, split, order):
     properties = torch.cuda.get_device_properties(0)
     path.write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
@@ -232,7 +237,7 @@ def write_table(path, m, config, split, order):
 def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
     config = op._registry.available_on(0, "gelu")
-    name = "fused_256x128x64_s4_coop" if "fused_256x128x64_s4_coop" in config else sorted(config)[0]
+    name = "fused_256x128x64_s4_coop" if "fused_256x128x64_s4_coop" in config else a_fused_configuration()
     write_table(tmp_path / "table.json", 48, name, [1, 1], "row")
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     x = random_x(40, GPT3[0])
@@ -247,7 +252,7 @@ def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp
 @pytest.mark.parametrize("m", [1, 200])
 def test_a_table_entry_with_the_whole_unit_wait_runs_it_and_stays_correct(gpt3, tmp_path, monkeypatch, m):
     w1, w2 = gpt3
-    name = sorted(op._registry.available_on(0, "gelu"))[0]
+    name = a_fused_configuration()
     write_table(tmp_path / "table.json", m, name, [1, 1], "g8")
     table = json.loads((tmp_path / "table.json").read_text())
     table["entries"][0]["unit_wait"] = "whole"
@@ -265,7 +270,7 @@ def test_a_table_entry_with_the_whole_unit_wait_runs_it_and_stays_correct(gpt3, 
 def test_the_c_interface_refuses_an_unknown_unit_wait_and_a_null_plan():
     from cusync import _library
     lib = _library.library()
-    name = sorted(op._registry.available_on(0, "gelu"))[0]
+    name = a_fused_configuration()
     plan = _library.Plan(0, 64, GPT3[0], GPT3[1], "gelu", tuning.Choice(name, 1, 1, 8, 8, "test"),
                          torch.cuda.current_stream().cuda_stream)
     try:
@@ -279,11 +284,13 @@ def test_the_c_interface_refuses_an_unknown_unit_wait_and_a_null_plan():
 
 
 def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wider_one_by_name():
+    # The fused tiles only: the GEMV chain's 32-column tiles read the paired layout too (test_the_gemv_chain_...).
     from cusync import _library
-    offered = op._registry.available_on(0, "swiglu")
+    offered = {name: info for name, info in op._registry.available_on(0, "swiglu").items()
+               if not tuning.is_gemv_chain(name)}
     assert offered and all(info.tile_n == 2 * op.PAIRED_ROWS for info in offered.values())
-    wider = [name for name in _library.configs("swiglu")
-             if _library.config_info(name, 0, "swiglu").tile_n != 2 * op.PAIRED_ROWS]
+    wider = [name for name in _library.configs("swiglu") if not tuning.is_gemv_chain(name)
+             and _library.config_info(name, 0, "swiglu").tile_n != 2 * op.PAIRED_ROWS]
     if not wider:
         pytest.skip("this build has no SwiGLU tile wider than the op's paired layout")
     with pytest.raises(ValueError, match="paired weight layout"):
@@ -291,9 +298,35 @@ def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wide
                       torch.cuda.current_stream().cuda_stream)
 
 
+@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
+def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation):
+    if "gemv_32_p4" not in op._registry.available_on(0, activation):
+        pytest.skip("this build has no gemv_32_p4")
+    shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
+                           else ((8192, 2752), 2, swiglu_reference))
+    w1, w2 = weights(*shape, gate_up=gate_up, seed=4)
+    op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
+    properties = torch.cuda.get_device_properties(0)
+    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
+        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
+        "intermediate": shape[1], "activation": activation, "m": 1, "config": "gemv_32_p4"}]}))
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    x = random_x(1, shape[0])
+    assert cusync.explain(x, op_w1, w2, activation)["config"] == "gemv_32_p4"
+    for _ in range(3):  # the tile semaphores advance between runs; every run must stay correct
+        assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
+    # At M = 2 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
+    # GEMV chain by name.
+    x2 = random_x(2, shape[0])
+    assert not tuning.is_gemv_chain(cusync.explain(x2, op_w1, w2, activation)["config"])
+    with pytest.raises(ValueError):
+        _library.Plan(0, 2, *shape, activation, tuning.Choice("gemv_32_p4", 1, 1, 1, 1, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+
+
 def test_a_configuration_the_kernel_refuses_is_a_value_error_not_a_crash(gpt3, tmp_path, monkeypatch):
     w1, w2 = gpt3
-    name = sorted(op._registry.available_on(0, "gelu"))[0]
+    name = a_fused_configuration()
     write_table(tmp_path / "table.json", 24, name, [100000, 1], "g8")  # more parts than k-blocks
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     with pytest.raises(ValueError, match="split-K|k-blocks"):

@@ -18,9 +18,9 @@ SESSION3 = REPO / "docs/results/fused_2026-11-23_session3"
 GPT3_CSV = SESSION3 / "call7_gpt3_mlp_fused.csv"
 LLAMA_CSV = SESSION3 / "call7_llama_mlp_fused.csv"
 # The shipped table is session 3's, with every M that a later interleaved standing measured replaced by its winner:
-# session 20's call 5 (both models, every M, timed interleaved with cuBLASLt) and session 21's call 5 (GPT-3 at
-# M = 128 and 256). LLaMA's later winners run on zero-padded intermediates, which the op does not, so most of its
-# entries stay session 3's.
+# session 20's call 5 (both models, every M, timed interleaved with cuBLASLt; at M = 1 only the GEMV chain, which
+# session 3 did not run) and session 21's call 5 (GPT-3 at M = 128 and 256). LLaMA's later winners run on zero-padded
+# intermediates, which the op does not, so most of its entries stay session 3's.
 SESSION20 = REPO / "docs/results/fused_2026-11-27_session20"
 SESSION21 = REPO / "docs/results/fused_2026-11-28_session21"
 LATER_GPT3_CSVS = (SESSION20 / "call5_gpt3_fused.csv", SESSION21 / "call5_interleaved_gpt3_128.csv",
@@ -29,9 +29,14 @@ LATER_LLAMA_CSVS = (SESSION20 / "call5_llama_fused.csv",)
 H100 = ("NVIDIA H100 80GB HBM3", 132)
 GPT3 = (12288, 6144)
 
+# The one-token GEMV chain, as the library reports it on the H100: 1-token, 32-column tiles, 256-deep k-blocks,
+# 4 blocks per SM. Built into the library for both activations whatever CUSYNC_FUSED_CONFIGS lists.
+GEMV = "gemv_32_p4"
+GEMV_INFO = ConfigInfo(1, 32, 32, 4)
 # The configurations of examples/gemm/CMakeLists.txt's default CUSYNC_FUSED_CONFIGS, one block per SM each on the
-# H100 (session 3's log: "(1/SM)").
+# H100 (session 3's log: "(1/SM)"), and the GEMV chain.
 ALL_CONFIGS = {
+    GEMV: GEMV_INFO,
     "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
     "fused_64x96x128_s4_ws": ConfigInfo(64, 96, 128, 1),
     "fused_128x96x64_s6_coop": ConfigInfo(128, 96, 64, 1),
@@ -45,9 +50,10 @@ ALL_CONFIGS = {
     "fused_128x192x64_s5_coop_c2": ConfigInfo(128, 192, 64, 1),
     "fused_256x192x64_s3_coop": ConfigInfo(256, 192, 64, 1),
 }
-# And CUSYNC_SWIGLU_FUSED_CONFIGS' 128-column ones, the only SwiGLU tiles the op uses (its paired layout groups
-# 64 rows).
+# And CUSYNC_SWIGLU_FUSED_CONFIGS' 128-column ones, the only fused SwiGLU tiles the op uses (its paired layout groups
+# 64 rows), and the GEMV chain.
 SWIGLU_CONFIGS = {
+    GEMV: GEMV_INFO,
     "fused_64x128x128_s4_ws": ConfigInfo(64, 128, 128, 1),
     "fused_128x128x64_s4_coop": ConfigInfo(128, 128, 64, 1),
     "fused_128x128x64_s6_coop": ConfigInfo(128, 128, 64, 1),
@@ -89,6 +95,9 @@ def choose(entries, m, available=ALL_CONFIGS, device=H100, shape=GPT3, activatio
     ("fused_128x96x64_s7_coop_c2_n192_gemm2s5_g8_ww",
      ("fused_128x96x64_s7_coop_c2_n192_gemm2s5", (1, 1), "g8", "whole")),
     ("fused_128x96x64_s7_coop_c2_n192_k32_sk2x1_g4", ("fused_128x96x64_s7_coop_c2_n192_k32", (2, 1), "g4", "kblock")),
+    # The GEMV chain as a launch per GEMM, unsplit and split (the example writes no order for it).
+    ("gemv_32_p4", ("gemv_32_p4", (1, 1), "row", "kblock")),
+    ("gemv_32_p4_sk8x4", ("gemv_32_p4", (8, 4), "row", "kblock")),
 ])
 def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parsed):
     assert tuning.parse_label(label) == parsed
@@ -96,8 +105,12 @@ def test_example_labels_parse_into_config_split_order_and_unit_wait(label, parse
 
 @pytest.mark.parametrize("label", ["cuBLAS", "fused_64x128x128_s4", "fused_64x128x128_s4_ws_g0", "fused_64x128_s4_ws",
                                    "fused_64x128x128_s4_ws_g8_wait", "fused_64x128x128_s4_ws_g8_ww_ww",
-                                   "fused_128x128x64_s6_coop_c3"])
-def test_labels_that_are_not_fused_configurations_are_refused(label):
+                                   "fused_128x128x64_s6_coop_c3",
+                                   # the example's skinny chains the op's library does not build
+                                   "gemv_32_r4", "gemv_32_s4", "skinny_32_r4", "skinny_32_r4_sk2x2", "gemv_32_p4d",
+                                   # ... and its chains on zero-padded SwiGLU intermediates
+                                   "fused_128x176x64_s4_coop_c2_n256_pad2816_g4_ww"])
+def test_labels_of_configurations_the_op_does_not_run_are_refused(label):
     with pytest.raises(ValueError):
         tuning.parse_label(label)
 
@@ -142,6 +155,10 @@ def measured_winners(*csv_paths):
     return {m: label for m, (_, label) in best.items()}
 
 
+def without_gemv(configs):
+    return {name: info for name, info in configs.items() if name != GEMV}
+
+
 def test_heuristic_reproduces_the_measured_winners_on_the_h100():
     # docs/BENCHMARKS.md session 3: the heuristic stores kernels, wave counts and orders, not parts; converted back
     # for the GPT-3 slice on 132 SMs it must give exactly the configurations that won.
@@ -150,6 +167,22 @@ def test_heuristic_reproduces_the_measured_winners_on_the_h100():
     assert winners[256] == "fused_128x96x64_s6_coop_g8_ww" and winners[4096].endswith("_g8")
     for m, label in winners.items():
         assert tuning.heuristic_choice(m, *GPT3, 132, ALL_CONFIGS).label == label, m
+
+
+def test_heuristic_leaves_the_gemv_chain_to_the_table_even_at_one_token():
+    # Session 3 did not run the GEMV chain, and a shape no table covers may not be one it takes (H and I multiples
+    # of 32): compiled in or not, the heuristic answers M = 1 with session 3's fused winner.
+    for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
+        choice = tuning.heuristic_choice(1, *shape, 132, configs, activation)
+        assert choice == tuning.heuristic_choice(1, *shape, 132, without_gemv(configs), activation)
+        assert choice.config == "fused_64x128x128_s4_ws"
+
+
+def test_heuristic_fallback_never_picks_a_configuration_that_cannot_run_at_m():
+    available = {GEMV: GEMV_INFO, "fused_192x128x64_s4_coop": ConfigInfo(192, 128, 64, 1)}
+    assert tuning.heuristic_choice(64, *GPT3, 132, available).config == "fused_192x128x64_s4_coop"
+    with pytest.raises(RuntimeError, match="M=64"):
+        tuning.heuristic_choice(64, *GPT3, 132, {GEMV: GEMV_INFO, "gemv_32_p8": ConfigInfo(1, 32, 32, 8)})
 
 
 def test_heuristic_takes_the_nearest_measured_m_that_is_compiled_in():
@@ -192,6 +225,23 @@ def test_table_entry_nearest_to_m_wins_over_the_heuristic():
     assert "entry for M=1" in first.source
     last = choose(entries, 700)
     assert (last.config, last.producer_group_rows) == ("fused_128x256x64_s4_coop", 0)
+
+
+def test_a_gemv_entry_at_one_token_is_chosen_at_m_1_and_never_at_m_2():
+    entries = table(entry(1, GEMV, order="row"), entry(8, split=(5, 3)), entry(64, "fused_64x96x128_s4_ws"))
+    one = choose(entries, 1)
+    assert (one.label, one.source) == (GEMV, "table: entry for M=1")
+    # M = 2 is nearer 1 than 8 on a log scale, but the GEMV chain runs only at M = 1: the next entry answers.
+    two = choose(entries, 2)
+    assert (two.label, two.source) == ("fused_64x128x128_s4_ws_sk5x3_g8", "table: entry for M=8")
+    # Without the GEMV chain compiled in, M = 1 falls to the next entry too.
+    assert choose(entries, 1, available=without_gemv(ALL_CONFIGS)).source == "table: entry for M=8"
+
+
+def test_a_table_with_only_a_gemv_entry_leaves_other_m_to_the_heuristic():
+    entries = table(entry(1, GEMV, order="row"))
+    assert choose(entries, 1).label == GEMV
+    assert choose(entries, 3).source.startswith("heuristic")
 
 
 def test_a_table_entry_with_a_whole_unit_wait_chooses_it():
@@ -239,9 +289,10 @@ def default_fused_configuration_names(list_name):
 
 def test_every_shipped_entry_names_a_configuration_the_library_builds_by_default():
     # An entry whose kernel is not compiled in is skipped at run time (the heuristic answers instead), so a table
-    # naming a configuration the default build lacks would silently not be used.
-    built = {"gelu": default_fused_configuration_names("CUSYNC_FUSED_CONFIGS"),
-             "swiglu": default_fused_configuration_names("CUSYNC_SWIGLU_FUSED_CONFIGS")}
+    # naming a configuration the default build lacks would silently not be used. The GEMV chain is not in the
+    # CUSYNC_*FUSED_CONFIGS lists: the library compiles it for both activations unconditionally.
+    built = {"gelu": default_fused_configuration_names("CUSYNC_FUSED_CONFIGS") | {GEMV},
+             "swiglu": default_fused_configuration_names("CUSYNC_SWIGLU_FUSED_CONFIGS") | {GEMV}}
     assert "fused_64x96x64_s10_ws_c2_n192_gemm2s6" in built["gelu"]  # the naming above, on a known default
     for e in tuning.load_table(tuning.default_table_path()):
         assert e.config in built[e.activation], (e.activation, e.m, e.config)
@@ -262,6 +313,9 @@ def test_the_shipped_table_runs_its_own_entry_at_every_measured_m():
     # M = 128 on cuBLAS's 64-row tiles with a pipeline per GEMM (session 21).
     gpt3_128 = next(e for e in entries if e.activation == "gelu" and e.m == 128)
     assert gpt3_128.config == "fused_64x96x64_s10_ws_c2_n192_gemm2s6"
+    # ... and at M = 1 the GEMV chain, unsplit, for both models (session 20).
+    assert {(e.activation, e.config, e.split) for e in entries if e.m == 1} == {("gelu", GEMV, (1, 1)),
+                                                                               ("swiglu", GEMV, (1, 1))}
 
 
 def test_table_path_comes_from_the_environment(monkeypatch, tmp_path):
@@ -277,7 +331,9 @@ def test_table_path_comes_from_the_environment(monkeypatch, tmp_path):
     ({"schema": tuning.SCHEMA, "entries": {}}, "must be a list"),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), m=0)]}, "entry 0: \"m\" must be positive"),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), m="1")]}, "\"m\" must be a int"),
-    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), config="cuBLAS")]}, "not a fused-chain configuration"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), config="cuBLAS")]}, "not the name of a configuration"),
+    ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), config="gemv_32_r4")]}, "not the name of a configuration"),
+    ({"schema": tuning.SCHEMA, "entries": [entry(1, GEMV), entry(8, GEMV)]}, "entry 1: .* runs only at M = 1"),
     ({"schema": tuning.SCHEMA, "entries": [entry(1), dict(entry(8), split=[0, 1])]}, "entry 1: \"split\""),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), order="zigzag")]}, "unknown tile order 'zigzag'"),
     ({"schema": tuning.SCHEMA, "entries": [dict(entry(1), activation="relu")]}, "\"activation\""),
@@ -322,12 +378,33 @@ def test_tune_leaves_out_rows_the_op_does_not_run(tmp_path):
     csv_path = tmp_path / "fused.csv"
     csv_path.write_text(
         "M,config,variant,us,relative_error,correct,waves_gemm1,waves_gemm2,avoided_wait_kernel\n"
-        "1,gemv_32_p4,Fused,100,0,1,0,0,0\n"                                         # skinny: not the op's
+        "1,gemv_32_r4,Fused,100,0,1,0,0,0\n"                                         # skinny ring: not the op's
+        "1,skinny_32_r4_sk2x2,Fused,101,0,1,0,0,0\n"                                 # nor is the mma one
         "1,fused_64x128x128_s4_ws_sk5x3_g4,Fused,115,0,1,0,0,0\n"
         "512,fused_128x176x64_s4_coop_c2_n256_pad2816_g4_ww,Fused,113,0,1,0,0,0\n"  # padded: not the op's
         "512,fused_128x128x64_s6_coop_c2_g8_ww,Fused,137,0,1,0,0,0\n")
     assert tune.best_fused_rows(csv_path) == {1: (115.0, "fused_64x128x128_s4_ws_sk5x3_g4"),
                                               512: (137.0, "fused_128x128x64_s6_coop_c2_g8_ww")}
+
+
+def test_tune_picks_the_gemv_chain_at_one_token_from_session_20():
+    # Session 20's call 5 timed only the GEMV chain at M = 1 (unsplit and, for GPT-3, split 8 x 4): the unsplit one won.
+    gpt3 = tune.best_fused_rows(LATER_GPT3_CSVS[0])
+    assert gpt3[1] == (112.989, GEMV)
+    assert tune.best_fused_rows(LATER_LLAMA_CSVS[0])[1] == (56.7616, GEMV)
+    assert not any(label.startswith("gemv_") for m, (_, label) in gpt3.items() if m != 1)
+
+
+def test_tune_takes_a_split_gemv_row_when_it_is_the_fastest(tmp_path):
+    csv_path = tmp_path / "fused.csv"
+    csv_path.write_text(
+        "M,config,variant,us,relative_error,correct,waves_gemm1,waves_gemm2,avoided_wait_kernel\n"
+        "1,gemv_32_p4,Fused,113,0,1,0,0,0\n"
+        "1,gemv_32_p4_sk8x4,Fused,110,0,1,0,0,0\n"
+        "1,fused_64x128x128_s4_ws_sk6x3_g4,Fused,117,0,1,0,0,0\n")
+    output = tmp_path / "table.json"
+    assert tune.main([str(csv_path), "--device", "GPU X", "--sms", "100", "-o", str(output)]) == 0
+    assert [(e.m, e.config, e.split) for e in tuning.load_table(output)] == [(1, GEMV, (8, 4))]
 
 
 def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_path):
@@ -344,7 +421,8 @@ def test_tune_merges_into_an_existing_table_replacing_only_what_it_measured(tmp_
 
 
 def test_tune_regenerates_the_shipped_table_from_the_recorded_runs(tmp_path):
-    # Session 3's call 7 for both models, then the later standings merged over it, as the shipped table was made.
+    # Session 3's call 7 for both models, then the later standings merged over it, as the shipped table was made
+    # (M = 1 of both models: session 20's GEMV chain over session 3's fused chain).
     output = tmp_path / "table.json"
     device = ["--device", "NVIDIA H100 80GB HBM3", "--sms", "132"]
     llama = ["--hidden", "8192", "--intermediate", "2752", "--activation", "swiglu"]
@@ -379,3 +457,12 @@ def test_swiglu_heuristic_reproduces_the_measured_llama_winners():
         assert tuning.heuristic_choice(m, *llama, 132, SWIGLU_CONFIGS, "swiglu").label == label, m
     # The GELU table would have split GEMM 1 as if it had I columns, not 2 I.
     assert tuning.heuristic_choice(1, *llama, 132, SWIGLU_CONFIGS, "gelu").label != winners[1]
+
+
+def test_a_gemv_choice_is_labelled_as_the_example_labels_it_without_order_or_unit_wait():
+    # The GEMV chain runs in hardware order and waits for whole k-ranges: mlp_fused_example's gemv labels carry
+    # only the split, and the op's label (cusync.explain) must name the same run.
+    assert tuning.Choice("gemv_32_p4", 1, 1, 8, 8, "t", True).label == "gemv_32_p4"
+    assert tuning.Choice("gemv_32_p4", 8, 4, 4, 4, "t").label == "gemv_32_p4_sk8x4"
+    assert tuning.parse_label(tuning.Choice("gemv_32_p4", 8, 4, 4, 4, "t").label)[:2] == ("gemv_32_p4", (8, 4))
+    assert tuning.Choice("fused_64x128x128_s4_ws", 1, 1, 8, 8, "t").label == "fused_64x128x128_s4_ws_g8"

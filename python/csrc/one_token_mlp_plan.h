@@ -1,0 +1,70 @@
+// The op's plan for one token (M = 1): the GEMV chain gemv_32_p4 (examples/mlp/skinny_mlp.cuh, SkinnyPath::GemvPdl):
+// a launch per GEMM with a block per 32-row unit, GEMM 2 launched with programmatic dependent launch and waiting tile
+// by tile for the GEMM-1 tiles its k-range reads, under the TileSync policy cusyncgen proves from
+// examples/mlp/gpt3_mlp_skinny.dep (GELU) and llama_mlp_skinny.dep (SwiGLU). Include from a .cu file: it instantiates
+// the kernels. Host code.
+//
+// Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chain streams
+// the weights through registers. Measured with the same interleaved timing: 113.0 against 117.0 us (GPT-3) and 56.8
+// against 66.3 us (LLaMA) on the H100 (docs/BENCHMARKS.md, issue 12, session 20 call 5 and session 3), 83.3 against
+// 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2).
+//
+// SwiGLU: the GEMV reads the op's paired W1 in place (gate and up rows paired in groups of 64, cusync_mlp.h) through
+// SkinnyGemm::pairedGroupRows; nothing is repacked.
+//
+// Counters between runs: as for the fused chain (mlp_plan.h). GEMM 2's blocks take the launch's iteration from the
+// stage's 64-bit tile counter, its waits are wrap-safe, and split-K parts leave their fp32 partials and arrival
+// counts at zero (SkinnySplitState).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+#include "gpt3_mlp_skinny.h"   // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_skinny.dep
+#include "llama_mlp_skinny.h"  // ... and from examples/mlp/llama_mlp_skinny.dep
+#include "mlp_plan.h"
+#include "skinny_mlp.cuh"
+
+namespace cusync::python {
+
+template <class Policy>
+using OneTokenChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPdl, 4>;
+using OneTokenGeluChain = OneTokenChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using OneTokenSwiGluChain = OneTokenChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+
+// The configuration's name, as the library lists it beside the fused chain's (the examples' name for this chain).
+inline std::string oneTokenConfigName() { return OneTokenGeluChain::configName(); }
+
+// Gate rows per pairing group of the op's SwiGLU W1 (cusync_mlp.h, python/cusync/op.py's PAIRED_ROWS).
+inline constexpr std::uint32_t kOpPairedGroupRows = 64;
+
+// Why the GEMV chain cannot run this call (empty when it can).
+inline std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split) {
+  return OneTokenGeluChain::whyNot(m, hidden, intermediate, swiGlu, split,
+                                   swiGlu ? kOpPairedGroupRows : OneTokenGeluChain::kTileN / 2);
+}
+
+template <class Chain>
+class OneTokenMlpPlan final : public MlpPlan {
+ public:
+  OneTokenMlpPlan(int hidden, int intermediate, bool swiGlu, examples::FusedSplit split, int smCount)
+      : chain_(1, hidden, intermediate, swiGlu, split, smCount, /*streamOrdered=*/false,
+               swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {}
+
+  std::uint32_t workUnits() const override {
+    return chain_.first().workUnitsPerLaunch() + chain_.second().workUnitsPerLaunch();
+  }
+  // Not persistent: a block per unit. The larger of the two launches.
+  std::uint32_t persistentBlocks() const override {
+    return std::max(chain_.first().workUnitsPerLaunch(), chain_.second().workUnitsPerLaunch());
+  }
+  void enqueue(const MlpOperands& operands, cudaStream_t stream) const override { chain_.enqueue(operands, stream); }
+  // A GEMM-2 unit always waits for its whole k-range, in one warp, before its block reads any of it.
+  void setWaitForWholeUnit(bool) override {}
+
+ private:
+  Chain chain_;
+};
+
+}  // namespace cusync::python
