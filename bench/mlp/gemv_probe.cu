@@ -327,6 +327,12 @@ int main() {
                 double(s.n) * s.k * 2 / (readUs * 1e-6) / 1e12);
     run<4, 2, 4>(s, w, x, y, yRef, readUs, st);
     run<1, 4, 6>(s, w, x, y, yRef, readUs, st);
+    // More bytes in flight per SM, for HBM3e's larger bandwidth-latency product (H200, session 25): the chain's 4-row
+    // warps with deeper unrolls at fewer blocks per SM (registers bound U x B).
+    run<4, 2, 3>(s, w, x, y, yRef, readUs, st);
+    run<4, 3, 3>(s, w, x, y, yRef, readUs, st);
+    run<4, 4, 2>(s, w, x, y, yRef, readUs, st);
+    run<4, 4, 3>(s, w, x, y, yRef, readUs, st);
     __half* out;
     unsigned* arrivals;
     unsigned long long* tickets;

@@ -206,8 +206,13 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
 // `paired`.
 template <class Chain>
 void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
-                       bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
+                       bool paired, const std::vector<FusedSplit>& splits, const std::vector<std::uint32_t>& prefetches,
+                       MlpResults& results) {
   if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
+  // GEMM 2's L2 prefetch of its weights (--gemv-l2-prefetch): the launch-per-GEMM path only.
+  const std::vector<std::uint32_t> prefetchList =
+      Chain::kPath == SkinnyPath::GemvPdl ? prefetches : std::vector<std::uint32_t>{0};
+  for (const std::uint32_t prefetch : prefetchList)
   for (const FusedSplit& split : splits) {
     const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
     if (!why.empty()) {
@@ -223,7 +228,9 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
       const auto chain = std::make_shared<Chain>(c.m, c.shape.hidden, c.shape.intermediate, paired, split,
                                                  c.device->smCount(), streamOrdered);
       chain->setPdlGridSync(ordering == 2);
-      const std::string config = Chain::configName() + split.label();
+      chain->setConsumerL2Prefetch(prefetch);
+      const std::string config =
+          Chain::configName() + split.label() + (prefetch ? "_l2pf" + std::to_string(prefetch) : std::string());
       const Measurement measured = checkThenTime([chain, operands](cudaStream_t s) { chain->enqueue(operands, s); },
                                                  {intermediate}, *c.checked.output, *c.checked.reference,
                                                  c.device->stream(), *c.options, results.deferred());
@@ -242,9 +249,10 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
 
 template <class Policy>
 void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
-                     bool paired, const std::vector<FusedSplit>& splits, MlpResults& results) {
+                     bool paired, const std::vector<FusedSplit>& splits, const std::vector<std::uint32_t>& prefetches,
+                     MlpResults& results) {
   forEachSkinnyPath<Policy>([&](auto chain) {
-    runSkinnyVariants<typename decltype(chain)::type>(c, operands, intermediate, paired, splits, results);
+    runSkinnyVariants<typename decltype(chain)::type>(c, operands, intermediate, paired, splits, prefetches, results);
   });
 }
 
@@ -258,6 +266,7 @@ int main(int argc, char** argv) {
   std::vector<bool> unitWaits{false, true};
   std::vector<FusedSplit> splits;
   std::vector<FusedSplit> skinnySplits;
+  std::vector<std::uint32_t> gemvPrefetches{0};
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
@@ -271,7 +280,9 @@ int main(int argc, char** argv) {
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
       "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_*), AxB;\n"
-      "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n",
+      "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n"
+      "  --gemv-l2-prefetch LIST bytes of each weight row GEMM 2's blocks of gemv_32_p* ask L2 to prefetch before they\n"
+      "                      wait (multiples of 16; configuration suffix _l2pfN); default 0\n",
       false,
       {"cuBLAS", "CUTLASS", "Fused", "Fused-StreamSync", "PDL-GridSync"}};
   // A list of split-Ks as --splits and --skinny-splits take it: none or AxB per word; anything else exits 2.
@@ -311,6 +322,20 @@ int main(int argc, char** argv) {
                                          if (argument == "--skinny-splits") {
                                            const std::vector<FusedSplit> words = splitList(argument, value());
                                            skinnySplits.insert(skinnySplits.end(), words.begin(), words.end());
+                                           return true;
+                                         }
+                                         if (argument == "--gemv-l2-prefetch") {
+                                           gemvPrefetches.clear();
+                                           for (const std::string& word :
+                                                wordListArgument(description.name, argument, value())) {
+                                             char* end = nullptr;
+                                             const unsigned long bytes = std::strtoul(word.c_str(), &end, 10);
+                                             if (word.empty() || *end != '\0' || bytes % 16 != 0 || bytes > (1ul << 24))
+                                               exitWithUsageError(description.name,
+                                                                  "--gemv-l2-prefetch takes multiples of 16 up to "
+                                                                  "2^24, not '" + word + "'");
+                                             gemvPrefetches.push_back(std::uint32_t(bytes));
+                                           }
                                            return true;
                                          }
                                          if (argument == "--splits") {
@@ -423,9 +448,8 @@ int main(int argc, char** argv) {
           geluKernels, context,
           [&](const FusedChainEntry&) { return KernelOperands{shape.intermediate, context.operands, &buffers.xw1}; },
           results);
-      runSkinnyChains<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>(context, context.operands,
-                                                                               &buffers.xw1, false, skinnySplits,
-                                                                               results);
+      runSkinnyChains<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>(
+          context, context.operands, &buffers.xw1, false, skinnySplits, gemvPrefetches, results);
       results.timeDeferred(stream);  // --interleave: while the buffers live
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
@@ -483,9 +507,8 @@ int main(int argc, char** argv) {
       if (m <= skinny::kTokens) {  // the skinny chain's paired layout: gate and up rows paired per 16
         MlpOperands skinnyOperands = context.operands;
         skinnyOperands.w1 = pairedFor(shape.intermediate, 32);
-        runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(context, skinnyOperands,
-                                                                                  &buffers.s, true, skinnySplits,
-                                                                                  results);
+        runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(
+            context, skinnyOperands, &buffers.s, true, skinnySplits, gemvPrefetches, results);
       }
       results.timeDeferred(stream);  // --interleave: while the buffers live
     }

@@ -152,6 +152,14 @@ class SkinnyMlpChain {
     pdlGridSync_ = enabled;
   }
 
+  // The launch-per-GEMM path: each GEMM-2 block asks L2 to prefetch the first `bytesPerRow` of each of its weight
+  // rows before it waits for GEMM 1 (SkinnyChainParams::consumerL2PrefetchBytes); 0, the default: none.
+  void setConsumerL2Prefetch(std::uint32_t bytesPerRow) {
+    if (bytesPerRow != 0 && kPath != SkinnyPath::GemvPdl)
+      throw Error("skinny MLP chain " + configName() + ": L2 prefetch of the consumer's weights needs a gemv_*_p chain");
+    consumerL2PrefetchBytes_ = bytesPerRow;
+  }
+
   int occupancy() const { return occupancy_; }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -170,6 +178,7 @@ class SkinnyMlpChain {
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
     p.secondWaitsForWholeGrid = pdlGridSync_;
+    p.consumerL2PrefetchBytes = consumerL2PrefetchBytes_;
     if constexpr (kRing)  // only the ring paths copy by TMA
       for (int s = 0; s < kSkinnyChainStages; ++s) {
         const SkinnyGemm& g = p.gemms[s];
@@ -217,6 +226,7 @@ class SkinnyMlpChain {
   int occupancy_ = 0, sharedBytes_ = 0;
   bool streamOrdered_ = false;
   bool pdlGridSync_ = false;
+  std::uint32_t consumerL2PrefetchBytes_ = 0;
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 

@@ -99,6 +99,10 @@ struct SkinnyChainParams {
   // The PDL grid-sync baseline (launch-per-stage kernels only): stage 1, launched with PDL and unsynchronized, waits
   // for the whole stage-0 grid (griddepcontrol.wait) instead of tile by tile.
   bool secondWaitsForWholeGrid = false;
+  // The launch-per-stage GEMV only: bytes of each of its weight rows (from the start of its k-range) that a stage-1
+  // block asks L2 to prefetch before it waits for stage 0, so that the weights, which depend on nothing, stream
+  // while it waits; 0: none.
+  std::uint32_t consumerL2PrefetchBytes = 0;
   // TMA descriptors per stage (tensor_map.h): W in boxes of kTileN rows x kSkinnyChunk, A in boxes of kTokens rows x
   // kSkinnyChunk (the token rows past m arrive as zeros).
   CUtensorMap weightMaps[kSkinnyChainStages];

@@ -25,6 +25,35 @@ namespace detail {
 __device__ __forceinline__ void blockBarrier() { __syncthreads(); }
 }  // namespace detail
 
+// The first W row of warp `warp`'s kTileN / kSkinnyConsumerWarps contiguous rows of tile `tile`.
+template <int kTileN>
+__device__ std::uint32_t warpFirstWeightRow(const SkinnyGemm& gemm, TileCoord tile, int warp) {
+  constexpr int kRows = kTileN / kSkinnyConsumerWarps;
+  // The warp's kRows rows are contiguous in W: a paired SwiGLU group holds whole halves of tiles, and kRows divides
+  // kTileN / 2.
+  static_assert((kTileN / 2) % kRows == 0, "a warp's rows within one half of a paired tile");
+  return gemm.activation == SkinnyActivation::PairedSwiGlu && gemm.pairedGroupRows != 0
+             ? pairedWeightRow(tile.x, std::uint32_t(warp * kRows), kTileN / 2, gemm.pairedGroupRows)
+             : tile.x * kTileN + std::uint32_t(warp * kRows);
+}
+
+// Asks L2 to prefetch the first p.consumerL2PrefetchBytes of each weight row of a stage-1 unit (lane r of each warp
+// its r-th row), by bulk prefetches that need no registers and no shared memory. Run by the whole block.
+template <class Policy, int kTileN>
+__device__ void prefetchConsumerWeights(const SkinnyChainParams<Policy>& p, TileCoord tile, std::uint32_t part) {
+  constexpr int kRows = kTileN / kSkinnyConsumerWarps;
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32;
+  if (p.consumerL2PrefetchBytes == 0 || lane >= kRows) return;
+  const SkinnyGemm& gemm = p.gemms[1];
+  const detail::SkinnyKRange k = detail::skinnyUnitKRange(p, 1, part);
+  const std::uint32_t bytes = min(p.consumerL2PrefetchBytes, std::uint32_t(k.length) * 2u) & ~15u;
+  const __half* row = gemm.w + std::size_t(warpFirstWeightRow<kTileN>(gemm, tile, warp) + lane) * gemm.k + k.begin;
+#if defined(__CUDA_ARCH__) && (__CUDA_ARCH__ >= 900)
+  if (bytes > 0)
+    asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;" ::"l"(row), "r"(bytes) : "memory");
+#endif
+}
+
 // One unit of the GEMV: stage `s`'s tile `tile`, k-part `part`, in `iteration` of the chain. Run by the whole block
 // (8 warps); `activations` holds the unit's k-range of the token (dynamic shared memory).
 template <class Policy, int kTileN, int kUnroll>
@@ -46,14 +75,8 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
     activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
   __syncthreads();
 
-  // The warp's kRows rows are contiguous in W: a paired SwiGLU group holds whole halves of tiles, and kRows divides
-  // kTileN / 2.
-  static_assert((kTileN / 2) % kRows == 0, "a warp's rows within one half of a paired tile");
-  const std::uint32_t firstRow =
-      gemm.activation == SkinnyActivation::PairedSwiGlu && gemm.pairedGroupRows != 0
-          ? pairedWeightRow(tile.x, std::uint32_t(warp * kRows), kTileN / 2, gemm.pairedGroupRows)
-          : tile.x * kTileN + std::uint32_t(warp * kRows);
-  const __half* rows = gemm.w + std::size_t(firstRow) * gemm.k + kBegin + 8 * lane;
+  const __half* rows =
+      gemm.w + std::size_t(warpFirstWeightRow<kTileN>(gemm, tile, warp)) * gemm.k + kBegin + 8 * lane;
   float acc[kRows] = {};
   const int steps = kLength / kStep;  // whole 256-k steps; a short last one follows
   int step = 0;
@@ -126,9 +149,10 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
   __shared__ std::uint32_t iteration;
   __shared__ bool arrivedLast;
   triggerDependentLaunch();
-  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();  // the PDL grid-sync baseline
   const StageView& stage = p.stages[s];
   const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
+  if (s == 1) prefetchConsumerWeights<Policy, kTileN>(p, unit.ticket.tile, unit.part);  // reads nothing of stage 0
+  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();  // the PDL grid-sync baseline
   // A waiting stage's semaphore targets need the launch's iteration: its tile counter counts every block.
   if (threadIdx.x == 0)
     iteration = s == 1 && p.gemm0Output.synchronized()
