@@ -1,13 +1,13 @@
 // The op's plan for one token (M = 1): the GEMV chain gemv_32_p4 (examples/mlp/skinny_mlp.cuh, SkinnyPath::GemvPdl):
-// a launch per GEMM with a block per 32-row unit, GEMM 2 launched with programmatic dependent launch and waiting tile
-// by tile for the GEMM-1 tiles its k-range reads, under the TileSync policy cusyncgen proves from
-// examples/mlp/gpt3_mlp_skinny.dep (GELU) and llama_mlp_skinny.dep (SwiGLU). Include from a .cu file: it instantiates
-// the kernels. Host code.
+// a launch per GEMM with a block per 32-row unit, GEMM 2 launched with programmatic dependent launch. Split along K,
+// GEMM 2 waits tile by tile for the GEMM-1 tiles its k-range reads, under the TileSync policy cusyncgen proves from
+// examples/mlp/gpt3_mlp_skinny.dep (GELU) and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid
+// (oneTokenWaitsForWholeGrid says why). Include from a .cu file: it instantiates the kernels. Host code.
 //
 // Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chain streams
 // the weights through registers. Measured with the same interleaved timing: 113.0 against 117.0 us (GPT-3) and 56.8
 // against 66.3 us (LLaMA) on the H100 (docs/BENCHMARKS.md, issue 12, session 20 call 5 and session 3), 83.3 against
-// 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2).
+// 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2; both tile by tile).
 //
 // SwiGLU: the GEMV reads the op's paired W1 in place (gate and up rows paired in groups of 64, cusync_mlp.h) through
 // SkinnyGemm::pairedGroupRows; nothing is repacked.
@@ -45,12 +45,22 @@ inline std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiG
                                    swiGlu ? kOpPairedGroupRows : OneTokenGeluChain::kTileN / 2);
 }
 
+// How GEMM 2 waits. Split along K, each GEMM-2 unit waits tile by tile for the GEMM-1 tiles its k-range reads.
+// Unsplit, every unit reads every GEMM-1 tile: the tile dependency is then total, and the hardware's wait for the
+// whole first grid (PDL grid sync, griddepcontrol.wait) is the same wait, exact, without semaphores. Measured at
+// M = 1 on the H200, interleaved, tile by tile against grid sync: 83.7 against 80.4 us (GPT-3), 44.1 against 41.8
+// (LLaMA); the semaphore spin's back-off (32, 256, 1024 ns) and RowSync's single semaphore changed nothing, so the
+// cost is not the polling (docs/BENCHMARKS.md, issue 12, session 25, calls 5-6).
+inline bool oneTokenWaitsForWholeGrid(examples::FusedSplit split) { return split.secondParts == 1; }
+
 template <class Chain>
 class OneTokenMlpPlan final : public MlpPlan {
  public:
   OneTokenMlpPlan(int hidden, int intermediate, bool swiGlu, examples::FusedSplit split, int smCount)
-      : chain_(1, hidden, intermediate, swiGlu, split, smCount, /*streamOrdered=*/false,
-               swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {}
+      : chain_(1, hidden, intermediate, swiGlu, split, smCount,
+               /*streamOrdered=*/oneTokenWaitsForWholeGrid(split), swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {
+    chain_.setPdlGridSync(oneTokenWaitsForWholeGrid(split));
+  }
 
   std::uint32_t workUnits() const override {
     return chain_.first().workUnitsPerLaunch() + chain_.second().workUnitsPerLaunch();

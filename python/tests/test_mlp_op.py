@@ -298,8 +298,10 @@ def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wide
                       torch.cuda.current_stream().cuda_stream)
 
 
+# Unsplit, GEMM 2 waits for the whole first grid (PDL grid sync); split along K, tile by tile (one_token_mlp_plan.h).
+@pytest.mark.parametrize("split", [[1, 1], [2, 2]])
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
-def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation):
+def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation, split):
     if "gemv_32_p4" not in op._registry.available_on(0, activation):
         pytest.skip("this build has no gemv_32_p4")
     shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
@@ -309,10 +311,11 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
     properties = torch.cuda.get_device_properties(0)
     (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
         "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
-        "intermediate": shape[1], "activation": activation, "m": 1, "config": "gemv_32_p4"}]}))
+        "intermediate": shape[1], "activation": activation, "m": 1, "config": "gemv_32_p4", "split": split}]}))
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     x = random_x(1, shape[0])
-    assert cusync.explain(x, op_w1, w2, activation)["config"] == "gemv_32_p4"
+    assert cusync.explain(x, op_w1, w2, activation)["config"] == (
+        "gemv_32_p4" if split == [1, 1] else "gemv_32_p4_sk2x2")
     for _ in range(3):  # the tile semaphores advance between runs; every run must stay correct
         assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
     # At M = 2 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
