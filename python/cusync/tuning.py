@@ -188,11 +188,7 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
-# The GEMV chain is not here, although it beat the fused chain at M = 1 in one call (session 8's call 13) and is the
-# shipped table's M = 1 entry (session 20's call 5, which timed no fused chain at M = 1): session 3 did not run it,
-# and the heuristic answers for shapes no table covers, where the GEMV chain may not run. It takes H and I only in
-# multiples of its 32-row tiles (examples/mlp/skinny_mlp.cuh's whyNot), the op and the fused chains any multiple of 8.
-# So a table entry names it, for a measured shape.
+# At M = 1 the GEMV chain answers first (ONE_TOKEN_GEMV), where it can run the shape.
 HEURISTIC = (
     (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
     (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
@@ -231,8 +227,25 @@ SWIGLU_HEURISTIC = (
 )
 
 
+# One token: the GEMV chain, unsplit, for both activations. In the same call it beat the fused chain at M = 1 on
+# both devices: H100, session 8's call 13 (110.2 against 116.9 us GPT-3, 54.4 against 62.8 LLaMA); H200, session 25's
+# calls 2 and 7 (the op: 80.2-81.7 against 96.6-97.4 GELU, 41.5 against 56.2 SwiGLU). It takes H and I only in
+# multiples of its 32-row tiles (examples/mlp/skinny_mlp.cuh's whyNot); the op and the fused chains take any multiple
+# of 8, so other shapes keep the fused winner.
+ONE_TOKEN_GEMV = "gemv_32_p4"
+GEMV_TILE_ROWS = 32
+
+
+def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
+    return hidden % GEMV_TILE_ROWS == 0 and intermediate % GEMV_TILE_ROWS == 0
+
+
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
+    if (m == 1 and ONE_TOKEN_GEMV in available and available[ONE_TOKEN_GEMV].blocks_per_sm > 0
+            and _one_token_gemv_runs(hidden, intermediate)):
+        return Choice(ONE_TOKEN_GEMV, 1, 1, 1, 1, "heuristic (the GEMV chain at one token: docs/BENCHMARKS.md "
+                      "session 8 call 13, H100; session 25 calls 2 and 7, H200)")
     table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
     usable = [(point, config, waves, order, wait) for point, config, waves, order, wait in table
               if config in available and available[config].blocks_per_sm > 0 and runs_at(config, m)]

@@ -165,17 +165,20 @@ def test_heuristic_reproduces_the_measured_winners_on_the_h100():
     winners = measured_winners(GPT3_CSV)
     assert sorted(winners) == [1, 8, 64, 128, 256, 512, 1024, 2048, 4096]
     assert winners[256] == "fused_128x96x64_s6_coop_g8_ww" and winners[4096].endswith("_g8")
+    # The fused winners' table, without the GEMV chain that answers M = 1 first (session 3 did not run it).
     for m, label in winners.items():
-        assert tuning.heuristic_choice(m, *GPT3, 132, ALL_CONFIGS).label == label, m
+        assert tuning.heuristic_choice(m, *GPT3, 132, without_gemv(ALL_CONFIGS)).label == label, m
 
 
-def test_heuristic_leaves_the_gemv_chain_to_the_table_even_at_one_token():
-    # Session 3 did not run the GEMV chain, and a shape no table covers may not be one it takes (H and I multiples
-    # of 32): compiled in or not, the heuristic answers M = 1 with session 3's fused winner.
+def test_heuristic_answers_one_token_with_the_gemv_chain_where_it_runs_the_shape():
     for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
-        choice = tuning.heuristic_choice(1, *shape, 132, configs, activation)
-        assert choice == tuning.heuristic_choice(1, *shape, 132, without_gemv(configs), activation)
-        assert choice.config == "fused_64x128x128_s4_ws"
+        assert tuning.heuristic_choice(1, *shape, 132, configs, activation).label == GEMV
+        # Not compiled in, or at two tokens: session 3's fused winner.
+        assert tuning.heuristic_choice(1, *shape, 132, without_gemv(configs), activation).config == (
+            "fused_64x128x128_s4_ws")
+        assert tuning.heuristic_choice(2, *shape, 132, configs, activation).config == "fused_64x128x128_s4_ws"
+    # H = 1032 is a multiple of 8, which the op takes, but not of the GEMV's 32-row tiles.
+    assert tuning.heuristic_choice(1, 1032, 4128, 132, ALL_CONFIGS).config == "fused_64x128x128_s4_ws"
 
 
 def test_heuristic_fallback_never_picks_a_configuration_that_cannot_run_at_m():
@@ -202,7 +205,7 @@ def test_heuristic_converts_waves_for_another_shape_and_sm_count():
     # LLaMA-like slice H = 4096, I = 1376 on a 114-SM part: one 64-row tile row; GEMM 1 has 11 column tiles,
     # GEMM 2 32; 2 waves = 228 slots -> ceil(228/11) = 21 parts but at most 4096/128/4 = 8; ceil(228/32) = 8 but at
     # most 1376 // 128 // 4 = 2.
-    choice = tuning.heuristic_choice(1, 4096, 1376, 114, ALL_CONFIGS)
+    choice = tuning.heuristic_choice(1, 4096, 1376, 114, without_gemv(ALL_CONFIGS))
     assert (choice.config, choice.first_parts, choice.second_parts) == ("fused_64x128x128_s4_ws", 8, 2)
 
 
@@ -453,10 +456,10 @@ def test_swiglu_heuristic_reproduces_the_measured_llama_winners():
     winners = measured_winners(LLAMA_CSV)
     assert winners[1] == "fused_64x128x128_s4_ws_sk4x3_g4_ww"
     assert winners[256] == "fused_128x128x64_s6_coop_g4_ww"
-    for m, label in winners.items():
-        assert tuning.heuristic_choice(m, *llama, 132, SWIGLU_CONFIGS, "swiglu").label == label, m
+    for m, label in winners.items():  # the fused winners' table (the GEMV chain answers M = 1 first)
+        assert tuning.heuristic_choice(m, *llama, 132, without_gemv(SWIGLU_CONFIGS), "swiglu").label == label, m
     # The GELU table would have split GEMM 1 as if it had I columns, not 2 I.
-    assert tuning.heuristic_choice(1, *llama, 132, SWIGLU_CONFIGS, "gelu").label != winners[1]
+    assert tuning.heuristic_choice(1, *llama, 132, without_gemv(SWIGLU_CONFIGS), "gelu").label != winners[1]
 
 
 def test_a_gemv_choice_is_labelled_as_the_example_labels_it_without_order_or_unit_wait():
