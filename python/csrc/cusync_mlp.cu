@@ -142,6 +142,26 @@ void requirePlanDevice(int device) {
 
 std::mutex creationMutex;  // the registry's kernels set their attributes on first use
 
+// What every plan creation requires once its arguments are valid: an sm_90 device, the process's plan device, and
+// no capture on `stream` (creation allocates and zeroes memory).
+void requirePlanCreatable(int device, void* stream) {
+  requireHopper(device);
+  requirePlanDevice(device);
+  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+  CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
+  require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
+          "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
+          "the op once with this shape before capturing (a warm-up)");
+}
+
+// A created plan, handed to the caller once usable: its stages, chains and split-K buffers zero their memory with
+// cudaMemset on the legacy stream, which is not ordered with the caller's (possibly non-blocking) stream, so the
+// first run must not start before those zeroes land.
+cusync_mlp_plan* published(std::unique_ptr<cusync_mlp_plan> created) {
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
+  return created.release();
+}
+
 // Plan creation for the chain of `Policy`, after the checks that need no configuration.
 template <class Policy>
 void createPlan(int device, int m, int hidden, int intermediate, const char* config, uint32_t first_parts,
@@ -161,13 +181,7 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
           "cusync mlp: split-K " + std::to_string(first_parts) + "x" + std::to_string(second_parts) +
               " has more parts than k-blocks (" + std::to_string(firstKBlocks) + " and " +
               std::to_string(secondKBlocks) + " with " + entry.name + ")");
-  requireHopper(device);
-  requirePlanDevice(device);
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
-  require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
-          "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
-          "the op once with this shape before capturing (a warm-up)");
+  requirePlanCreatable(device, stream);
   std::lock_guard<std::mutex> lock(creationMutex);
   DeviceScope scope(device);
   const int blocksPerSm = entry.maxActiveBlocksPerSm();
@@ -180,10 +194,7 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
                                                    cusync::examples::FusedSplit{first_parts, second_parts},
                                                    MlpTileOrders{producer_group_rows, consumer_group_rows},
                                                    std::uint32_t(sms * blocksPerSm))});
-  // The stages and the chain zero their memory with cudaMemset on the legacy stream, which is not ordered with
-  // the caller's (possibly non-blocking) stream; the first run must not start before those zeroes land.
-  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-  *plan = created.release();
+  *plan = published(std::move(created));
 }
 
 // The one-token GEMV chain (one_token_mlp_plan.h), for the configuration oneTokenConfigName() at M = 1.
@@ -195,22 +206,14 @@ void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool sw
   require(why.empty(), CUSYNC_MLP_INVALID_ARGUMENT,
           "cusync mlp: configuration " + oneTokenConfigName() + " cannot run M = " + std::to_string(m) + ", H = " +
               std::to_string(hidden) + ", I = " + std::to_string(intermediate) + ": " + why);
-  requireHopper(device);
-  requirePlanDevice(device);
-  cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
-  CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(static_cast<cudaStream_t>(stream), &capture));
-  require(capture == cudaStreamCaptureStatusNone, CUSYNC_MLP_CAPTURING,
-          "cusync mlp: creating a plan allocates and zeroes device memory, which a stream capture forbids; call "
-          "the op once with this shape before capturing (a warm-up)");
+  requirePlanCreatable(device, stream);
   std::lock_guard<std::mutex> lock(creationMutex);
   DeviceScope scope(device);
   int sms = 0;
   CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
       device, std::make_unique<cusync::python::OneTokenMlpPlan<Chain>>(hidden, intermediate, swiGlu, split, sms)});
-  // As createPlan: the split-K buffers are zeroed on the legacy stream.
-  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(cudaStreamLegacy));
-  *plan = created.release();
+  *plan = published(std::move(created));
 }
 
 bool isOneTokenConfig(const char* name) { return name != nullptr && oneTokenConfigName() == name; }
