@@ -56,3 +56,17 @@ TEST_CASE("More split parts than k-blocks are refused", "[skinny]") {
   CHECK(says(Gemv::whyNot(1, 12288, 6144, false, {1, 193}), "more parts than k-blocks"));
   CHECK(says(Gemv::whyNot(1, 12288, 6144, false, {385, 1}), "more parts than k-blocks"));
 }
+
+TEST_CASE("Gate/up pairing groups other than per tile run only on the GEMV paths, in multiples of half a tile",
+          "[skinny]") {
+  using SwiGluRing = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvRing, 4>;
+  // The PyTorch op's layout: 64 gate rows, then their 64 up rows (2752 = 43 x 64).
+  CHECK(SwiGluGemv::whyNot(1, 8192, 2752, true, {}, 64).empty());
+  CHECK(SwiGluGemv::whyNot(1, 8192, 2752, true, {}, 16).empty());  // per tile, the examples' layout
+  CHECK(says(SwiGluRing::whyNot(1, 8192, 2752, true, {}, 64), "read a paired tile as one box"));
+  CHECK(SwiGluRing::whyNot(1, 8192, 2752, true, {}, 16).empty());
+  CHECK(says(SwiGluGemv::whyNot(1, 8192, 2752, true, {}, 24), "must be a multiple of 16"));
+  CHECK(says(SwiGluGemv::whyNot(1, 8192, 2752, true, {}, 128), "divides the intermediate size 2752"));
+  // GELU has no pairing: the argument does not matter.
+  CHECK(Gemv::whyNot(1, 12288, 6144, false, {}, 64).empty());
+}
