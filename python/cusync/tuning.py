@@ -227,13 +227,16 @@ SWIGLU_HEURISTIC = (
 )
 
 
-# One token: the GEMV chain, unsplit, for both activations. In the same call it beat the fused chain at M = 1 on
-# both devices: H100, session 8's call 13 (110.2 against 116.9 us GPT-3, 54.4 against 62.8 LLaMA); H200, session 25's
-# calls 2 and 7 (the op: 80.2-81.7 against 96.6-97.4 GELU, 41.5 against 56.2 SwiGLU). It takes H and I only in
+# One token: the GEMV chain for both activations. In the same call it beat the fused chain at M = 1 on both devices:
+# H100, session 8's call 13 (110.2 against 116.9 us GPT-3, 54.4 against 62.8 LLaMA); H200, session 25's calls 2 and 7
+# (the op: 80.2-81.7 against 96.6-97.4 GELU, 41.5 against 56.2 SwiGLU). GEMM 1 split in two k-parts, GEMM 2 unsplit
+# (so it waits for the whole first grid: one_token_mlp_plan.h): 78.1 against 80.5 us (GPT-3) and 40.9 against 41.7
+# (LLaMA) unsplit, 4 parts slower (H200, session 25 call 9; the H100 has not run this split). It takes H and I only in
 # multiples of its 32-row tiles (examples/mlp/skinny_mlp.cuh's whyNot); the op and the fused chains take any multiple
 # of 8, so other shapes keep the fused winner.
 ONE_TOKEN_GEMV = "gemv_32_p4"
 GEMV_TILE_ROWS = 32
+ONE_TOKEN_GEMV_FIRST_PARTS = 2
 
 
 def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
@@ -244,8 +247,10 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
                      activation: str = "gelu") -> Choice:
     if (m == 1 and ONE_TOKEN_GEMV in available and available[ONE_TOKEN_GEMV].blocks_per_sm > 0
             and _one_token_gemv_runs(hidden, intermediate)):
-        return Choice(ONE_TOKEN_GEMV, 1, 1, 1, 1, "heuristic (the GEMV chain at one token: docs/BENCHMARKS.md "
-                      "session 8 call 13, H100; session 25 calls 2 and 7, H200)")
+        # At most one part per 32-deep k-block of GEMM 1.
+        first_parts = max(1, min(ONE_TOKEN_GEMV_FIRST_PARTS, hidden // GEMV_TILE_ROWS))
+        return Choice(ONE_TOKEN_GEMV, first_parts, 1, 1, 1, "heuristic (the GEMV chain at one token: "
+                      "docs/BENCHMARKS.md session 8 call 13, H100; session 25 calls 2, 7 and 9, H200)")
     table = SWIGLU_HEURISTIC if activation == "swiglu" else HEURISTIC
     usable = [(point, config, waves, order, wait) for point, config, waves, order, wait in table
               if config in available and available[config].blocks_per_sm > 0 and runs_at(config, m)]

@@ -172,11 +172,14 @@ def test_heuristic_reproduces_the_measured_winners_on_the_h100():
 
 def test_heuristic_answers_one_token_with_the_gemv_chain_where_it_runs_the_shape():
     for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
-        assert tuning.heuristic_choice(1, *shape, 132, configs, activation).label == GEMV
+        # GEMM 1 in two k-parts, GEMM 2 unsplit (session 25, call 9).
+        assert tuning.heuristic_choice(1, *shape, 132, configs, activation).label == GEMV + "_sk2x1"
         # Not compiled in, or at two tokens: session 3's fused winner.
         assert tuning.heuristic_choice(1, *shape, 132, without_gemv(configs), activation).config == (
             "fused_64x128x128_s4_ws")
         assert tuning.heuristic_choice(2, *shape, 132, configs, activation).config == "fused_64x128x128_s4_ws"
+    # One 32-deep k-block of GEMM 1 (H = 32) takes one part only.
+    assert tuning.heuristic_choice(1, 32, 64, 132, ALL_CONFIGS).label == GEMV
     # H = 1032 is a multiple of 8, which the op takes, but not of the GEMV's 32-row tiles.
     assert tuning.heuristic_choice(1, 1032, 4128, 132, ALL_CONFIGS).config == "fused_64x128x128_s4_ws"
 
