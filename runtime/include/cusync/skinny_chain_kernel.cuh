@@ -96,8 +96,9 @@ struct SkinnyChainParams {
   ChainQueueView queue;
   InputView<Policy> gemm0Output;           // stage 1's wait on stage 0; unsynchronized when stream-ordered
   std::uint32_t producerColumnsPerTile = 0;  // columns of D that one stage-0 tile writes
-  // The PDL grid-sync baseline (launch-per-stage kernels only): stage 1, launched with PDL and unsynchronized, waits
-  // for the whole stage-0 grid (griddepcontrol.wait) instead of tile by tile.
+  // PDL grid sync (launch-per-stage kernels only): stage 1, launched with PDL and unsynchronized, waits for the whole
+  // stage-0 grid (griddepcontrol.wait) instead of tile by tile. The examples' baseline, and the PyTorch op's wait when
+  // every stage-1 unit reads every stage-0 tile.
   bool secondWaitsForWholeGrid = false;
   // The launch-per-stage GEMV only: bytes of each of its weight rows (from the start of its k-range) that a stage-1
   // block asks L2 to prefetch before it waits for stage 0, so that the weights, which depend on nothing, stream

@@ -152,7 +152,9 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
   const StageView& stage = p.stages[s];
   const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
   if (s == 1) prefetchConsumerWeights<Policy, kTileN>(p, unit.ticket.tile, unit.part);  // reads nothing of stage 0
-  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();  // the PDL grid-sync baseline
+  // The whole-grid wait: the PDL grid-sync baseline, and the PyTorch op's wait when every stage-1 unit reads every
+  // stage-0 tile (python/csrc/one_token_mlp_plan.h).
+  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
   // A waiting stage's semaphore targets need the launch's iteration: its tile counter counts every block.
   if (threadIdx.x == 0)
     iteration = s == 1 && p.gemm0Output.synchronized()
