@@ -3,7 +3,8 @@
 A configuration is a compiled kernel, the split-K parts of each GEMM and the tile order of each GEMM. The kernel is
 a fused chain (tile shape, pipeline stages, cooperative or not: e.g. ``fused_64x128x128_s4_ws``), which runs at any
 M, or the one-token GEMV chain (``gemv_32_p4``: a launch per GEMM, the second launched with PDL and waiting tile by
-tile), which runs only at M = 1 and ignores tile orders and unit waits. It comes from a tuning table (JSON,
+tile, or for the whole first grid when it is unsplit), which runs only at M = 1 and ignores tile orders and unit
+waits. It comes from a tuning table (JSON,
 docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the later standings
 over them) when the table has entries for this device and model shape: among those whose kernel runs at this M, the
 entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512
