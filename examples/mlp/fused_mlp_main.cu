@@ -115,6 +115,7 @@ struct FusedRunContext {
   const std::vector<TileOrders>* tileOrders;
   const MlpOptions* options;
   std::FILE* traceFile;
+  std::FILE* blockTraceFile;  // --block-trace: the launch-per-GEMM GEMV chains' block records; null: none
   std::vector<bool> unitWaits;  // GEMM 2's units: false = k-block by k-block, true = whole k-range first
   std::vector<FusedSplit> splits;  // the splits to run instead of fusedSplitCandidates' (--splits); empty: those
 };
@@ -201,6 +202,34 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
   }
 }
 
+// One more run of a launch-per-GEMM GEMV chain with a record per block (block_trace.h), after three untraced runs,
+// as rows in attention_example --trace's format (bench/attention/summarize_block_trace.py reads both): when each
+// block started, when its wait for GEMM-1 tiles (or the whole first grid) was over and when it finished, in us since
+// the chain's first block.
+template <class Chain>
+void writeGemvBlockTrace(Chain& chain, const MlpOperands& operands, const std::string& variant,
+                         const std::string& config, std::FILE* file, cudaStream_t stream) {
+  DeviceBuffer<BlockTrace> first(chain.first().workUnitsPerLaunch()), second(chain.second().workUnitsPerLaunch());
+  for (int i = 0; i < 3; ++i) chain.enqueue(operands, stream);
+  CUSYNC_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, first.bytes(), stream));
+  CUSYNC_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, second.bytes(), stream));
+  chain.setBlockTraces(first.get(), second.get());
+  chain.enqueue(operands, stream);
+  chain.setBlockTraces(nullptr, nullptr);
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<BlockTrace> records(first.size() + second.size());
+  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), first.get(), first.bytes(), cudaMemcpyDeviceToHost));
+  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data() + first.size(), second.get(), second.bytes(), cudaMemcpyDeviceToHost));
+  std::uint64_t origin = UINT64_MAX;
+  for (const BlockTrace& t : records)
+    if (t.start != 0) origin = std::min(origin, t.start);
+  for (const BlockTrace& t : records)
+    if (t.start != 0)
+      std::fprintf(file, "%s,%s,%s,%u,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", variant.c_str(), config.c_str(),
+                   t.stage == 0 ? "gemm1" : "gemm2", t.block, t.sm, t.tileX, t.tileY, t.part,
+                   (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
+}
+
 // One skinny chain path (skinny_mlp.cuh), M <= its token limit: every split, synchronized, stream-ordered and, for
 // the launch-per-GEMM path, the PDL grid-sync baseline; `operands` hold LLaMA's gate/up rows paired per 16 when
 // `paired`.
@@ -239,6 +268,9 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
                                                  chain->first().workUnitsPerLaunch() / slots,
                                                  chain->second().workUnitsPerLaunch() / slots, 0},
                                           measured, "");
+      if constexpr (Chain::kPath == SkinnyPath::GemvPdl)
+        if (c.blockTraceFile != nullptr && correct && !c.options->checkOnly)
+          writeGemvBlockTrace(*chain, operands, variant, config, c.blockTraceFile, c.device->stream());
       if (c.options->verbose || !correct)
         std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", c.m,
                     config.c_str(), variant.c_str(), measured.microseconds, measured.check.relativeError,
@@ -260,7 +292,7 @@ void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, Devi
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
-  std::string tracePath;
+  std::string tracePath, blockTracePath;
   bool interleave = false;
   std::string model = "gpt3";
   std::vector<bool> unitWaits{false, true};
@@ -281,6 +313,8 @@ int main(int argc, char** argv) {
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"
       "  --skinny-splits LIST the split-Ks of the skinny chain (M <= 8; configurations skinny_32_r*, gemv_32_*), AxB;\n"
       "                      default 1x1,1x4,4x4,8x4 (GPT-3) and 1x1,1x2,2x2,4x4 (LLaMA)\n"
+      "  --block-trace FILE  record every block of one more run of each gemv_32_p* variant into FILE (CSV, as\n"
+      "                      attention_example --trace; bench/attention/summarize_block_trace.py summarizes it)\n"
       "  --gemv-l2-prefetch LIST bytes of each weight row GEMM 2's blocks of gemv_32_p* ask L2 to prefetch before they\n"
       "                      wait (multiples of 16; configuration suffix _l2pfN); default 0\n",
       false,
@@ -301,6 +335,10 @@ int main(int argc, char** argv) {
                                        [&](const std::string& argument, const ArgumentValue& value) {
                                          if (argument == "--trace") {
                                            tracePath = value();
+                                           return true;
+                                         }
+                                         if (argument == "--block-trace") {
+                                           blockTracePath = value();
                                            return true;
                                          }
                                          if (argument == "--interleave") {
@@ -359,6 +397,16 @@ int main(int argc, char** argv) {
     skinnySplits = llama ? std::vector<FusedSplit>{{1, 1}, {1, 2}, {2, 2}, {4, 4}}
                          : std::vector<FusedSplit>{{1, 1}, {1, 4}, {4, 4}, {8, 4}};
   const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
+  std::FILE* blockTraceFile = nullptr;
+  if (!blockTracePath.empty()) {
+    blockTraceFile = std::fopen(blockTracePath.c_str(), "w");
+    if (blockTraceFile == nullptr) {
+      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", blockTracePath.c_str());
+      return 2;
+    }
+    std::fprintf(blockTraceFile,
+                 "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
+  }
   std::FILE* traceFile = nullptr;
   if (!tracePath.empty()) {
     traceFile = std::fopen(tracePath.c_str(), "w");
@@ -402,7 +450,8 @@ int main(int argc, char** argv) {
   MlpResults results(options);
   if (interleave) results.interleaveTimings();
   for (int m : options.ms) {
-    FusedRunContext context{m, shape, {}, {}, &device, &tileOrders, &options, traceFile, unitWaits, splits};
+    FusedRunContext context{m,        shape,          {},        {},       &device, &tileOrders,
+                            &options, traceFile, blockTraceFile, unitWaits, splits};
     const Result cublasRow{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0};
     if (!llama) {
       GeluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
@@ -525,6 +574,7 @@ int main(int argc, char** argv) {
   };
   for (int m : options.ms) results.add({m, "floor", "floor", floorUs(m), 0, true, 0, 0, 0});
   if (traceFile != nullptr) std::fclose(traceFile);
+  if (blockTraceFile != nullptr) std::fclose(blockTraceFile);
   results.writeCsv();
   printFusedSummary(results.rows(), options.ms, floorUs);
   return results.finish();

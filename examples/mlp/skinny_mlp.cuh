@@ -160,6 +160,15 @@ class SkinnyMlpChain {
     consumerL2PrefetchBytes_ = bytesPerRow;
   }
 
+  // The launch-per-GEMM path, diagnostics: each launch's blocks write a record (block_trace.h) at first[blockIdx.x]
+  // and second[blockIdx.x], as many as the stage's work units; null: none.
+  void setBlockTraces(BlockTrace* first, BlockTrace* second) {
+    if ((first != nullptr || second != nullptr) && kPath != SkinnyPath::GemvPdl)
+      throw Error("skinny MLP chain " + configName() + ": block traces need a gemv_*_p chain");
+    traces_[0] = first;
+    traces_[1] = second;
+  }
+
   int occupancy() const { return occupancy_; }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -179,6 +188,8 @@ class SkinnyMlpChain {
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
     p.secondWaitsForWholeGrid = pdlGridSync_;
     p.consumerL2PrefetchBytes = consumerL2PrefetchBytes_;
+    p.traces[0] = traces_[0];
+    p.traces[1] = traces_[1];
     if constexpr (kRing)  // only the ring paths copy by TMA
       for (int s = 0; s < kSkinnyChainStages; ++s) {
         const SkinnyGemm& g = p.gemms[s];
@@ -227,6 +238,7 @@ class SkinnyMlpChain {
   bool streamOrdered_ = false;
   bool pdlGridSync_ = false;
   std::uint32_t consumerL2PrefetchBytes_ = 0;
+  BlockTrace* traces_[2] = {nullptr, nullptr};
   std::vector<std::unique_ptr<FusedChain>> launches_;
 };
 

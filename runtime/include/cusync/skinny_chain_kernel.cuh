@@ -31,6 +31,7 @@
 #include <cuda.h>
 #include <cuda_fp16.h>
 
+#include "cusync/block_trace.cuh"
 #include "cusync/bulk_copy_ring.cuh"
 #include "cusync/chain_queue.cuh"
 #include "cusync/fast_silu.cuh"
@@ -104,6 +105,9 @@ struct SkinnyChainParams {
   // block asks L2 to prefetch before it waits for stage 0, so that the weights, which depend on nothing, stream
   // while it waits; 0: none.
   std::uint32_t consumerL2PrefetchBytes = 0;
+  // The launch-per-stage GEMV only, diagnostics: a record per block of stage s at traces[s][blockIdx.x]
+  // (block_trace.h); null: none.
+  BlockTrace* traces[kSkinnyChainStages] = {};
   // TMA descriptors per stage (tensor_map.h): W in boxes of kTileN rows x kSkinnyChunk, A in boxes of kTokens rows x
   // kSkinnyChunk (the token rows past m arrive as zeros).
   CUtensorMap weightMaps[kSkinnyChainStages];

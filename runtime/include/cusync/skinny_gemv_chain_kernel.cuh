@@ -55,11 +55,12 @@ __device__ void prefetchConsumerWeights(const SkinnyChainParams<Policy>& p, Tile
 }
 
 // One unit of the GEMV: stage `s`'s tile `tile`, k-part `part`, in `iteration` of the chain. Run by the whole block
-// (8 warps); `activations` holds the unit's k-range of the token (dynamic shared memory).
+// (8 warps); `activations` holds the unit's k-range of the token (dynamic shared memory). `waitedAt` (thread 0's,
+// for a block trace): set to the time the unit's wait for its producer tiles was over.
 template <class Policy, int kTileN, int kUnroll>
 __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t s, TileCoord tile,
                                std::uint32_t part, std::uint32_t iteration, uint4* activations, float* tileSums,
-                               bool& arrivedLast) {
+                               bool& arrivedLast, std::uint64_t* waitedAt = nullptr) {
   static_assert(kTileN % kSkinnyConsumerWarps == 0, "whole rows per warp");
   constexpr int kRows = kTileN / kSkinnyConsumerWarps;
   constexpr int kStep = 32 * 8;  // k per warp load: 32 lanes x 8 halves
@@ -70,6 +71,7 @@ __device__ void skinnyGemvUnit(const SkinnyChainParams<Policy>& p, std::uint32_t
   if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 31u + part);  // stress builds: a slow unit, before its wait
   if (s == 1 && warp == 0) detail::warpWaitForKRange(p, k, iteration, tile);
   __syncthreads();  // after warp 0's wait (acquire) and after the previous unit's reads of `activations`
+  if (waitedAt != nullptr && threadIdx.x == 0) *waitedAt = detail::globalTimerNs();
   // From L2: a consumer's activations were written by other SMs in this launch.
   for (int i = threadIdx.x; i < kLength / 8; i += blockDim.x)
     activations[i] = __ldcg(reinterpret_cast<const uint4*>(gemm.a + kBegin) + i);
@@ -148,6 +150,9 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
   __shared__ float tileSums[kTileN * skinny::kTokens];
   __shared__ std::uint32_t iteration;
   __shared__ bool arrivedLast;
+  BlockTrace* const trace = p.traces[s];
+  std::uint64_t traceStart = 0, traceWaited = 0;  // thread 0's, for the block trace
+  if (trace != nullptr && threadIdx.x == 0) traceStart = detail::globalTimerNs();
   triggerDependentLaunch();
   const StageView& stage = p.stages[s];
   const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
@@ -162,7 +167,9 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
                     : 0u;
   __syncthreads();
   skinnyGemvUnit<Policy, kTileN, kUnroll>(p, s, unit.ticket.tile, unit.part, iteration, activations, tileSums,
-                                          arrivedLast);
+                                          arrivedLast, trace != nullptr ? &traceWaited : nullptr);
+  if (trace != nullptr && threadIdx.x == 0)
+    recordBlockTrace(trace, s, unit.ticket.tile.x, traceStart, traceWaited, 0, unit.part);
 }
 
 }  // namespace cusync
