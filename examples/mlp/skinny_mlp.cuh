@@ -97,8 +97,7 @@ class SkinnyMlpChain {
     CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     if (attributes.maxDynamicSharedSizeBytes < sharedBytes_)
       CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
-    int perSm = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, kThreads, sharedBytes_));
+    const int perSm = blocksPerSm(sharedBytes_);
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
@@ -170,6 +169,13 @@ class SkinnyMlpChain {
   }
 
   int occupancy() const { return occupancy_; }
+  // Blocks of this chain's kernel that fit on an SM of the current device with `sharedBytes` of dynamic shared memory
+  // (the register paths' activation slice grows with the k-range).
+  static int blocksPerSm(int sharedBytes) {
+    int blocks = 0;
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel(), kThreads, sharedBytes));
+    return blocks;
+  }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
 

@@ -221,14 +221,8 @@ bool isOneTokenConfig(const char* name) { return name != nullptr && oneTokenConf
 // Blocks of the GEMV kernel per SM without dynamic shared memory (its activation slice grows with the k-range:
 // the plan checks the real occupancy when it is created).
 int oneTokenBlocksPerSm(int activation) {
-  const auto occupancy = [](auto kernel) {
-    int blocks = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, cusync::python::OneTokenGeluChain::kThreads, 0));
-    return blocks;
-  };
-  if (activation == CUSYNC_MLP_SWIGLU)
-    return occupancy(cusync::skinnyGemvStageKernel<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync, 32, 2, 4>);
-  return occupancy(cusync::skinnyGemvStageKernel<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync, 32, 2, 4>);
+  return activation == CUSYNC_MLP_SWIGLU ? cusync::python::OneTokenSwiGluChain::blocksPerSm(0)
+                                         : cusync::python::OneTokenGeluChain::blocksPerSm(0);
 }
 
 }  // namespace
@@ -283,22 +277,22 @@ int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int*
 int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks) {
   return guarded([&] {
     require(blocks != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
-    if (isOneTokenConfig(config)) {
-      requireActivation(activation);
+    // Occupancy is asked of the device the plans live on, as a plan's creation asks it.
+    const auto onPlanDevice = [&](auto&& count) {
       requireHopper(device);
       requirePlanDevice(device);
       std::lock_guard<std::mutex> lock(creationMutex);
       DeviceScope scope(device);
-      *blocks = oneTokenBlocksPerSm(activation);
+      *blocks = count();
+    };
+    if (isOneTokenConfig(config)) {
+      requireActivation(activation);
+      onPlanDevice([&] { return oneTokenBlocksPerSm(activation); });
       return;
     }
     withChain(activation, [&](auto policy) {
       const auto& entry = findConfig<decltype(policy)>(config);
-      requireHopper(device);
-      requirePlanDevice(device);
-      std::lock_guard<std::mutex> lock(creationMutex);
-      DeviceScope scope(device);
-      *blocks = entry.maxActiveBlocksPerSm();
+      onPlanDevice([&] { return entry.maxActiveBlocksPerSm(); });
     });
   });
 }
