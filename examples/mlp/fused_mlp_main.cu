@@ -397,27 +397,22 @@ int main(int argc, char** argv) {
     skinnySplits = llama ? std::vector<FusedSplit>{{1, 1}, {1, 2}, {2, 2}, {4, 4}}
                          : std::vector<FusedSplit>{{1, 1}, {1, 4}, {4, 4}, {8, 4}};
   const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
-  std::FILE* blockTraceFile = nullptr;
-  if (!blockTracePath.empty()) {
-    blockTraceFile = std::fopen(blockTracePath.c_str(), "w");
-    if (blockTraceFile == nullptr) {
-      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", blockTracePath.c_str());
-      return 2;
+  // A trace CSV with its header, or null when not asked for; a path that cannot be written exits 2.
+  const auto openTrace = [](const std::string& path, const char* header) -> std::FILE* {
+    if (path.empty()) return nullptr;
+    std::FILE* file = std::fopen(path.c_str(), "w");
+    if (file == nullptr) {
+      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", path.c_str());
+      std::exit(2);
     }
-    std::fprintf(blockTraceFile,
-                 "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
-  }
-  std::FILE* traceFile = nullptr;
-  if (!tracePath.empty()) {
-    traceFile = std::fopen(tracePath.c_str(), "w");
-    if (traceFile == nullptr) {
-      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", tracePath.c_str());
-      return 2;
-    }
-    std::fprintf(traceFile,
-                 "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,mma_cycles,"
-                 "block_entered,launch_us\n");
-  }
+    std::fprintf(file, "%s\n", header);
+    return file;
+  };
+  std::FILE* blockTraceFile =
+      openTrace(blockTracePath, "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us");
+  std::FILE* traceFile = openTrace(tracePath,
+                                   "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,"
+                                   "mma_cycles,block_entered,launch_us");
   // This program's default orders: every winner of session 3 on the H100 used one of them (docs/BENCHMARKS.md).
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8", "g4", "g4:g8"};
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
