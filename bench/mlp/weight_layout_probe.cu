@@ -5,35 +5,32 @@
 // contiguous run. This probe streams the MLPs' weight shapes both ways, with the tile heights, k-splits and pipeline
 // depths the fused chain uses, and nothing else (no MMA, no A operand, no synchronization), beside a one-pass read of
 // the same bytes (the floor's bandwidth). If the prepacked stream is not faster, a prepacked weight layout cannot
-// make the chain faster either. Standalone (no cusync kernels; the ring's mbarrier and copy primitives).
+// make the chain faster either. No cusync kernel: the ring's mbarrier and copy primitives, the examples' graph timer
+// and one-pass read kernel.
 //
 //   build: the CMake target weight_layout_probe (sm_90a); run: weight_layout_probe [--csv path]
 //
 // Each launch: one block per (column tile, k-part), one thread issuing a box per k-block into a ring of `stages`
 // slots, waiting for a slot's previous box before reusing it. Two copies of the weights alternate between launches
-// (each larger than L2 on the H100 and H200), so every launch reads from DRAM. Median of 9 graph replays of 4 launches.
+// (each larger than L2 on the H100 and H200), so every launch reads from DRAM. Median of 9 graph replays of 4 launches
+// (examples/common/graph_timer.cuh; session 25's recorded run timed the same replays with a loop of its own, without
+// the timer's stream hold before each sample).
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
+#include <exception>
 #include <string>
-#include <vector>
 
 #include <cuda.h>
 #include <cuda_runtime.h>
 #include <cudaTypedefs.h>
 
+#include "common/device_buffers.cuh"
+#include "common/graph_timer.cuh"
+#include "common/read_bandwidth.cuh"  // detail::readOnce: the floor's one-pass read kernel
 #include "cusync/bulk_copy_ring.cuh"
-
-#define CHECK(x)                                                                      \
-  do {                                                                                \
-    cudaError_t e = (x);                                                              \
-    if (e != cudaSuccess) {                                                           \
-      std::fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e)); \
-      std::exit(1);                                                                   \
-    }                                                                                 \
-  } while (0)
+#include "cusync/error.h"
 
 namespace {
 
@@ -80,101 +77,50 @@ __global__ void __launch_bounds__(32, 1)
   sink[blockIdx.x] = slots[threadIdx.x];  // keeps nothing alive that matters; the copies completed above
 }
 
-// The floor's one-pass read (examples/common/read_bandwidth.cuh's kernel): 16-byte streaming loads, 4 in flight.
-__global__ void __launch_bounds__(512) readOnce(const uint4* data, std::size_t count, std::uint32_t* sink) {
-  std::uint32_t folded = 0;
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  for (; i + 3 * stride < count; i += 4 * stride) {
-    uint4 v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = __ldcs(data + i + j * stride);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) folded ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
-  }
-  for (; i < count; i += stride) {
-    const uint4 v = __ldcs(data + i);
-    folded ^= v.x ^ v.y ^ v.z ^ v.w;
-  }
-  folded = __reduce_xor_sync(0xffffffffu, folded);
-  if (threadIdx.x % 32 == 0) atomicXor(sink + blockIdx.x, folded);
-}
-
-PFN_cuTensorMapEncodeTiled_v12000 encoder() {
+// A 128B-swizzled fp16 tensor map of `rank` dimensions (innermost first) with boxes of `box`, as the GEMMs load.
+CUtensorMap swizzledHalfMap(void* base, cuuint32_t rank, const cuuint64_t* dims, const cuuint64_t* strides,
+                            const cuuint32_t* box, const char* what) {
   static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
     void* function = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    CHECK(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess) {
-      std::fprintf(stderr, "no cuTensorMapEncodeTiled\n");
-      std::exit(1);
-    }
+    CUSYNC_CUDA_CHECK(
+        cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &function, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess) throw cusync::Error("no cuTensorMapEncodeTiled");
     return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(function);
   }();
-  return encode;
+  const cuuint32_t elementStrides[4] = {1, 1, 1, 1};
+  CUtensorMap map{};
+  if (encode(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, rank, base, dims, strides, box, elementStrides,
+             CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
+             CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS)
+    throw cusync::Error(std::string(what) + " map refused");
+  return map;
 }
 
-// Row-major [n][k] fp16: boxes of `rows` x 64 at (column kb*64, row tile*rows); 128-byte swizzle as the GEMMs use.
+// Row-major [n][k] fp16: boxes of `rows` x 64 at (column kb*64, row tile*rows).
 CUtensorMap rowMajorMap(void* base, int n, int k, int rows) {
-  CUtensorMap map{};
   const cuuint64_t dims[2] = {cuuint64_t(k), cuuint64_t(n)};
   const cuuint64_t strides[1] = {cuuint64_t(k) * 2};
-  const cuuint32_t box[2] = {kBoxColumns, cuuint32_t(rows)}, elementStrides[2] = {1, 1};
-  if (encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 2, base, dims, strides, box, elementStrides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "row-major map refused (%d x %d, %d rows)\n", n, k, rows);
-    std::exit(1);
-  }
-  return map;
+  const cuuint32_t box[2] = {kBoxColumns, cuuint32_t(rows)};
+  return swizzledHalfMap(base, 2, dims, strides, box, "row-major");
 }
 
 // Prepacked [n/rows][k/64][rows][64]: box (64, rows, 1, 1) at (0, 0, kb, tile), one contiguous run per box.
 CUtensorMap prepackedMap(void* base, int n, int k, int rows) {
-  CUtensorMap map{};
   const cuuint64_t dims[4] = {kBoxColumns, cuuint64_t(rows), cuuint64_t(k / kBoxColumns), cuuint64_t(n / rows)};
   const cuuint64_t boxBytes = cuuint64_t(rows) * kBoxColumns * 2;
   const cuuint64_t strides[3] = {kBoxColumns * 2, boxBytes, boxBytes * (k / kBoxColumns)};
-  const cuuint32_t box[4] = {kBoxColumns, cuuint32_t(rows), 1, 1}, elementStrides[4] = {1, 1, 1, 1};
-  if (encoder()(&map, CU_TENSOR_MAP_DATA_TYPE_FLOAT16, 4, base, dims, strides, box, elementStrides,
-                CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B, CU_TENSOR_MAP_L2_PROMOTION_L2_256B,
-                CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) != CUDA_SUCCESS) {
-    std::fprintf(stderr, "prepacked map refused (%d x %d, %d rows)\n", n, k, rows);
-    std::exit(1);
-  }
-  return map;
+  const cuuint32_t box[4] = {kBoxColumns, cuuint32_t(rows), 1, 1};
+  return swizzledHalfMap(base, 4, dims, strides, box, "prepacked");
 }
 
+// Median us per launch of 4 launches captured in a graph (3 warm-up replays, 9 timed: examples/common/graph_timer.cuh);
+// `launch(i, stream)` gets the launch's index, so that launches can alternate between the two weight copies.
 template <class Launch>
 double medianMicroseconds(Launch&& launch, cudaStream_t stream) {
-  constexpr int kLaunches = 4, kSamples = 9;
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal));
-  for (int i = 0; i < kLaunches; ++i) launch(i, stream);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t start, stop;
-  CHECK(cudaEventCreate(&start));
-  CHECK(cudaEventCreate(&stop));
-  for (int i = 0; i < 3; ++i) CHECK(cudaGraphLaunch(exec, stream));  // warm-up
-  std::vector<float> samples;
-  for (int i = 0; i < kSamples; ++i) {
-    CHECK(cudaEventRecord(start, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(stop, stream));
-    CHECK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CHECK(cudaEventElapsedTime(&ms, start, stop));
-    samples.push_back(ms * 1000.0f / kLaunches);
-  }
-  CHECK(cudaGetLastError());
-  std::sort(samples.begin(), samples.end());
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaEventDestroy(start));
-  CHECK(cudaEventDestroy(stop));
-  return samples[kSamples / 2];
+  int index = 0;
+  return cusync::examples::timeWithGraph([&](cudaStream_t s) { launch(index++, s); }, stream, 4, 3, 9)
+      .medianMicroseconds;
 }
 
 struct Shape {
@@ -182,43 +128,30 @@ struct Shape {
   int n, k;  // the weight is [n][k], K contiguous: what the GEMM's B operand reads
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const char* csvPath = nullptr;
-  for (int i = 1; i < argc; ++i) {
-    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csvPath = argv[++i];
-    else {
-      std::fprintf(stderr, "usage: weight_layout_probe [--csv path]\n");
-      return 2;
-    }
-  }
+// The table (and the CSV when `csv` is given) for every shape, layout, tile height, split and depth.
+void probe(std::FILE* csv) {
   cudaDeviceProp prop{};
-  CHECK(cudaGetDeviceProperties(&prop, 0));
+  CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&prop, 0));
   if (prop.major < 9) {
     std::printf("weight_layout_probe needs sm_90 (TMA); this device is sm_%d%d\n", prop.major, prop.minor);
-    return 0;
+    return;
   }
   cudaStream_t stream;
-  CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-  CHECK(cudaFuncSetAttribute(streamWeights, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
+  CUSYNC_CUDA_CHECK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+  CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(streamWeights, cudaFuncAttributeMaxDynamicSharedMemorySize, 200 * 1024));
 
   // GPT-3's GEMM 1 and GEMM 2 weights per GPU, LLaMA-65B's GEMM 2 (K = 2752 = 43 x 64) and its paired GEMM 1
   // padded to 2 x 2816 columns (the fused chain's 176-column paired tiles: 32 tiles).
   const Shape shapes[] = {{"gpt3_w1", 6144, 12288}, {"gpt3_w2", 12288, 6144}, {"llama_w2", 8192, 2752},
                           {"llama_w1_paired", 5632, 8192}};
-  std::size_t maxBytes = 0;
-  for (const Shape& s : shapes) maxBytes = std::max(maxBytes, std::size_t(s.n) * s.k * 2);
-  void* weights[2];
-  std::uint32_t* sink;
-  for (void*& w : weights) {
-    CHECK(cudaMalloc(&w, maxBytes));
-    CHECK(cudaMemset(w, 0x3c, maxBytes));
-  }
-  CHECK(cudaMalloc(&sink, 1 << 20));
-  CHECK(cudaMemset(sink, 0, 1 << 20));
+  std::size_t maxElements = 0;
+  for (const Shape& s : shapes) maxElements = std::max(maxElements, std::size_t(s.n) * s.k);
+  using cusync::examples::DeviceBuffer;
+  DeviceBuffer<__half> weights[2] = {DeviceBuffer<__half>(maxElements), DeviceBuffer<__half>(maxElements)};
+  for (DeviceBuffer<__half>& w : weights) CUSYNC_CUDA_CHECK(cudaMemset(w.get(), 0x3c, w.bytes()));
+  DeviceBuffer<std::uint32_t> sink(1 << 18);
+  CUSYNC_CUDA_CHECK(cudaMemset(sink.get(), 0, sink.bytes()));
 
-  FILE* csv = csvPath ? std::fopen(csvPath, "w") : nullptr;
   if (csv) std::fprintf(csv, "device,shape,layout,rows,parts,blocks,stages,in_flight_kb,us,gbs,of_read\n");
   std::printf("device: %s (%d SMs)\n", prop.name, prop.multiProcessorCount);
   std::printf("%-16s %-9s %4s %5s %6s %6s %8s %8s %8s %7s\n", "shape", "layout", "rows", "parts", "blocks", "stages",
@@ -228,7 +161,8 @@ int main(int argc, char** argv) {
     const unsigned readBlocks = unsigned(prop.multiProcessorCount) * 4;
     const double readUs = medianMicroseconds(
         [&](int i, cudaStream_t st) {
-          readOnce<<<readBlocks, 512, 0, st>>>(static_cast<const uint4*>(weights[i % 2]), bytes / 16, sink);
+          cusync::examples::detail::readOnce<><<<readBlocks, 512, 0, st>>>(
+              reinterpret_cast<const uint4*>(weights[i % 2].get()), bytes / 16, sink.get());
         },
         stream);
     const double readGBs = bytes / (readUs * 1e-6) / 1e9;
@@ -247,12 +181,13 @@ int main(int argc, char** argv) {
           for (bool prepacked : {false, true}) {
             CUtensorMap maps[2];
             for (int i = 0; i < 2; ++i)
-              maps[i] = prepacked ? prepackedMap(weights[i], s.n, s.k, rows) : rowMajorMap(weights[i], s.n, s.k, rows);
+              maps[i] = prepacked ? prepackedMap(weights[i].get(), s.n, s.k, rows)
+                                  : rowMajorMap(weights[i].get(), s.n, s.k, rows);
             const unsigned blocks = unsigned(tiles * parts);
             const double us = medianMicroseconds(
                 [&](int i, cudaStream_t st) {
-                  streamWeights<<<blocks, 32, std::size_t(stages) * slotBytes, st>>>(maps[i % 2], prepacked, tiles,
-                                                                                     kBlocks, parts, rows, stages, sink);
+                  streamWeights<<<blocks, 32, std::size_t(stages) * slotBytes, st>>>(
+                      maps[i % 2], prepacked, tiles, kBlocks, parts, rows, stages, sink.get());
                 },
                 stream);
             const double gbs = bytes / (us * 1e-6) / 1e9;
@@ -267,8 +202,32 @@ int main(int argc, char** argv) {
       }
     }
   }
+  CUSYNC_CUDA_CHECK(cudaStreamDestroy(stream));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const char* csvPath = nullptr;
+  for (int i = 1; i < argc; ++i) {
+    if (!std::strcmp(argv[i], "--csv") && i + 1 < argc) csvPath = argv[++i];
+    else {
+      std::fprintf(stderr, "usage: weight_layout_probe [--csv path]\n");
+      return 2;
+    }
+  }
+  std::FILE* csv = csvPath ? std::fopen(csvPath, "w") : nullptr;
+  if (csvPath && !csv) {
+    std::fprintf(stderr, "weight_layout_probe: cannot write %s\n", csvPath);
+    return 2;
+  }
+  int status = 0;
+  try {
+    probe(csv);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "weight_layout_probe: %s\n", e.what());
+    status = 1;
+  }
   if (csv) std::fclose(csv);
-  for (void* w : weights) CHECK(cudaFree(w));
-  CHECK(cudaFree(sink));
-  return 0;
+  return status;
 }
