@@ -149,6 +149,56 @@ __global__ void __launch_bounds__(kWarps * 32, B)
   }
 }
 
+// Row-contiguous shape (session 26): a block owns R whole rows and its 256 threads read each row's k in 4 KB
+// contiguous pieces (thread t: k = 2048 j + 8 t), U pieces per row in flight; x straight from L1/L2 (every block
+// reads the same token), no shared-memory staging and no barrier before the first load; each row summed across the
+// block once at the end and stored (no atomics, no zeroed y). Why: the register GEMV above reads 512-byte pieces of
+// 4 rows per warp, and torch.compile max-autotune's Triton reduction (a program per few whole rows) streamed LLaMA's
+// W1 at the one-pass read's rate on the H200 (session 6, call 11: 21.5 us).
+template <int R, int U, int B>
+__global__ void __launch_bounds__(256, B) gemvRowContiguous(const __half* w, const __half* x, float* y, int n, int k) {
+  constexpr int kPiece = 256 * 8;  // k per block-wide load of a row
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const __half* base = w + std::size_t(blockIdx.x) * R * k + 8 * t;
+  const int pieces = k / kPiece;  // whole pieces; a short tail follows
+  float acc[R] = {};
+  int j = 0;
+  for (; j + U <= pieces; j += U) {
+    uint4 v[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u)
+#pragma unroll
+      for (int r = 0; r < R; ++r) v[u][r] = __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + (j + u) * kPiece));
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const uint4 xv = __ldg(reinterpret_cast<const uint4*>(x + (j + u) * kPiece + 8 * t));
+#pragma unroll
+      for (int r = 0; r < R; ++r) acc[r] = dot8(acc[r], v[u][r], xv);
+    }
+  }
+  for (; j * kPiece + 8 * t < k; ++j) {  // the rest of k: whole pieces past the unroll, then the short tail
+    const uint4 xv = __ldg(reinterpret_cast<const uint4*>(x + j * kPiece + 8 * t));
+#pragma unroll
+    for (int r = 0; r < R; ++r)
+      acc[r] = dot8(acc[r], __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + j * kPiece)), xv);
+  }
+  __shared__ float partial[R][8];
+#pragma unroll
+  for (int r = 0; r < R; ++r) {
+    float v = acc[r];
+#pragma unroll
+    for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+    if (lane == 0) partial[r][warp] = v;
+  }
+  __syncthreads();
+  if (t < R) {
+    float v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v += partial[t][i];
+    y[std::size_t(blockIdx.x) * R + t] = v;
+  }
+}
+
 __global__ void readOnce(const uint4* data, std::size_t count, unsigned* sink) {
   unsigned f = 0;
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -255,6 +305,34 @@ void run(const Shape& s, const __half* w, const __half* x, float* y, const float
   }
 }
 
+template <int R, int U, int B>
+void runRowContiguous(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs,
+                      cudaStream_t st) {
+  if (s.n % R || s.k % 8) return;
+  auto kernel = gemvRowContiguous<R, U, B>;
+  int perSm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, 256, 0));
+  const int blocks = s.n / R;
+  CHECK(cudaMemset(y, 0xff, s.n * 4));  // poisoned: every row must be written
+  auto launch = [&](cudaStream_t stream) { kernel<<<blocks, 256, 0, stream>>>(w, x, y, s.n, s.k); };
+  launch(st);
+  CHECK(cudaStreamSynchronize(st));
+  std::vector<float> got(s.n), want(s.n);
+  CHECK(cudaMemcpy(got.data(), y, s.n * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), yRef, s.n * 4, cudaMemcpyDeviceToHost));
+  double err = 0, norm = 0;
+  for (int i = 0; i < s.n; ++i) {
+    err = std::isfinite(got[i]) ? std::max(err, double(std::abs(got[i] - want[i]))) : INFINITY;
+    norm = std::max(norm, double(std::abs(want[i])));
+  }
+  const float us = timeGraph(launch, st);
+  const bool ok = err <= 1e-3 * norm + 1e-5;
+  anyWrong = anyWrong || !ok;
+  std::printf("%-6s row-contiguous R=%d U=%d B=%d blocks=%5d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  %s\n",
+              s.name, R, U, B, blocks, perSm, us, double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us,
+              ok ? "ok" : "WRONG");
+}
+
 template <int R, int U, int B, bool kArrive, bool kPersistent>
 void runChained(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, __half* out,
                 unsigned* arrivals, unsigned long long* tickets, float readUs, cudaStream_t st) {
@@ -304,27 +382,9 @@ void runChained(const Shape& s, const __half* w, const __half* x, float* y, cons
   }
 }
 
-int main() {
-  cudaStream_t st;
-  CHECK(cudaStreamCreate(&st));
-  const Shape shapes[] = {{"gpt3.1", 6144, 12288}, {"gpt3.2", 12288, 6144}, {"llama.1", 5504, 8192}};
-  for (const Shape& s : shapes) {
-    __half *w, *x;
-    float *y, *yRef;
-    CHECK(cudaMalloc(&w, std::size_t(s.n) * s.k * 2));
-    CHECK(cudaMalloc(&x, s.k * 2));
-    CHECK(cudaMalloc(&y, s.n * 4));
-    CHECK(cudaMalloc(&yRef, s.n * 4));
-    fill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
-    fill<<<16, 256, 0, st>>>(x, s.k, 2);
-    reference<<<s.n, 256, 0, st>>>(w, x, yRef, s.n, s.k);
-    unsigned* sink;
-    CHECK(cudaMalloc(&sink, 4));
-    const std::size_t vectors = std::size_t(s.n) * s.k / 8;
-    const float readUs = timeGraph(
-        [&](cudaStream_t stream) { readOnce<<<132 * 4, 512, 0, stream>>>(reinterpret_cast<const uint4*>(w), vectors, sink); }, st);
-    std::printf("%-6s one-pass read of the weights: %.1f us, %.2f TB/s\n", s.name, readUs,
-                double(s.n) * s.k * 2 / (readUs * 1e-6) / 1e12);
+// The register GEMV's shapes and the chain's per-unit costs added to it (sessions 8 and 25).
+void runRegisterShapes(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs,
+                       cudaStream_t st) {
     run<4, 2, 4>(s, w, x, y, yRef, readUs, st);
     run<1, 4, 6>(s, w, x, y, yRef, readUs, st);
     // More bytes in flight per SM, for HBM3e's larger bandwidth-latency product (H200, session 25): the chain's 4-row
@@ -349,6 +409,45 @@ int main() {
     CHECK(cudaFree(out));
     CHECK(cudaFree(arrivals));
     CHECK(cudaFree(tickets));
+}
+
+int main() {
+  cudaStream_t st;
+  CHECK(cudaStreamCreate(&st));
+  const Shape shapes[] = {{"gpt3.1", 6144, 12288}, {"gpt3.2", 12288, 6144}, {"llama.1", 5504, 8192},
+                          {"llama.2", 8192, 2752}};
+  for (const Shape& s : shapes) {
+    __half *w, *x;
+    float *y, *yRef;
+    CHECK(cudaMalloc(&w, std::size_t(s.n) * s.k * 2));
+    CHECK(cudaMalloc(&x, s.k * 2));
+    CHECK(cudaMalloc(&y, s.n * 4));
+    CHECK(cudaMalloc(&yRef, s.n * 4));
+    fill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
+    fill<<<16, 256, 0, st>>>(x, s.k, 2);
+    reference<<<s.n, 256, 0, st>>>(w, x, yRef, s.n, s.k);
+    unsigned* sink;
+    CHECK(cudaMalloc(&sink, 4));
+    const std::size_t vectors = std::size_t(s.n) * s.k / 8;
+    const float readUs = timeGraph(
+        [&](cudaStream_t stream) { readOnce<<<132 * 4, 512, 0, stream>>>(reinterpret_cast<const uint4*>(w), vectors, sink); }, st);
+    std::printf("%-6s one-pass read of the weights: %.1f us, %.2f TB/s\n", s.name, readUs,
+                double(s.n) * s.k * 2 / (readUs * 1e-6) / 1e12);
+    // What the zeroing of y costs each P = 1 launch below (a memset node in the same graph).
+    std::printf("%-6s memset of y alone: %.1f us\n", s.name,
+                timeGraph([&](cudaStream_t stream) { CHECK(cudaMemsetAsync(y, 0, s.n * sizeof(float), stream)); }, st));
+    // R x U x 16 bytes in flight per thread within the registers B blocks of 256 threads leave (no spills).
+    runRowContiguous<1, 4, 8>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<2, 2, 8>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<1, 6, 6>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<2, 3, 6>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<4, 2, 4>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<2, 4, 4>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<1, 8, 4>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<8, 2, 3>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<4, 4, 3>(s, w, x, y, yRef, readUs, st);
+    runRowContiguous<2, 8, 3>(s, w, x, y, yRef, readUs, st);
+    if (std::getenv("GEMV_PROBE_ROW_CONTIGUOUS_ONLY") == nullptr) runRegisterShapes(s, w, x, y, yRef, readUs, st);
     CHECK(cudaFree(w));
     CHECK(cudaFree(x));
     CHECK(cudaFree(y));
