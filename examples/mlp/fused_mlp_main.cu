@@ -209,7 +209,7 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
 template <class Chain>
 void writeGemvBlockTrace(Chain& chain, const MlpOperands& operands, const std::string& variant,
                          const std::string& config, std::FILE* file, cudaStream_t stream) {
-  DeviceBuffer<BlockTrace> first(chain.first().workUnitsPerLaunch()), second(chain.second().workUnitsPerLaunch());
+  DeviceBuffer<BlockTrace> first(chain.blocksOfStage(0)), second(chain.blocksOfStage(1));
   for (int i = 0; i < 3; ++i) chain.enqueue(operands, stream);
   CUSYNC_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, first.bytes(), stream));
   CUSYNC_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, second.bytes(), stream));
@@ -230,45 +230,61 @@ void writeGemvBlockTrace(Chain& chain, const MlpOperands& operands, const std::s
                    (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
 }
 
+// The launch-per-GEMM GEMV chain's experiment axes, each a list whose entries multiply the variants.
+struct GemvVariantAxes {
+  std::vector<std::uint32_t> l2Prefetches{0};  // --gemv-l2-prefetch: bytes of each GEMM-2 weight row
+  std::vector<PartOrder> secondPartOrders{PartOrder::PartsOfATileTogether};  // --gemv-second-order
+};
+
 // One skinny chain path (skinny_mlp.cuh), M <= its token limit: every split, synchronized, stream-ordered and, for
 // the launch-per-GEMM path, the PDL grid-sync baseline; `operands` hold LLaMA's gate/up rows paired per 16 when
 // `paired`.
 template <class Chain>
 void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
-                       bool paired, const std::vector<FusedSplit>& splits, const std::vector<std::uint32_t>& prefetches,
+                       bool paired, const std::vector<FusedSplit>& splits, const GemvVariantAxes& gemv,
                        MlpResults& results) {
   if (c.m > Chain::kMaxTokens || !configSelected(*c.options, Chain::configName())) return;
-  // GEMM 2's L2 prefetch of its weights (--gemv-l2-prefetch): the launch-per-GEMM path only.
-  const std::vector<std::uint32_t> prefetchList =
-      Chain::kPath == SkinnyPath::GemvPdl ? prefetches : std::vector<std::uint32_t>{0};
+  // GEMM 2's L2 prefetch of its weights and its part order: the launch-per-GEMM path's axes only.
+  const bool launchPerGemm = Chain::kPath == SkinnyPath::GemvPdl;  // the axes are the block-per-unit GEMV's
+  const std::vector<std::uint32_t> prefetchList = launchPerGemm ? gemv.l2Prefetches : std::vector<std::uint32_t>{0};
+  const std::vector<PartOrder> orderList =
+      launchPerGemm ? gemv.secondPartOrders : std::vector<PartOrder>{PartOrder::PartsOfATileTogether};
+  for (const PartOrder secondOrder : orderList)
   for (const std::uint32_t prefetch : prefetchList)
   for (const FusedSplit& split : splits) {
+    // The order of an unsplit GEMM 2's blocks has nothing to choose between.
+    if (secondOrder != PartOrder::PartsOfATileTogether && split.secondParts <= 1) continue;
     const std::string why = Chain::whyNot(c.m, c.shape.hidden, c.shape.intermediate, paired, split);
     if (!why.empty()) {
       std::printf("M=%d %s%s: not run: %s\n", c.m, Chain::configName().c_str(), split.label().c_str(), why.c_str());
       continue;
     }
     // Synchronized, stream-ordered and, for the launch-per-GEMM path, the PDL grid-sync baseline.
-    for (int ordering = 0; ordering < (Chain::kPath == SkinnyPath::GemvPdl ? 3 : 2); ++ordering) {
+    for (int ordering = 0; ordering < (Chain::kLaunchPerGemm ? 3 : 2); ++ordering) {
       const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
       if (!variantSelected(*c.options, variant)) continue;
+      // The whole-rows GEMV synchronized is the whole-grid wait, which PDL-GridSync already times.
+      if (Chain::kPath == SkinnyPath::GemvRows && ordering == 0) continue;
       const bool streamOrdered = ordering != 0;
+      // Only the tile-synchronized chain can start a GEMM-2 block before GEMM 1 ends.
+      if (secondOrder != PartOrder::PartsOfATileTogether && streamOrdered) continue;
       // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
       const auto chain = std::make_shared<Chain>(c.m, c.shape.hidden, c.shape.intermediate, paired, split,
                                                  c.device->smCount(), streamOrdered);
       chain->setPdlGridSync(ordering == 2);
       chain->setConsumerL2Prefetch(prefetch);
-      const std::string config =
-          Chain::configName() + split.label() + (prefetch ? "_l2pf" + std::to_string(prefetch) : std::string());
+      chain->setSecondPartOrder(secondOrder);
+      const std::string config = Chain::configName() + split.label() +
+                                 (prefetch ? "_l2pf" + std::to_string(prefetch) : std::string()) +
+                                 (secondOrder == PartOrder::KRangesInTurn ? "_kr" : "");
       const Measurement measured = checkThenTime([chain, operands](cudaStream_t s) { chain->enqueue(operands, s); },
                                                  {intermediate}, *c.checked.output, *c.checked.reference,
                                                  c.device->stream(), *c.options, results.deferred());
       const double slots = double(c.device->smCount()) * chain->occupancy();
-      const bool correct = results.record(Result{c.m, config, variant, 0, 0, false,
-                                                 chain->first().workUnitsPerLaunch() / slots,
-                                                 chain->second().workUnitsPerLaunch() / slots, 0},
+      const bool correct = results.record(Result{c.m, config, variant, 0, 0, false, chain->blocksOfStage(0) / slots,
+                                                 chain->blocksOfStage(1) / slots, 0},
                                           measured, "");
-      if constexpr (Chain::kPath == SkinnyPath::GemvPdl)
+      if constexpr (Chain::kLaunchPerGemm)
         if (c.blockTraceFile != nullptr && correct && !c.options->checkOnly)
           writeGemvBlockTrace(*chain, operands, variant, config, c.blockTraceFile, c.device->stream());
       if (c.options->verbose || !correct)
@@ -281,10 +297,10 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
 
 template <class Policy>
 void runSkinnyChains(const FusedRunContext& c, const MlpOperands& operands, DeviceBuffer<__half>* intermediate,
-                     bool paired, const std::vector<FusedSplit>& splits, const std::vector<std::uint32_t>& prefetches,
+                     bool paired, const std::vector<FusedSplit>& splits, const GemvVariantAxes& gemv,
                      MlpResults& results) {
   forEachSkinnyPath<Policy>([&](auto chain) {
-    runSkinnyVariants<typename decltype(chain)::type>(c, operands, intermediate, paired, splits, prefetches, results);
+    runSkinnyVariants<typename decltype(chain)::type>(c, operands, intermediate, paired, splits, gemv, results);
   });
 }
 
@@ -298,7 +314,7 @@ int main(int argc, char** argv) {
   std::vector<bool> unitWaits{false, true};
   std::vector<FusedSplit> splits;
   std::vector<FusedSplit> skinnySplits;
-  std::vector<std::uint32_t> gemvPrefetches{0};
+  GemvVariantAxes gemvAxes;
   const MlpProgram description{
       "mlp_fused_example", "The GPT-3 (or LLaMA) MLP as one persistent launch (the fused chain) against cuBLASLt and "
                            "the same kernel stream-ordered.",
@@ -316,7 +332,10 @@ int main(int argc, char** argv) {
       "  --block-trace FILE  record every block of one more run of each gemv_32_p* variant into FILE (CSV, as\n"
       "                      attention_example --trace; bench/attention/summarize_block_trace.py summarizes it)\n"
       "  --gemv-l2-prefetch LIST bytes of each weight row GEMM 2's blocks of gemv_32_p* ask L2 to prefetch before they\n"
-      "                      wait (multiples of 16; configuration suffix _l2pfN); default 0\n",
+      "                      wait (multiples of 16; configuration suffix _l2pfN); default 0\n"
+      "  --gemv-second-order LIST the order of a split GEMM 2's blocks in gemv_32_p*'s tile-synchronized chain, of\n"
+      "                      tiles (a tile's k-ranges together, default) and kranges (every tile's first k-range\n"
+      "                      first; configuration suffix _kr)\n",
       false,
       {"cuBLAS", "CUTLASS", "Fused", "Fused-StreamSync", "PDL-GridSync"}};
   // A list of split-Ks as --splits and --skinny-splits take it: none or AxB per word; anything else exits 2.
@@ -363,7 +382,7 @@ int main(int argc, char** argv) {
                                            return true;
                                          }
                                          if (argument == "--gemv-l2-prefetch") {
-                                           gemvPrefetches.clear();
+                                           gemvAxes.l2Prefetches.clear();
                                            for (const std::string& word :
                                                 wordListArgument(description.name, argument, value())) {
                                              char* end = nullptr;
@@ -372,7 +391,21 @@ int main(int argc, char** argv) {
                                                exitWithUsageError(description.name,
                                                                   "--gemv-l2-prefetch takes multiples of 16 up to "
                                                                   "2^24, not '" + word + "'");
-                                             gemvPrefetches.push_back(std::uint32_t(bytes));
+                                             gemvAxes.l2Prefetches.push_back(std::uint32_t(bytes));
+                                           }
+                                           return true;
+                                         }
+                                         if (argument == "--gemv-second-order") {
+                                           gemvAxes.secondPartOrders.clear();
+                                           for (const std::string& word :
+                                                wordListArgument(description.name, argument, value())) {
+                                             if (word != "tiles" && word != "kranges")
+                                               exitWithUsageError(description.name,
+                                                                  "--gemv-second-order takes tiles or kranges, not '" +
+                                                                      word + "'");
+                                             gemvAxes.secondPartOrders.push_back(
+                                                 word == "tiles" ? PartOrder::PartsOfATileTogether
+                                                                 : PartOrder::KRangesInTurn);
                                            }
                                            return true;
                                          }
@@ -493,7 +526,7 @@ int main(int argc, char** argv) {
           [&](const FusedChainEntry&) { return KernelOperands{shape.intermediate, context.operands, &buffers.xw1}; },
           results);
       runSkinnyChains<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>(
-          context, context.operands, &buffers.xw1, false, skinnySplits, gemvPrefetches, results);
+          context, context.operands, &buffers.xw1, false, skinnySplits, gemvAxes, results);
       results.timeDeferred(stream);  // --interleave: while the buffers live
     } else {
       SwiGluMlpBuffers buffers(m, shape.hidden, shape.intermediate);
@@ -552,7 +585,7 @@ int main(int argc, char** argv) {
         MlpOperands skinnyOperands = context.operands;
         skinnyOperands.w1 = pairedFor(shape.intermediate, 32);
         runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(
-            context, skinnyOperands, &buffers.s, true, skinnySplits, gemvPrefetches, results);
+            context, skinnyOperands, &buffers.s, true, skinnySplits, gemvAxes, results);
       }
       results.timeDeferred(stream);  // --interleave: while the buffers live
     }

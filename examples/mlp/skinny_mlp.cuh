@@ -2,8 +2,9 @@
 // proves from gpt3_mlp_skinny.dep / llama_mlp_skinny.dep, or the same kernels stream-ordered. Paths (SkinnyPath):
 // one persistent launch drawing both GEMMs' units from one queue, on a TMA ring (runtime/include/cusync/
 // skinny_chain_kernel.cuh, mma.sync or a one-token GEMV) or streaming through registers (skinny_gemv_chain_kernel.cuh);
-// or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (the fastest at
-// M = 1, session 8). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from a
+// or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
+// launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
+// 26), the second waiting for the whole first grid, which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from a
 // .cu file: it instantiates the kernels.
 #pragma once
 
@@ -19,6 +20,7 @@
 #include "cusync/error.h"
 #include "cusync/fused_chain.cuh"
 #include "cusync/launch.cuh"
+#include "cusync/row_gemv_stage_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/skinny_gemv_chain_kernel.cuh"
 #include "cusync/stage.cuh"
@@ -52,7 +54,16 @@ enum class SkinnyPath {
   GemvStream,  // skinny_gemv_chain_kernel.cuh, persistent, M = 1 (gemv_32_s<blocks per SM>)
   GemvPdl,     // skinny_gemv_chain_kernel.cuh, a launch per stage, one unit per block, the second launched with PDL
                // and waiting tile by tile (gemv_32_p<blocks per SM>)
+  GemvRows,    // row_gemv_stage_kernel.cuh, a launch per stage, kGemvRows whole weight rows per block, M = 1, unsplit;
+               // synchronized, the second launched with PDL and waiting for the whole first grid (gemv_rows_p<blocks
+               // per SM>)
 };
+
+// Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
+// each in flight per thread: bench/mlp/gemv_probe.cu's R = 4, U = 2, B = 4, within 2% of a one-pass read on every
+// MLP matrix on the H200 (session 26, call 3).
+inline constexpr int kGemvRows = 4;
+inline constexpr int kGemvRowsUnroll = 2;
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
@@ -65,9 +76,13 @@ class SkinnyMlpChain {
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing ? skinny::kTokens : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr int kThreads = kRing ? kSkinnyThreads : kSkinnyConsumerWarps * 32;
+  static constexpr bool kRows = kPath == SkinnyPath::GemvRows;
+  // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
+  static constexpr bool kLaunchPerGemm = kPath == SkinnyPath::GemvPdl || kRows;
+  static constexpr int kThreads = kRing ? kSkinnyThreads : kRows ? kRowGemvThreads : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
+    if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
   }
@@ -81,13 +96,18 @@ class SkinnyMlpChain {
         secondSplit_(second_, m, hidden, split.secondParts) {
     const std::string why = whyNot(m, hidden, intermediate, pairedSwiGlu, split, pairedGroupRows);
     if (!why.empty()) throw Error("skinny MLP chain " + configName() + ": " + why);
-    if (!streamOrdered) {
+    if (!streamOrdered && !kRows) {
       first_.setOutputPolicy<Policy>();
       gemm0Output_ = first_.inputFor<Policy>(second_);
     }
-    // The register paths stage a unit's activations: the longest k-range of either stage.
-    sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>()
-                         : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
+    // The whole-rows GEMV, synchronized: its unsplit GEMM 2 reads every GEMM-1 output, so the dependency's wait is the
+    // whole first grid (griddepcontrol.wait; no semaphores).
+    if (!streamOrdered && kRows) pdlGridSync_ = true;
+    // The register paths stage a unit's activations: the longest k-range of either stage. The whole-rows GEMV stages
+    // nothing.
+    sharedBytes_ = kRing   ? skinnySharedBytes<kTileN, kDepth>()
+                   : kRows ? 0
+                           : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     const auto kernel = this->kernel();
     // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
     // (different sharedBytes_) may all be alive and launched in turn (mlp_fused_example --interleave); set to each
@@ -102,7 +122,7 @@ class SkinnyMlpChain {
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
     streamOrdered_ = streamOrdered;
-    if constexpr (kPath == SkinnyPath::GemvPdl) return;  // no queue: a launch per stage, a block per unit
+    if constexpr (kLaunchPerGemm) return;  // no queue: a launch per stage
     const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether, true};
     const ChainStage secondStage{&second_, PartOrder::KRangesInTurn, true};
     const std::uint32_t units1 = first_.workUnitsPerLaunch(), units2 = second_.workUnitsPerLaunch();
@@ -131,6 +151,17 @@ class SkinnyMlpChain {
                std::to_string(kTileN / 2) + " that divides the intermediate size " + std::to_string(intermediate);
     }
     if (m < 1 || m > kMaxTokens) return "M = " + std::to_string(m) + " is outside 1.." + std::to_string(kMaxTokens);
+    if (kRows) {
+      if (split.firstParts != 1 || split.secondParts != 1) return "the whole-rows GEMV does not split K";
+      const int firstOutputs = rowGemvOutputsPerBlock<kGemvRows>(pairedSwiGlu ? SkinnyActivation::PairedSwiGlu
+                                                                              : SkinnyActivation::Gelu);
+      if (intermediate % firstOutputs != 0 || hidden % kGemvRows != 0)
+        return "GEMM widths " + std::to_string(intermediate) + " and " + std::to_string(hidden) +
+               " are not multiples of a block's " + std::to_string(firstOutputs) + " and " +
+               std::to_string(kGemvRows) + " outputs";
+      if (hidden % 8 != 0 || intermediate % 8 != 0) return "K must be a multiple of 8 (16-byte loads)";
+      return "";
+    }
     if (gemm1Rows % kTileN != 0 || hidden % kTileN != 0)
       return "GEMM widths " + std::to_string(gemm1Rows) + " and " + std::to_string(hidden) +
              " are not multiples of the tile's " + std::to_string(kTileN) + " rows";
@@ -146,8 +177,9 @@ class SkinnyMlpChain {
   // The PDL grid-sync baseline of the launch-per-GEMM path: a stream-ordered chain (no semaphores) whose second
   // launch starts early by PDL and waits for the whole first grid (griddepcontrol.wait) instead of tile by tile.
   void setPdlGridSync(bool enabled) {
-    if (enabled && (kPath != SkinnyPath::GemvPdl || !streamOrdered_))
-      throw Error("skinny MLP chain " + configName() + ": the PDL grid-sync baseline needs a stream-ordered gemv_*_p chain");
+    if (kRows && !streamOrdered_) return;  // synchronized, it already waits for the whole first grid
+    if (enabled && (!kLaunchPerGemm || !streamOrdered_))
+      throw Error("skinny MLP chain " + configName() + ": the PDL grid-sync baseline needs a stream-ordered launch-per-GEMM chain");
     pdlGridSync_ = enabled;
   }
 
@@ -159,11 +191,23 @@ class SkinnyMlpChain {
     consumerL2PrefetchBytes_ = bytesPerRow;
   }
 
+  // The launch-per-GEMM path: the order of GEMM 2's blocks when it is split along K (hardware order follows it).
+  // PartsOfATileTogether (the default) puts a tile's k-ranges together, so the GEMM-2 blocks that become resident
+  // while GEMM 1's last blocks still run need every GEMM-1 column. KRangesInTurn puts every tile's first k-range
+  // first: those blocks read only the GEMM-1 columns of GEMM 1's first blocks (hardware order, column by column),
+  // done by then when GEMM 1 runs in more than one round, so they start while GEMM 1 finishes. Any order is
+  // deadlock-free here: GEMM 1 waits for nothing and PDL starts GEMM 2's blocks only once every GEMM-1 block runs.
+  void setSecondPartOrder(PartOrder order) {
+    if (order != PartOrder::PartsOfATileTogether && kPath != SkinnyPath::GemvPdl)
+      throw Error("skinny MLP chain " + configName() + ": GEMM 2's part order is a gemv_*_p chain's choice");
+    second_.setPartOrder(order);
+  }
+
   // The launch-per-GEMM path, diagnostics: each launch's blocks write a record (block_trace.h) at first[blockIdx.x]
   // and second[blockIdx.x], as many as the stage's work units; null: none.
   void setBlockTraces(BlockTrace* first, BlockTrace* second) {
-    if ((first != nullptr || second != nullptr) && kPath != SkinnyPath::GemvPdl)
-      throw Error("skinny MLP chain " + configName() + ": block traces need a gemv_*_p chain");
+    if ((first != nullptr || second != nullptr) && !kLaunchPerGemm)
+      throw Error("skinny MLP chain " + configName() + ": block traces need a launch-per-GEMM chain");
     traces_[0] = first;
     traces_[1] = second;
   }
@@ -203,10 +247,10 @@ class SkinnyMlpChain {
         p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
                                                     kSkinnyChunk);
       }
-    if constexpr (kPath == SkinnyPath::GemvPdl) {
-      launchKernel(kernel(), dim3(first_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
+    if constexpr (kLaunchPerGemm) {
+      launchKernel(kernel(), dim3(blocksOfStage(0)), dim3(kThreads), sharedBytes_, stream,
                    LaunchOrdering::StreamOrder, p, 0u);
-      launchKernel(kernel(), dim3(second_.workUnitsPerLaunch()), dim3(kThreads), sharedBytes_, stream,
+      launchKernel(kernel(), dim3(blocksOfStage(1)), dim3(kThreads), sharedBytes_, stream,
                    streamOrdered_ && !pdlGridSync_ ? LaunchOrdering::StreamOrder : LaunchOrdering::Programmatic, p,
                    1u);
     } else {
@@ -225,9 +269,24 @@ class SkinnyMlpChain {
       return skinnyGemvChainKernel<Policy, kTileN, 2, kDepth>;
     else if constexpr (kPath == SkinnyPath::GemvPdl)
       return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
+    else if constexpr (kRows)
+      return rowGemvStageKernel<Policy, kGemvRows, kGemvRowsUnroll, kDepth>;
     else
       return skinnyChainKernel<Policy, kTileN, kPath == SkinnyPath::GemvRing, kDepth>;
   }
+  // Blocks of a launch-per-GEMM stage's launch (its block traces have as many records): a block per work unit, or
+  // for the whole-rows GEMV a block per kGemvRows weight rows.
+ public:
+  std::uint32_t blocksOfStage(int s) const {
+    const Stage& stage = s == 0 ? first_ : second_;
+    if (!kRows) return stage.workUnitsPerLaunch();
+    const int outputs = s == 0 ? (paired_ ? intermediate_ : gemm1Rows()) : hidden_;
+    const SkinnyActivation activation =
+        s == 0 && paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Identity;
+    return std::uint32_t(outputs / rowGemvOutputsPerBlock<kGemvRows>(activation));
+  }
+
+ private:
   // The longest k-range of a part, in k (kBlocksOfPart's balanced split).
   static int longestPart(int k, std::uint32_t parts) {
     const int kBlocks = k / skinny::kKStep;
@@ -264,6 +323,7 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRing, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvStream, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
 }
 
 }  // namespace cusync::examples

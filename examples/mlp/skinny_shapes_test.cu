@@ -1,7 +1,7 @@
 // What the skinny chains refuse, and why (SkinnyMlpChain::whyNot, skinny_mlp.cuh): token counts past a path's
-// limit, widths that are not whole 32-row tiles, K that is not whole 32-deep k-blocks, and more split parts than
-// k-blocks; the MLP shapes the benchmarks run are accepted. Host logic, compiled by nvcc because the header holds the
-// kernels; nothing runs on a GPU.
+// limit, widths that are not whole 32-row tiles, K that is not whole 32-deep k-blocks, more split parts than
+// k-blocks, and the whole-rows GEMV's limits (one token, unsplit, whole blocks); the MLP shapes the benchmarks run are
+// accepted. Host logic, compiled by nvcc because the header holds the kernels; nothing runs on a GPU.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -69,4 +69,23 @@ TEST_CASE("Gate/up pairing groups other than per tile run only on the GEMV paths
   CHECK(says(SwiGluGemv::whyNot(1, 8192, 2752, true, {}, 128), "divides the intermediate size 2752"));
   // GELU has no pairing: the argument does not matter.
   CHECK(Gemv::whyNot(1, 12288, 6144, false, {}, 64).empty());
+}
+
+TEST_CASE("The whole-rows GEMV runs one token, unsplit, over widths of whole blocks and K of whole 16-byte loads",
+          "[skinny]") {
+  using Rows = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvRows, 4>;
+  using SwiGluRows = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvRows, 4>;
+  CHECK(Rows::whyNot(1, 12288, 6144, false, {}).empty());
+  CHECK(SwiGluRows::whyNot(1, 8192, 2752, true, {}).empty());
+  CHECK(SwiGluRows::whyNot(1, 8192, 2752, true, {}, 64).empty());  // the PyTorch op's pairing
+  CHECK(says(Rows::whyNot(2, 12288, 6144, false, {}), "M = 2 is outside 1..1"));
+  CHECK(says(Rows::whyNot(1, 12288, 6144, false, {2, 1}), "does not split K"));
+  CHECK(says(Rows::whyNot(1, 12288, 6144, false, {1, 2}), "does not split K"));
+  // A GELU block writes 4 outputs; a paired SwiGLU block 2 (its 4 rows are 2 gate and 2 up rows).
+  CHECK(says(Rows::whyNot(1, 12288, 6146, false, {}), "not multiples of a block's 4 and 4 outputs"));
+  CHECK(says(SwiGluRows::whyNot(1, 8192, 2753, true, {}), "not multiples of a block's 2 and 4 outputs"));
+  CHECK(says(SwiGluRows::whyNot(1, 8194, 2752, true, {}), "not multiples of a block's 2 and 4 outputs"));
+  CHECK(says(Rows::whyNot(1, 12292, 6144, false, {}), "K must be a multiple of 8"));
+  // Its pairing groups follow the GEMV paths' rule.
+  CHECK(says(SwiGluRows::whyNot(1, 8192, 2752, true, {}, 128), "divides the intermediate size 2752"));
 }
