@@ -263,8 +263,9 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
     for (int ordering = 0; ordering < (Chain::kLaunchPerGemm ? 3 : 2); ++ordering) {
       const std::string variant = ordering == 0 ? "Fused" : ordering == 1 ? "Fused-StreamSync" : "PDL-GridSync";
       if (!variantSelected(*c.options, variant)) continue;
-      // The whole-rows GEMV synchronized is the whole-grid wait, which PDL-GridSync already times.
-      if (Chain::kPath == SkinnyPath::GemvRows && ordering == 0) continue;
+      // The whole-rows GEMV synchronized is the whole-grid wait (its unsplit GEMM 2 reads every GEMM-1 output):
+      // reported as Fused, what the PyTorch op runs and cusync-tune reads; PDL-GridSync would repeat it.
+      if (Chain::kPath == SkinnyPath::GemvRows && ordering == 2) continue;
       const bool streamOrdered = ordering != 0;
       // Only the tile-synchronized chain can start a GEMM-2 block before GEMM 1 ends.
       if (secondOrder != PartOrder::PartsOfATileTogether && streamOrdered) continue;
