@@ -23,6 +23,7 @@ using cusync::python::MlpPlan;
 using cusync::python::MlpPlanFor;
 using cusync::python::MlpTileOrders;
 using cusync::python::oneTokenConfigName;
+using cusync::python::oneTokenRowsConfigName;
 
 struct cusync_mlp_plan {
   int device;
@@ -99,7 +100,7 @@ const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name)
   throw Failure{CUSYNC_MLP_INVALID_ARGUMENT,
                 std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
                     (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
-                    " (it has: " + known + ", " + oneTokenConfigName() +
+                    " (it has: " + known + ", " + oneTokenConfigName() + ", " + oneTokenRowsConfigName() +
                     "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
 }
 
@@ -197,14 +198,15 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
   *plan = published(std::move(created));
 }
 
-// The one-token GEMV chain (one_token_mlp_plan.h), for the configuration oneTokenConfigName() at M = 1.
+// A one-token GEMV chain (one_token_mlp_plan.h), for the configurations oneTokenConfigName() and
+// oneTokenRowsConfigName() at M = 1.
 template <class Chain>
 void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool swiGlu, uint32_t first_parts,
                         uint32_t second_parts, void* stream, cusync_mlp_plan** plan) {
   const cusync::examples::FusedSplit split{first_parts, second_parts};
-  const std::string why = cusync::python::whyNotOneToken(m, hidden, intermediate, swiGlu, split);
+  const std::string why = cusync::python::whyNotOneToken<Chain>(m, hidden, intermediate, swiGlu, split);
   require(why.empty(), CUSYNC_MLP_INVALID_ARGUMENT,
-          "cusync mlp: configuration " + oneTokenConfigName() + " cannot run M = " + std::to_string(m) + ", H = " +
+          "cusync mlp: configuration " + Chain::configName() + " cannot run M = " + std::to_string(m) + ", H = " +
               std::to_string(hidden) + ", I = " + std::to_string(intermediate) + ": " + why);
   requirePlanCreatable(device, stream);
   std::lock_guard<std::mutex> lock(creationMutex);
@@ -216,14 +218,27 @@ void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool sw
   *plan = published(std::move(created));
 }
 
-bool isOneTokenConfig(const char* name) { return name != nullptr && oneTokenConfigName() == name; }
-
-// Blocks of the GEMV kernel per SM without dynamic shared memory (its activation slice grows with the k-range:
-// the plan checks the real occupancy when it is created).
-int oneTokenBlocksPerSm(int activation) {
-  return activation == CUSYNC_MLP_SWIGLU ? cusync::python::OneTokenSwiGluChain::blocksPerSm(0)
-                                         : cusync::python::OneTokenGeluChain::blocksPerSm(0);
+bool isOneTokenRowsConfig(const char* name) { return name != nullptr && oneTokenRowsConfigName() == name; }
+bool isOneTokenConfig(const char* name) {
+  return name != nullptr && (oneTokenConfigName() == name || isOneTokenRowsConfig(name));
 }
+
+// Blocks of a GEMV kernel per SM without dynamic shared memory (gemv_32_p4's activation slice grows with the k-range:
+// the plan checks the real occupancy when it is created; the whole-rows GEMV stages nothing).
+int oneTokenBlocksPerSm(int activation, const char* config) {
+  using namespace cusync::python;
+  if (isOneTokenRowsConfig(config))
+    return activation == CUSYNC_MLP_SWIGLU ? OneTokenRowsSwiGluChain::blocksPerSm(0)
+                                           : OneTokenRowsGeluChain::blocksPerSm(0);
+  return activation == CUSYNC_MLP_SWIGLU ? OneTokenSwiGluChain::blocksPerSm(0) : OneTokenGeluChain::blocksPerSm(0);
+}
+
+// The one-token GEMV chains, in the order the configuration lists give them after the fused registry.
+const std::string& oneTokenConfigAt(std::size_t index) {
+  static const std::string names[] = {oneTokenConfigName(), oneTokenRowsConfigName()};
+  return names[index];
+}
+constexpr std::size_t kOneTokenConfigs = 2;
 
 }  // namespace
 
@@ -235,22 +250,21 @@ const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
 
 const char* cusync_mlp_gelu_approximation(void) { return cusync::kGeluApproximation; }
 
-// Each activation's list: the fused chain's registry, then the one-token GEMV chain.
+// Each activation's list: the fused chain's registry, then the one-token GEMV chains.
 int cusync_mlp_config_count(int activation) {
   if (activation == CUSYNC_MLP_GELU)
-    return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size()) + 1;
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size() + kOneTokenConfigs);
   if (activation == CUSYNC_MLP_SWIGLU)
-    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size()) + 1;
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size() + kOneTokenConfigs);
   return 0;
 }
 
 const char* cusync_mlp_config_name(int activation, int index) {
   if (activation != CUSYNC_MLP_GELU && activation != CUSYNC_MLP_SWIGLU) return nullptr;
-  static const std::string oneToken = oneTokenConfigName();
   return withChain(activation, [&](auto policy) -> const char* {
     const auto& registry = cusync::examples::fusedChainRegistry<decltype(policy)>();
-    if (index < 0 || std::size_t(index) > registry.size()) return nullptr;
-    if (std::size_t(index) == registry.size()) return oneToken.c_str();
+    if (index < 0 || std::size_t(index) >= registry.size() + kOneTokenConfigs) return nullptr;
+    if (std::size_t(index) >= registry.size()) return oneTokenConfigAt(std::size_t(index) - registry.size()).c_str();
     return registry[std::size_t(index)].name.c_str();
   });
 }
@@ -258,6 +272,13 @@ const char* cusync_mlp_config_name(int activation, int index) {
 int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int* tile_n, int* tile_k) {
   return guarded([&] {
     require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    if (isOneTokenRowsConfig(config)) {  // one token by a block's weight rows, k read in block-wide pieces
+      requireActivation(activation);
+      *tile_m = 1;
+      *tile_n = cusync::examples::kGemvRows;
+      *tile_k = cusync::kRowGemvThreads * 8;
+      return;
+    }
     if (isOneTokenConfig(config)) {  // one token by 32 weight rows, split-K in 32-deep k-blocks
       requireActivation(activation);
       *tile_m = 1;
@@ -287,7 +308,7 @@ int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int devi
     };
     if (isOneTokenConfig(config)) {
       requireActivation(activation);
-      onPlanDevice([&] { return oneTokenBlocksPerSm(activation); });
+      onPlanDevice([&] { return oneTokenBlocksPerSm(activation, config); });
       return;
     }
     withChain(activation, [&](auto policy) {
@@ -319,6 +340,15 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
     require(activation != CUSYNC_MLP_SWIGLU || intermediate % 64 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64 (gate and up rows paired in "
             "groups of 64)");
+    if (isOneTokenRowsConfig(config)) {
+      if (activation == CUSYNC_MLP_SWIGLU)
+        createOneTokenPlan<cusync::python::OneTokenRowsSwiGluChain>(device, m, hidden, intermediate, true,
+                                                                    first_parts, second_parts, stream, plan);
+      else
+        createOneTokenPlan<cusync::python::OneTokenRowsGeluChain>(device, m, hidden, intermediate, false,
+                                                                  first_parts, second_parts, stream, plan);
+      return;
+    }
     if (isOneTokenConfig(config)) {
       if (activation == CUSYNC_MLP_SWIGLU)
         createOneTokenPlan<cusync::python::OneTokenSwiGluChain>(device, m, hidden, intermediate, true, first_parts,

@@ -1,8 +1,12 @@
-// The op's plan for one token (M = 1): the GEMV chain gemv_32_p4 (examples/mlp/skinny_mlp.cuh, SkinnyPath::GemvPdl):
-// a launch per GEMM with a block per 32-row unit, GEMM 2 launched with programmatic dependent launch. Split along K,
-// GEMM 2 waits tile by tile for the GEMM-1 tiles its k-range reads, under the TileSync policy cusyncgen proves from
-// examples/mlp/gpt3_mlp_skinny.dep (GELU) and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid
-// (oneTokenWaitsForWholeGrid says why). Include from a .cu file: it instantiates the kernels. Host code.
+// The op's plans for one token (M = 1), two GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with
+// GEMM 2 launched with programmatic dependent launch:
+// - gemv_rows_p4 (SkinnyPath::GemvRows): a few whole weight rows per block, unsplit; GEMM 2 waits for the whole first
+//   grid, which it reads. The faster: 70.9 against 79.9 us (GPT-3) and 37.5 against 41.9 (LLaMA) for gemv_32_p4 split
+//   2x1, H200 (docs/BENCHMARKS.md, issue 12, session 26, call 5).
+// - gemv_32_p4 (SkinnyPath::GemvPdl): a block per 32-row unit. Split along K, GEMM 2 waits tile by tile for the GEMM-1
+//   tiles its k-range reads, under the TileSync policy cusyncgen proves from examples/mlp/gpt3_mlp_skinny.dep (GELU)
+//   and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid (oneTokenWaitsForWholeGrid says why).
+// Include from a .cu file: it instantiates the kernels. Host code.
 //
 // Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chain streams
 // the weights through registers. Measured with the same interleaved timing: 113.0 against 117.0 us (GPT-3) and 56.8
@@ -32,17 +36,23 @@ template <class Policy>
 using OneTokenChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPdl, 4>;
 using OneTokenGeluChain = OneTokenChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
 using OneTokenSwiGluChain = OneTokenChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+template <class Policy>
+using OneTokenRowsChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRows, 4>;
+using OneTokenRowsGeluChain = OneTokenRowsChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using OneTokenRowsSwiGluChain = OneTokenRowsChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
 
-// The configuration's name, as the library lists it beside the fused chain's (the examples' name for this chain).
+// The configurations' names, as the library lists them after the fused chain's (the examples' names for these
+// chains).
 inline std::string oneTokenConfigName() { return OneTokenGeluChain::configName(); }
+inline std::string oneTokenRowsConfigName() { return OneTokenRowsGeluChain::configName(); }
 
 // Gate rows per pairing group of the op's SwiGLU W1 (cusync_mlp.h, python/cusync/op.py's PAIRED_ROWS).
 inline constexpr std::uint32_t kOpPairedGroupRows = 64;
 
-// Why the GEMV chain cannot run this call (empty when it can).
-inline std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split) {
-  return OneTokenGeluChain::whyNot(m, hidden, intermediate, swiGlu, split,
-                                   swiGlu ? kOpPairedGroupRows : OneTokenGeluChain::kTileN / 2);
+// Why the GEMV chain `Chain` cannot run this call (empty when it can).
+template <class Chain>
+std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split) {
+  return Chain::whyNot(m, hidden, intermediate, swiGlu, split, swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2);
 }
 
 // How GEMM 2 waits. Split along K, each GEMM-2 unit waits tile by tile for the GEMM-1 tiles its k-range reads.
@@ -51,6 +61,7 @@ inline std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiG
 // M = 1 on the H200, interleaved, tile by tile against grid sync: 83.7 against 80.4 us (GPT-3), 44.1 against 41.8
 // (LLaMA); the semaphore spin's back-off (32, 256, 1024 ns) and RowSync's single semaphore changed nothing, so the
 // cost is not the polling (docs/BENCHMARKS.md, issue 12, session 25, calls 5-6).
+// The whole-rows chain always waits for the whole first grid: that is its synchronized mode (skinny_mlp.cuh).
 inline bool oneTokenWaitsForWholeGrid(examples::FusedSplit split) { return split.secondParts == 1; }
 
 template <class Chain>
@@ -58,17 +69,14 @@ class OneTokenMlpPlan final : public MlpPlan {
  public:
   OneTokenMlpPlan(int hidden, int intermediate, bool swiGlu, examples::FusedSplit split, int smCount)
       : chain_(1, hidden, intermediate, swiGlu, split, smCount,
-               /*streamOrdered=*/oneTokenWaitsForWholeGrid(split), swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {
+               /*streamOrdered=*/!Chain::kRows && oneTokenWaitsForWholeGrid(split),
+               swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {
     chain_.setPdlGridSync(oneTokenWaitsForWholeGrid(split));
   }
 
-  std::uint32_t workUnits() const override {
-    return chain_.first().workUnitsPerLaunch() + chain_.second().workUnitsPerLaunch();
-  }
-  // Not persistent: a block per unit. The larger of the two launches.
-  std::uint32_t persistentBlocks() const override {
-    return std::max(chain_.first().workUnitsPerLaunch(), chain_.second().workUnitsPerLaunch());
-  }
+  std::uint32_t workUnits() const override { return chain_.blocksOfStage(0) + chain_.blocksOfStage(1); }
+  // Not persistent: a block per unit (per few rows). The larger of the two launches.
+  std::uint32_t persistentBlocks() const override { return std::max(chain_.blocksOfStage(0), chain_.blocksOfStage(1)); }
   void enqueue(const MlpOperands& operands, cudaStream_t stream) const override { chain_.enqueue(operands, stream); }
   // A GEMM-2 unit always waits for its whole k-range, in one warp, before its block reads any of it.
   void setWaitForWholeUnit(bool) override {}

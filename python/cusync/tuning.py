@@ -2,9 +2,10 @@
 
 A configuration is a compiled kernel, the split-K parts of each GEMM and the tile order of each GEMM. The kernel is
 a fused chain (tile shape, pipeline stages, cooperative or not: e.g. ``fused_64x128x128_s4_ws``), which runs at any
-M, or the one-token GEMV chain (``gemv_32_p4``: a launch per GEMM, the second launched with PDL and waiting tile by
-tile, or for the whole first grid when it is unsplit), which runs only at M = 1 and ignores tile orders and unit
-waits. It comes from a tuning table (JSON,
+M, or a one-token GEMV chain (``gemv_rows_p4``: a launch per GEMM with a few whole weight rows per block, unsplit,
+the second launched with PDL and waiting for the whole first grid; ``gemv_32_p4``: a block per 32-row tile, the
+second waiting tile by tile, or for the whole first grid when it is unsplit), which runs only at M = 1 and ignores
+tile orders and unit waits. It comes from a tuning table (JSON,
 docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the later standings
 over them) when the table has entries for this device and model shape: among those whose kernel runs at this M, the
 entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512
@@ -90,10 +91,11 @@ class TableEntry:
 # _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W; _kD: GEMM 2's own k-block depth D;
 # _gemm2sS: GEMM 2's own stage count S, on a pipeline of its own (fused_chain_instance.cuh).
 _FUSED_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
-# The one-token GEMV chain as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>).
+# The one-token GEMV chains as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>
+# and gemv_rows_p<blocks per SM>).
 # The example's other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*) and padded SwiGLU chains (_pad*) are not in the
 # op's library, so their names are refused.
-_GEMV_PATTERN = r"gemv_\d+_p\d+"
+_GEMV_PATTERN = r"gemv_(?:\d+|rows)_p\d+"
 _GEMV = re.compile(_GEMV_PATTERN)
 _CONFIG_PATTERN = f"(?:{_FUSED_PATTERN}|{_GEMV_PATTERN})"
 _CONFIG = re.compile(_CONFIG_PATTERN)
@@ -127,7 +129,7 @@ def format_order(producer: int, consumer: int) -> str:
 
 
 def is_gemv_chain(config: str) -> bool:
-    """Whether `config` names the one-token GEMV chain (gemv_N_pB) rather than a fused chain."""
+    """Whether `config` names a one-token GEMV chain (gemv_N_pB, gemv_rows_pB) rather than a fused chain."""
     return _GEMV.fullmatch(config) is not None
 
 
@@ -142,7 +144,7 @@ def parse_label(label: str) -> tuple:
     match = _LABEL.match(label)
     if not match:
         raise ValueError(f"'{label}' is not a label of a configuration the op runs "
-                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB, then "
+                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB, then "
                          "[_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
@@ -189,7 +191,7 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
-# At M = 1 the GEMV chain answers first (ONE_TOKEN_GEMV), where it can run the shape.
+# At M = 1 a GEMV chain answers first (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV), where it can run the shape.
 HEURISTIC = (
     (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
     (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
@@ -228,7 +230,11 @@ SWIGLU_HEURISTIC = (
 )
 
 
-# One token: the GEMV chain for both activations. In the same call it beat the fused chain at M = 1 on both devices:
+# One token: the whole-rows GEMV chain where it is compiled in: 70.9 against 79.9 us (GPT-3) and 37.5 against 41.9
+# (LLaMA) for gemv_32_p4 split 2x1 below, the same process, H200 (session 26, call 5; the H100 has not run it). It
+# takes every shape the op takes (H and I multiples of 8; its blocks hold 4 GELU or 2 paired SwiGLU outputs).
+ONE_TOKEN_ROWS = "gemv_rows_p4"
+# Else the 32-row GEMV chain for both activations. In the same call it beat the fused chain at M = 1 on both devices:
 # H100, session 8's call 13 (110.2 against 116.9 us GPT-3, 54.4 against 62.8 LLaMA); H200, session 25's calls 2 and 7
 # (the op: 80.2-81.7 against 96.6-97.4 GELU, 41.5 against 56.2 SwiGLU). GEMM 1 split in two k-parts, GEMM 2 unsplit
 # (so it waits for the whole first grid: one_token_mlp_plan.h): 78.1 against 80.5 us (GPT-3) and 40.9 against 41.7
@@ -246,6 +252,9 @@ def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
 
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
+    if m == 1 and ONE_TOKEN_ROWS in available and available[ONE_TOKEN_ROWS].blocks_per_sm > 0:
+        return Choice(ONE_TOKEN_ROWS, 1, 1, 1, 1, "heuristic (the whole-rows GEMV chain at one token: "
+                      "docs/BENCHMARKS.md session 26 call 5, H200)")
     if (m == 1 and ONE_TOKEN_GEMV in available and available[ONE_TOKEN_GEMV].blocks_per_sm > 0
             and _one_token_gemv_runs(hidden, intermediate)):
         # At most one part per 32-deep k-block of GEMM 1.
@@ -300,7 +309,7 @@ def parse_table(document, origin: str = "<table>") -> list:
             raise ValueError(f"{where}: \"activation\" must be one of {ACTIVATIONS}")
         if not _CONFIG.fullmatch(raw["config"]):
             raise ValueError(f"{where}: \"config\" '{raw['config']}' is not the name of a configuration the op runs "
-                             "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB)")
+                             "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB)")
         if not runs_at(raw["config"], raw["m"]):
             raise ValueError(f"{where}: \"config\" '{raw['config']}' runs only at M = 1, not at M = {raw['m']}")
         split = raw.get("split", [1, 1])

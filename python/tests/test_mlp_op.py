@@ -298,12 +298,14 @@ def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wide
                       torch.cuda.current_stream().cuda_stream)
 
 
-# Unsplit, GEMM 2 waits for the whole first grid (PDL grid sync); split along K, tile by tile (one_token_mlp_plan.h).
-@pytest.mark.parametrize("split", [[1, 1], [2, 2]])
+# gemv_32_p4 unsplit: GEMM 2 waits for the whole first grid (PDL grid sync); split along K, tile by tile
+# (one_token_mlp_plan.h). gemv_rows_p4: unsplit, always the whole first grid.
+@pytest.mark.parametrize("config,split", [("gemv_32_p4", [1, 1]), ("gemv_32_p4", [2, 2]), ("gemv_rows_p4", [1, 1])])
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
-def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation, split):
-    if "gemv_32_p4" not in op._registry.available_on(0, activation):
-        pytest.skip("this build has no gemv_32_p4")
+def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation, config,
+                                                                       split):
+    if config not in op._registry.available_on(0, activation):
+        pytest.skip(f"this build has no {config}")
     shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
                            else ((8192, 2752), 2, swiglu_reference))
     w1, w2 = weights(*shape, gate_up=gate_up, seed=4)
@@ -311,11 +313,11 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
     properties = torch.cuda.get_device_properties(0)
     (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
         "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
-        "intermediate": shape[1], "activation": activation, "m": 1, "config": "gemv_32_p4", "split": split}]}))
+        "intermediate": shape[1], "activation": activation, "m": 1, "config": config, "split": split}]}))
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     x = random_x(1, shape[0])
     assert cusync.explain(x, op_w1, w2, activation)["config"] == (
-        "gemv_32_p4" if split == [1, 1] else "gemv_32_p4_sk2x2")
+        config if split == [1, 1] else config + "_sk2x2")
     for _ in range(3):  # the tile semaphores advance between runs; every run must stay correct
         assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
     # At M = 2 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
@@ -323,7 +325,15 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
     x2 = random_x(2, shape[0])
     assert not tuning.is_gemv_chain(cusync.explain(x2, op_w1, w2, activation)["config"])
     with pytest.raises(ValueError):
-        _library.Plan(0, 2, *shape, activation, tuning.Choice("gemv_32_p4", 1, 1, 1, 1, "test"),
+        _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+
+
+def test_the_whole_rows_gemv_chain_refuses_a_split_by_name():
+    if "gemv_rows_p4" not in op._registry.available_on(0, "gelu"):
+        pytest.skip("this build has no gemv_rows_p4")
+    with pytest.raises(ValueError, match="does not split K"):
+        _library.Plan(0, 1, *GPT3, "gelu", tuning.Choice("gemv_rows_p4", 2, 1, 1, 1, "test"),
                       torch.cuda.current_stream().cuda_stream)
 
 

@@ -472,3 +472,32 @@ def test_a_gemv_choice_is_labelled_as_the_example_labels_it_without_order_or_uni
     assert tuning.Choice("gemv_32_p4", 8, 4, 4, 4, "t").label == "gemv_32_p4_sk8x4"
     assert tuning.parse_label(tuning.Choice("gemv_32_p4", 8, 4, 4, 4, "t").label)[:2] == ("gemv_32_p4", (8, 4))
     assert tuning.Choice("fused_64x128x128_s4_ws", 1, 1, 8, 8, "t").label == "fused_64x128x128_s4_ws_g8"
+
+
+ROWS = "gemv_rows_p4"
+ROWS_INFO = ConfigInfo(1, 4, 2048, 4)
+
+
+def test_heuristic_answers_one_token_with_the_whole_rows_gemv_chain_where_it_is_compiled_in():
+    for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
+        with_rows = dict(configs, **{ROWS: ROWS_INFO})
+        assert tuning.heuristic_choice(1, *shape, 132, with_rows, activation).label == ROWS
+        # Never at two tokens; without it the 32-row GEMV chain answers as before.
+        assert tuning.heuristic_choice(2, *shape, 132, with_rows, activation).config == "fused_64x128x128_s4_ws"
+        assert tuning.heuristic_choice(1, *shape, 132, configs, activation).label == GEMV + "_sk2x1"
+    # It takes shapes the 32-row tiles do not (H = 1032: a multiple of 8, which the op takes, not of 32).
+    assert tuning.heuristic_choice(1, 1032, 4128, 132, dict(ALL_CONFIGS, **{ROWS: ROWS_INFO})).label == ROWS
+    # A build where it fits no SM (blocks_per_sm 0) falls to the 32-row chain.
+    assert tuning.heuristic_choice(1, *GPT3, 132, dict(ALL_CONFIGS, **{ROWS: ConfigInfo(1, 4, 2048, 0)})).label == (
+        GEMV + "_sk2x1")
+
+
+def test_the_whole_rows_gemv_chain_is_a_one_token_configuration_with_a_plain_label():
+    assert tuning.is_gemv_chain(ROWS) and tuning.runs_at(ROWS, 1) and not tuning.runs_at(ROWS, 2)
+    assert tuning.parse_label(ROWS) == (ROWS, (1, 1), "row", "kblock")
+    assert tuning.Choice(ROWS, 1, 1, 8, 8, "t", True).label == ROWS
+    # A table may name it at M = 1 only.
+    entries = table(entry(1, ROWS, order="row"))
+    assert choose(entries, 1, available=dict(ALL_CONFIGS, **{ROWS: ROWS_INFO})).label == ROWS
+    with pytest.raises(ValueError, match="runs only at M = 1"):
+        tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(8), config=ROWS)]}, "t.json")
