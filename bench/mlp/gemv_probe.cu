@@ -199,6 +199,71 @@ __global__ void __launch_bounds__(256, B) gemvRowContiguous(const __half* w, con
   }
 }
 
+// The row-contiguous shape for T tokens (session 26): the same loads, each weight piece multiplied by every token's
+// piece of x (T x [k] row-major, from L1/L2). kHalfMath: each 8-product partial sum in half2 arithmetic, then added in
+// fp32 (about half the instructions of converting every product to fp32, which at T = 8 would take about two thirds of
+// the SM's issue rate at the read bandwidth); else every product in fp32 (dot8). y is T x [n].
+template <int R, int U, int B, int T, bool kHalfMath>
+__global__ void __launch_bounds__(256, B)
+    gemvRowTokens(const __half* w, const __half* x, float* y, int n, int k) {
+  constexpr int kPiece = 256 * 8;
+  const int t = threadIdx.x, lane = t % 32, warp = t / 32;
+  const __half* base = w + std::size_t(blockIdx.x) * R * k + 8 * t;
+  const int pieces = (k + kPiece - 1) / kPiece;
+  float acc[R][T] = {};
+  for (int j = 0; j < pieces; j += U) {
+    uint4 v[U][R];
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const bool inside = (j + u) * kPiece + 8 * t < k;
+#pragma unroll
+      for (int r = 0; r < R; ++r)
+        v[u][r] = inside ? __ldcs(reinterpret_cast<const uint4*>(base + std::size_t(r) * k + (j + u) * kPiece)) : uint4{};
+    }
+#pragma unroll
+    for (int u = 0; u < U; ++u) {
+      const int kk = (j + u) * kPiece + 8 * t;
+#pragma unroll
+      for (int tok = 0; tok < T; ++tok) {
+        const uint4 xv = kk < k ? __ldg(reinterpret_cast<const uint4*>(x + std::size_t(tok) * k + kk)) : uint4{};
+#pragma unroll
+        for (int r = 0; r < R; ++r) {
+          if constexpr (kHalfMath) {
+            const __half2* wh = reinterpret_cast<const __half2*>(&v[u][r]);
+            const __half2* xh = reinterpret_cast<const __half2*>(&xv);
+            __half2 p = __hmul2(wh[0], xh[0]);
+            p = __hfma2(wh[1], xh[1], p);
+            p = __hfma2(wh[2], xh[2], p);
+            p = __hfma2(wh[3], xh[3], p);
+            const float2 pf = __half22float2(p);
+            acc[r][tok] += pf.x + pf.y;
+          } else {
+            acc[r][tok] = dot8(acc[r][tok], v[u][r], xv);
+          }
+        }
+      }
+    }
+  }
+  __shared__ float partial[R][T][8];
+#pragma unroll
+  for (int r = 0; r < R; ++r)
+#pragma unroll
+    for (int tok = 0; tok < T; ++tok) {
+      float v = acc[r][tok];
+#pragma unroll
+      for (int o = 16; o > 0; o /= 2) v += __shfl_xor_sync(0xffffffffu, v, o);
+      if (lane == 0) partial[r][tok][warp] = v;
+    }
+  __syncthreads();
+  if (t < R * T) {
+    const int r = t / T, tok = t % T;
+    float v = 0;
+#pragma unroll
+    for (int i = 0; i < 8; ++i) v += partial[r][tok][i];
+    y[std::size_t(tok) * n + std::size_t(blockIdx.x) * R + r] = v;
+  }
+}
+
 __global__ void readOnce(const uint4* data, std::size_t count, unsigned* sink) {
   unsigned f = 0;
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
@@ -333,6 +398,48 @@ void runRowContiguous(const Shape& s, const __half* w, const __half* x, float* y
               ok ? "ok" : "WRONG");
 }
 
+// T tokens: x holds T token rows, yRef T reference rows (reference() per token); the relative bound is looser with
+// half-precision partial sums.
+template <int R, int U, int B, int T, bool kHalfMath>
+void runRowTokens(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs,
+                  cudaStream_t st) {
+  if (s.n % R || s.k % 8) return;
+  auto kernel = gemvRowTokens<R, U, B, T, kHalfMath>;
+  int perSm = 0;
+  CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&perSm, kernel, 256, 0));
+  CHECK(cudaMemset(y, 0xff, std::size_t(T) * s.n * 4));
+  auto launch = [&](cudaStream_t stream) { kernel<<<s.n / R, 256, 0, stream>>>(w, x, y, s.n, s.k); };
+  launch(st);
+  CHECK(cudaStreamSynchronize(st));
+  std::vector<float> got(std::size_t(T) * s.n), want(std::size_t(T) * s.n);
+  CHECK(cudaMemcpy(got.data(), y, got.size() * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), yRef, want.size() * 4, cudaMemcpyDeviceToHost));
+  double err = 0, norm = 0;
+  for (std::size_t i = 0; i < got.size(); ++i) {
+    err = std::isfinite(got[i]) ? std::max(err, double(std::abs(got[i] - want[i]))) : INFINITY;
+    norm = std::max(norm, double(std::abs(want[i])));
+  }
+  const float us = timeGraph(launch, st);
+  const bool ok = err <= (kHalfMath ? 1e-2 : 1e-3) * norm + 1e-5;
+  anyWrong = anyWrong || !ok;
+  std::printf("%-6s row-contiguous T=%d %s R=%d U=%d B=%d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  max err %.2g "
+              "of %.2g %s\n", s.name, T, kHalfMath ? "half2-partials" : "fp32", R, U, B, perSm, us,
+              double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us, err, norm, ok ? "ok" : "WRONG");
+}
+
+// The multi-token shapes over one weight matrix (x: 8 token rows, yRef: their references).
+void runRowTokenShapes(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs,
+                       cudaStream_t st) {
+  runRowTokens<4, 2, 4, 2, false>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<2, 2, 4, 4, false>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<4, 2, 3, 4, false>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<4, 2, 3, 4, true>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<2, 2, 3, 8, false>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<2, 2, 4, 8, true>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<4, 2, 2, 8, true>(s, w, x, y, yRef, readUs, st);
+  runRowTokens<4, 1, 3, 8, true>(s, w, x, y, yRef, readUs, st);
+}
+
 template <int R, int U, int B, bool kArrive, bool kPersistent>
 void runChained(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, __half* out,
                 unsigned* arrivals, unsigned long long* tickets, float readUs, cudaStream_t st) {
@@ -420,12 +527,14 @@ int main() {
     __half *w, *x;
     float *y, *yRef;
     CHECK(cudaMalloc(&w, std::size_t(s.n) * s.k * 2));
-    CHECK(cudaMalloc(&x, s.k * 2));
-    CHECK(cudaMalloc(&y, s.n * 4));
-    CHECK(cudaMalloc(&yRef, s.n * 4));
+    CHECK(cudaMalloc(&x, std::size_t(8) * s.k * 2));
+    CHECK(cudaMalloc(&y, std::size_t(8) * s.n * 4));
+    CHECK(cudaMalloc(&yRef, std::size_t(8) * s.n * 4));
     fill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
-    fill<<<16, 256, 0, st>>>(x, s.k, 2);
-    reference<<<s.n, 256, 0, st>>>(w, x, yRef, s.n, s.k);
+    // x and yRef hold 8 token rows: the one-token shapes use the first, the multi-token ones all.
+    fill<<<16, 256, 0, st>>>(x, std::size_t(8) * s.k, 2);
+    for (int token = 0; token < 8; ++token)
+      reference<<<s.n, 256, 0, st>>>(w, x + std::size_t(token) * s.k, yRef + std::size_t(token) * s.n, s.n, s.k);
     unsigned* sink;
     CHECK(cudaMalloc(&sink, 4));
     const std::size_t vectors = std::size_t(s.n) * s.k / 8;
@@ -447,6 +556,7 @@ int main() {
     runRowContiguous<8, 2, 3>(s, w, x, y, yRef, readUs, st);
     runRowContiguous<4, 4, 3>(s, w, x, y, yRef, readUs, st);
     runRowContiguous<2, 8, 3>(s, w, x, y, yRef, readUs, st);
+    runRowTokenShapes(s, w, x, y, yRef, readUs, st);
     if (std::getenv("GEMV_PROBE_ROW_CONTIGUOUS_ONLY") == nullptr) runRegisterShapes(s, w, x, y, yRef, readUs, st);
     CHECK(cudaFree(w));
     CHECK(cudaFree(x));
