@@ -336,6 +336,23 @@ struct Shape {
   int n, k;
 };
 
+// How far `count` device floats y lie from the reference yRef: the largest |y - yRef| (infinite where y is not
+// finite: a poisoned row left unwritten) and the largest |yRef|.
+struct Deviation {
+  double error = 0, norm = 0;
+};
+Deviation deviationFromReference(const float* y, const float* yRef, std::size_t count) {
+  std::vector<float> got(count), want(count);
+  CHECK(cudaMemcpy(got.data(), y, count * 4, cudaMemcpyDeviceToHost));
+  CHECK(cudaMemcpy(want.data(), yRef, count * 4, cudaMemcpyDeviceToHost));
+  Deviation d;
+  for (std::size_t i = 0; i < count; ++i) {
+    d.error = std::isfinite(got[i]) ? std::max(d.error, double(std::abs(got[i] - want[i]))) : INFINITY;
+    d.norm = std::max(d.norm, double(std::abs(want[i])));
+  }
+  return d;
+}
+
 template <int R, int U, int B>
 void run(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs, cudaStream_t st) {
   auto kernel = gemv<R, U, B>;
@@ -354,19 +371,13 @@ void run(const Shape& s, const __half* w, const __half* x, float* y, const float
     };
     launch(st);
     CHECK(cudaStreamSynchronize(st));
-    std::vector<float> got(s.n), want(s.n);
-    CHECK(cudaMemcpy(got.data(), y, s.n * 4, cudaMemcpyDeviceToHost));
-    CHECK(cudaMemcpy(want.data(), yRef, s.n * 4, cudaMemcpyDeviceToHost));
-    double err = 0, norm = 0;
-    for (int i = 0; i < s.n; ++i) {
-      err = std::max(err, double(std::abs(got[i] - want[i])));
-      norm = std::max(norm, double(std::abs(want[i])));
-    }
+    const Deviation d = deviationFromReference(y, yRef, s.n);
+    const bool ok = d.error <= 1e-3 * d.norm + 1e-5;
     const float us = timeGraph(launch, st);
     const double tbs = double(s.n) * s.k * 2 / (us * 1e-6) / 1e12;
     std::printf("%-6s R=%d U=%d B=%d P=%d blocks=%5d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  %s\n", s.name, R, U,
-                B, parts, blocks, perSm, us, tbs, readUs / us, err <= 1e-3 * norm + 1e-5 ? "ok" : "WRONG");
-    anyWrong = anyWrong || !(err <= 1e-3 * norm + 1e-5);
+                B, parts, blocks, perSm, us, tbs, readUs / us, ok ? "ok" : "WRONG");
+    anyWrong = anyWrong || !ok;
   }
 }
 
@@ -382,16 +393,9 @@ void runRowContiguous(const Shape& s, const __half* w, const __half* x, float* y
   auto launch = [&](cudaStream_t stream) { kernel<<<blocks, 256, 0, stream>>>(w, x, y, s.n, s.k); };
   launch(st);
   CHECK(cudaStreamSynchronize(st));
-  std::vector<float> got(s.n), want(s.n);
-  CHECK(cudaMemcpy(got.data(), y, s.n * 4, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(want.data(), yRef, s.n * 4, cudaMemcpyDeviceToHost));
-  double err = 0, norm = 0;
-  for (int i = 0; i < s.n; ++i) {
-    err = std::isfinite(got[i]) ? std::max(err, double(std::abs(got[i] - want[i]))) : INFINITY;
-    norm = std::max(norm, double(std::abs(want[i])));
-  }
+  const Deviation d = deviationFromReference(y, yRef, s.n);
   const float us = timeGraph(launch, st);
-  const bool ok = err <= 1e-3 * norm + 1e-5;
+  const bool ok = d.error <= 1e-3 * d.norm + 1e-5;
   anyWrong = anyWrong || !ok;
   std::printf("%-6s row-contiguous R=%d U=%d B=%d blocks=%5d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  %s\n",
               s.name, R, U, B, blocks, perSm, us, double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us,
@@ -411,20 +415,13 @@ void runRowTokens(const Shape& s, const __half* w, const __half* x, float* y, co
   auto launch = [&](cudaStream_t stream) { kernel<<<s.n / R, 256, 0, stream>>>(w, x, y, s.n, s.k); };
   launch(st);
   CHECK(cudaStreamSynchronize(st));
-  std::vector<float> got(std::size_t(T) * s.n), want(std::size_t(T) * s.n);
-  CHECK(cudaMemcpy(got.data(), y, got.size() * 4, cudaMemcpyDeviceToHost));
-  CHECK(cudaMemcpy(want.data(), yRef, want.size() * 4, cudaMemcpyDeviceToHost));
-  double err = 0, norm = 0;
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    err = std::isfinite(got[i]) ? std::max(err, double(std::abs(got[i] - want[i]))) : INFINITY;
-    norm = std::max(norm, double(std::abs(want[i])));
-  }
+  const Deviation d = deviationFromReference(y, yRef, std::size_t(T) * s.n);
   const float us = timeGraph(launch, st);
-  const bool ok = err <= (kHalfMath ? 1e-2 : 1e-3) * norm + 1e-5;
+  const bool ok = d.error <= (kHalfMath ? 1e-2 : 1e-3) * d.norm + 1e-5;
   anyWrong = anyWrong || !ok;
   std::printf("%-6s row-contiguous T=%d %s R=%d U=%d B=%d perSM=%d  %7.1f us  %5.2f TB/s  read/this %.3f  max err %.2g "
               "of %.2g %s\n", s.name, T, kHalfMath ? "half2-partials" : "fp32", R, U, B, perSm, us,
-              double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us, err, norm, ok ? "ok" : "WRONG");
+              double(s.n) * s.k * 2 / (us * 1e-6) / 1e12, readUs / us, d.error, d.norm, ok ? "ok" : "WRONG");
 }
 
 // The multi-token shapes over one weight matrix (x: 8 token rows, yRef: their references).
