@@ -4,8 +4,8 @@
 // skinny_chain_kernel.cuh, mma.sync or a one-token GEMV) or streaming through registers (skinny_gemv_chain_kernel.cuh);
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
 // launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
-// 26), the second waiting for the whole first grid, which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from a
-// .cu file: it instantiates the kernels.
+// 26), the second waiting for the whole first grid, which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU,
+// gate and up rows paired per kTileN / 2). Include from a .cu file: it instantiates the kernels.
 #pragma once
 
 #include <algorithm>
@@ -213,6 +213,16 @@ class SkinnyMlpChain {
   }
 
   int occupancy() const { return occupancy_; }
+  // Blocks of a launch-per-GEMM stage's launch (its block traces have as many records): a block per work unit, or
+  // for the whole-rows GEMV a block per kGemvRows weight rows.
+  std::uint32_t blocksOfStage(int s) const {
+    const Stage& stage = s == 0 ? first_ : second_;
+    if (!kRows) return stage.workUnitsPerLaunch();
+    const int outputs = s == 0 ? (paired_ ? intermediate_ : gemm1Rows()) : hidden_;
+    const SkinnyActivation activation =
+        s == 0 && paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Identity;
+    return std::uint32_t(outputs / rowGemvOutputsPerBlock<kGemvRows>(activation));
+  }
   // Blocks of this chain's kernel that fit on an SM of the current device with `sharedBytes` of dynamic shared memory
   // (the register paths' activation slice grows with the k-range).
   static int blocksPerSm(int sharedBytes) {
@@ -274,19 +284,6 @@ class SkinnyMlpChain {
     else
       return skinnyChainKernel<Policy, kTileN, kPath == SkinnyPath::GemvRing, kDepth>;
   }
-  // Blocks of a launch-per-GEMM stage's launch (its block traces have as many records): a block per work unit, or
-  // for the whole-rows GEMV a block per kGemvRows weight rows.
- public:
-  std::uint32_t blocksOfStage(int s) const {
-    const Stage& stage = s == 0 ? first_ : second_;
-    if (!kRows) return stage.workUnitsPerLaunch();
-    const int outputs = s == 0 ? (paired_ ? intermediate_ : gemm1Rows()) : hidden_;
-    const SkinnyActivation activation =
-        s == 0 && paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Identity;
-    return std::uint32_t(outputs / rowGemvOutputsPerBlock<kGemvRows>(activation));
-  }
-
- private:
   // The longest k-range of a part, in k (kBlocksOfPart's balanced split).
   static int longestPart(int k, std::uint32_t parts) {
     const int kBlocks = k / skinny::kKStep;
