@@ -105,9 +105,8 @@ class SkinnyMlpChain {
     if (!streamOrdered && kRows) pdlGridSync_ = true;
     // The register paths stage a unit's activations: the longest k-range of either stage. The whole-rows GEMV stages
     // nothing.
-    sharedBytes_ = kRing   ? skinnySharedBytes<kTileN, kDepth>()
-                   : kRows ? 0
-                           : 2 * std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
+    const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
+    sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>() : kRows ? 0 : 2 * longestKRange;
     const auto kernel = this->kernel();
     // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
     // (different sharedBytes_) may all be alive and launched in turn (mlp_fused_example --interleave); set to each
@@ -179,7 +178,8 @@ class SkinnyMlpChain {
   void setPdlGridSync(bool enabled) {
     if (kRows && !streamOrdered_) return;  // synchronized, it already waits for the whole first grid
     if (enabled && (!kLaunchPerGemm || !streamOrdered_))
-      throw Error("skinny MLP chain " + configName() + ": the PDL grid-sync baseline needs a stream-ordered launch-per-GEMM chain");
+      throw Error("skinny MLP chain " + configName() +
+                  ": the PDL grid-sync baseline needs a stream-ordered launch-per-GEMM chain");
     pdlGridSync_ = enabled;
   }
 
