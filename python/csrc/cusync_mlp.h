@@ -77,7 +77,8 @@ CUSYNC_MLP_API int cusync_mlp_plan_create(int device, int m, int hidden, int int
  * (python/cusync/data/tuning_table.json, "unit_wait"). Takes effect from the next cusync_mlp_run. */
 CUSYNC_MLP_API int cusync_mlp_plan_set_unit_wait(cusync_mlp_plan* plan, int whole_unit);
 
-/* Work units per launch (both GEMMs, all split-K parts) and the persistent blocks of the launch. */
+/* Work units per launch (both GEMMs, all split-K parts) and the blocks of the launch: the fused chain's persistent
+ * grid, or for the one-token GEMV chains (a launch per GEMM, not persistent) the larger of their two grids. */
 CUSYNC_MLP_API int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units,
                                         uint32_t* persistent_blocks);
 

@@ -46,6 +46,7 @@ class MlpPlan {
  public:
   virtual ~MlpPlan() = default;
   virtual std::uint32_t workUnits() const = 0;
+  // The fused chain's persistent grid; a chain of a launch per GEMM reports its larger grid (cusync_mlp_plan_info).
   virtual std::uint32_t persistentBlocks() const = 0;
   virtual void enqueue(const MlpOperands& operands, cudaStream_t stream) const = 0;
   // GEMM 2's units wait for their whole k-range before loading A, else k-block by k-block (the fused kernel's
