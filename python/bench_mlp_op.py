@@ -126,12 +126,18 @@ def main():
 
     print("\nmicroseconds per call; graph: CUDA-graph replays, eager: back-to-back calls; ! = failed the check;"
           " x/op > 1: the op is faster")
-    print(f"{'M':>6} {'op graph':>9} {'eager':>9} {'compile':>9} {'op eager':>9} {'eager':>9} | "
-          f"{'eager/op':>8} {'compile/op':>10} {'eager/op (no graph)':>19} | config")
+    # max-autotune's columns only when it ran (--autotune-m): it is the best anchor at M = 1 (docs/BENCHMARKS.md).
+    autotune = "torch-compile-max-autotune"
+    tuned = bool(autotune_ms)
+    print(f"{'M':>6} {'op graph':>9} {'eager':>9} {'compile':>9}" + (f" {'max-auto':>9}" if tuned else "") +
+          f" {'op eager':>9} {'eager':>9} | {'eager/op':>8} {'compile/op':>10}" +
+          (f" {'max-auto/op':>11}" if tuned else "") + f" {'eager/op (no graph)':>19} | config")
     for m in ms:
-        print(f"{m:6d} {cell(m, 'cusync-op')} {cell(m, 'torch-eager')} {cell(m, 'torch-compile')} "
-              f"{cell(m, 'cusync-op', False)} {cell(m, 'torch-eager', False)} | {ratio(m, 'torch-eager'):>8} "
-              f"{ratio(m, 'torch-compile'):>10} {ratio(m, 'torch-eager', False):>19} | "
+        print(f"{m:6d} {cell(m, 'cusync-op')} {cell(m, 'torch-eager')} {cell(m, 'torch-compile')}" +
+              (f" {cell(m, autotune)}" if tuned else "") +
+              f" {cell(m, 'cusync-op', False)} {cell(m, 'torch-eager', False)} | {ratio(m, 'torch-eager'):>8} "
+              f"{ratio(m, 'torch-compile'):>10}" + (f" {ratio(m, autotune):>11}" if tuned else "") +
+              f" {ratio(m, 'torch-eager', False):>19} | "
               f"{next((r['config'] for r in rows if r['M'] == m and r['config']), '-')}")
     failed = [r for r in rows if not r["correct"]]
     print(f"\n{len(rows) - len(failed)} of {len(rows)} results correct (bound {BOUND}); CSV: {args.csv}")
