@@ -223,14 +223,23 @@ bool isOneTokenConfig(const char* name) {
   return name != nullptr && (oneTokenConfigName() == name || isOneTokenRowsConfig(name));
 }
 
+// Calls visit(chain) with a value of the one-token GEMV chain type that `config` (one of isOneTokenConfig's) names for
+// `activation`: the one place that maps (configuration, activation) to a chain.
+template <class Visit>
+decltype(auto) withOneTokenChain(int activation, const char* config, Visit&& visit) {
+  using namespace cusync::python;
+  const bool swiGlu = activation == CUSYNC_MLP_SWIGLU;
+  if (isOneTokenRowsConfig(config))
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<OneTokenRowsSwiGluChain>{})
+                  : visit(cusync::examples::SkinnyChainType<OneTokenRowsGeluChain>{});
+  return swiGlu ? visit(cusync::examples::SkinnyChainType<OneTokenSwiGluChain>{})
+                : visit(cusync::examples::SkinnyChainType<OneTokenGeluChain>{});
+}
+
 // Blocks of a GEMV kernel per SM without dynamic shared memory (gemv_32_p4's activation slice grows with the k-range:
 // the plan checks the real occupancy when it is created; the whole-rows GEMV stages nothing).
 int oneTokenBlocksPerSm(int activation, const char* config) {
-  using namespace cusync::python;
-  if (isOneTokenRowsConfig(config))
-    return activation == CUSYNC_MLP_SWIGLU ? OneTokenRowsSwiGluChain::blocksPerSm(0)
-                                           : OneTokenRowsGeluChain::blocksPerSm(0);
-  return activation == CUSYNC_MLP_SWIGLU ? OneTokenSwiGluChain::blocksPerSm(0) : OneTokenGeluChain::blocksPerSm(0);
+  return withOneTokenChain(activation, config, [](auto chain) { return decltype(chain)::type::blocksPerSm(0); });
 }
 
 // The one-token GEMV chains, in the order the configuration lists give them after the fused registry.
@@ -340,22 +349,12 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
     require(activation != CUSYNC_MLP_SWIGLU || intermediate % 64 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64 (gate and up rows paired in "
             "groups of 64)");
-    if (isOneTokenRowsConfig(config)) {
-      if (activation == CUSYNC_MLP_SWIGLU)
-        createOneTokenPlan<cusync::python::OneTokenRowsSwiGluChain>(device, m, hidden, intermediate, true,
-                                                                    first_parts, second_parts, stream, plan);
-      else
-        createOneTokenPlan<cusync::python::OneTokenRowsGeluChain>(device, m, hidden, intermediate, false,
-                                                                  first_parts, second_parts, stream, plan);
-      return;
-    }
     if (isOneTokenConfig(config)) {
-      if (activation == CUSYNC_MLP_SWIGLU)
-        createOneTokenPlan<cusync::python::OneTokenSwiGluChain>(device, m, hidden, intermediate, true, first_parts,
-                                                                second_parts, stream, plan);
-      else
-        createOneTokenPlan<cusync::python::OneTokenGeluChain>(device, m, hidden, intermediate, false, first_parts,
-                                                              second_parts, stream, plan);
+      withOneTokenChain(activation, config, [&](auto chain) {
+        createOneTokenPlan<typename decltype(chain)::type>(device, m, hidden, intermediate,
+                                                           activation == CUSYNC_MLP_SWIGLU, first_parts, second_parts,
+                                                           stream, plan);
+      });
       return;
     }
     withChain(activation, [&](auto policy) { createPlan<decltype(policy)>(device, m, hidden, intermediate, config,
