@@ -265,7 +265,7 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
       if (!variantSelected(*c.options, variant)) continue;
       // The whole-rows GEMV synchronized is the whole-grid wait (its unsplit GEMM 2 reads every GEMM-1 output):
       // reported as Fused, what the PyTorch op runs and cusync-tune reads; PDL-GridSync would repeat it.
-      if (Chain::kPath == SkinnyPath::GemvRows && ordering == 2) continue;
+      if (Chain::kRows && ordering == 2) continue;
       const bool streamOrdered = ordering != 0;
       // Only the tile-synchronized chain can start a GEMM-2 block before GEMM 1 ends.
       if (secondOrder != PartOrder::PartsOfATileTogether && streamOrdered) continue;

@@ -4,7 +4,8 @@
 // skinny_chain_kernel.cuh, mma.sync or a one-token GEMV) or streaming through registers (skinny_gemv_chain_kernel.cuh);
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
 // launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
-// 26), the second waiting for the whole first grid, which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU,
+// 26; row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid,
+// which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU,
 // gate and up rows paired per kTileN / 2). Include from a .cu file: it instantiates the kernels.
 #pragma once
 
@@ -12,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <cuda_runtime.h>
@@ -21,6 +23,7 @@
 #include "cusync/fused_chain.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
+#include "cusync/row_mma_gemv_stage_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/skinny_gemv_chain_kernel.cuh"
 #include "cusync/stage.cuh"
@@ -57,6 +60,8 @@ enum class SkinnyPath {
   GemvRows,    // row_gemv_stage_kernel.cuh, a launch per stage, kGemvRows whole weight rows per block, M = 1, unsplit;
                // synchronized, the second launched with PDL and waiting for the whole first grid (gemv_rows_p<blocks
                // per SM>)
+  GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
+                // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -64,6 +69,10 @@ enum class SkinnyPath {
 // MLP matrix on the H200 (session 26, call 3).
 inline constexpr int kGemvRows = 4;
 inline constexpr int kGemvRowsUnroll = 2;
+// 4 KB pieces of each weight row per batch in gemv_rows_mma: 1 (a thread holds 8 weight chunks and up to 8 token
+// chunks). At 2 blocks of 256 threads per SM (gemv_rows_mma_p2) no instance spills (93-122 registers); at 3, capped
+// at 80, the 8-token instance spilled 176 bytes and ran 1.5x slower at M = 8 (session 27, call 4).
+inline constexpr int kGemvRowsMmaUnroll = 1;
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
@@ -73,15 +82,23 @@ template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
-  static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing ? skinny::kTokens : 1;
+  static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
+                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
+                                                                       : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRows = kPath == SkinnyPath::GemvRows;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
+  // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
+  static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
   static constexpr bool kLaunchPerGemm = kPath == SkinnyPath::GemvPdl || kRows;
-  static constexpr int kThreads = kRing ? kSkinnyThreads : kRows ? kRowGemvThreads : kSkinnyConsumerWarps * 32;
+  static constexpr int kThreads = kRing      ? kSkinnyThreads
+                                  : kRowsMma ? kRowMmaGemvThreads
+                                  : kRows    ? kRowGemvThreads
+                                             : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
+    if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
@@ -106,8 +123,11 @@ class SkinnyMlpChain {
     // The register paths stage a unit's activations: the longest k-range of either stage. The whole-rows GEMV stages
     // nothing.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
-    sharedBytes_ = kRing ? skinnySharedBytes<kTileN, kDepth>() : kRows ? 0 : 2 * longestKRange;
-    const auto kernel = this->kernel();
+    sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
+                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
+                   : kRows    ? 0
+                              : 2 * longestKRange;
+    const auto kernel = kernelFor(m);
     // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
     // (different sharedBytes_) may all be alive and launched in turn (mlp_fused_example --interleave); set to each
     // new chain's size, it made the larger ones' launches fail with cudaErrorInvalidValue (session 20).
@@ -116,7 +136,7 @@ class SkinnyMlpChain {
     CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
     if (attributes.maxDynamicSharedSizeBytes < sharedBytes_)
       CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
-    const int perSm = blocksPerSm(sharedBytes_);
+    const int perSm = blocksPerSm(sharedBytes_, m);
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
@@ -152,12 +172,12 @@ class SkinnyMlpChain {
     if (m < 1 || m > kMaxTokens) return "M = " + std::to_string(m) + " is outside 1.." + std::to_string(kMaxTokens);
     if (kRows) {
       if (split.firstParts != 1 || split.secondParts != 1) return "the whole-rows GEMV does not split K";
-      const int firstOutputs = rowGemvOutputsPerBlock<kGemvRows>(pairedSwiGlu ? SkinnyActivation::PairedSwiGlu
-                                                                              : SkinnyActivation::Gelu);
-      if (intermediate % firstOutputs != 0 || hidden % kGemvRows != 0)
+      const int firstOutputs = outputsPerBlock(pairedSwiGlu ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Gelu);
+      const int secondOutputs = outputsPerBlock(SkinnyActivation::Identity);
+      if (intermediate % firstOutputs != 0 || hidden % secondOutputs != 0)
         return "GEMM widths " + std::to_string(intermediate) + " and " + std::to_string(hidden) +
                " are not multiples of a block's " + std::to_string(firstOutputs) + " and " +
-               std::to_string(kGemvRows) + " outputs";
+               std::to_string(secondOutputs) + " outputs";
       if (hidden % 8 != 0 || intermediate % 8 != 0) return "K must be a multiple of 8 (16-byte loads)";
       return "";
     }
@@ -214,20 +234,24 @@ class SkinnyMlpChain {
 
   int occupancy() const { return occupancy_; }
   // Blocks of a launch-per-GEMM stage's launch (its block traces have as many records): a block per work unit, or
-  // for the whole-rows GEMV a block per kGemvRows weight rows.
+  // for the whole-rows GEMVs a block per outputsPerBlock outputs.
   std::uint32_t blocksOfStage(int s) const {
     const Stage& stage = s == 0 ? first_ : second_;
     if (!kRows) return stage.workUnitsPerLaunch();
     const int outputs = s == 0 ? (paired_ ? intermediate_ : gemm1Rows()) : hidden_;
     const SkinnyActivation activation =
         s == 0 && paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Identity;
-    return std::uint32_t(outputs / rowGemvOutputsPerBlock<kGemvRows>(activation));
+    return std::uint32_t(outputs / outputsPerBlock(activation));
   }
-  // Blocks of this chain's kernel that fit on an SM of the current device with `sharedBytes` of dynamic shared memory
-  // (the register paths' activation slice grows with the k-range).
-  static int blocksPerSm(int sharedBytes) {
+  // Output features per block of a whole-rows GEMV stage with this activation.
+  static constexpr int outputsPerBlock(SkinnyActivation activation) {
+    return kRowsMma ? rowMmaGemvOutputsPerBlock(activation) : rowGemvOutputsPerBlock<kGemvRows>(activation);
+  }
+  // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
+  // shared memory (the register paths' activation slice grows with the k-range).
+  static int blocksPerSm(int sharedBytes, int m = 1) {
     int blocks = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel(), kThreads, sharedBytes));
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernelFor(m), kThreads, sharedBytes));
     return blocks;
   }
   const Stage& first() const { return first_; }
@@ -258,15 +282,15 @@ class SkinnyMlpChain {
                                                     kSkinnyChunk);
       }
     if constexpr (kLaunchPerGemm) {
-      launchKernel(kernel(), dim3(blocksOfStage(0)), dim3(kThreads), sharedBytes_, stream,
+      launchKernel(kernelFor(m_), dim3(blocksOfStage(0)), dim3(kThreads), sharedBytes_, stream,
                    LaunchOrdering::StreamOrder, p, 0u);
-      launchKernel(kernel(), dim3(blocksOfStage(1)), dim3(kThreads), sharedBytes_, stream,
+      launchKernel(kernelFor(m_), dim3(blocksOfStage(1)), dim3(kThreads), sharedBytes_, stream,
                    streamOrdered_ && !pdlGridSync_ ? LaunchOrdering::StreamOrder : LaunchOrdering::Programmatic, p,
                    1u);
     } else {
       for (const auto& launch : launches_) {
         p.queue = launch->queue();
-        kernel()<<<launch->persistentBlocks(), kThreads, sharedBytes_, stream>>>(p);
+        kernelFor(m_)<<<launch->persistentBlocks(), kThreads, sharedBytes_, stream>>>(p);
         CUSYNC_CUDA_CHECK(cudaGetLastError());
       }
     }
@@ -279,10 +303,31 @@ class SkinnyMlpChain {
       return skinnyGemvChainKernel<Policy, kTileN, 2, kDepth>;
     else if constexpr (kPath == SkinnyPath::GemvPdl)
       return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
+    else if constexpr (kRowsMma)
+      static_assert(!kRowsMma, "kernelFor picks the tensor-core whole-rows GEMV's instance by token count");
     else if constexpr (kRows)
       return rowGemvStageKernel<Policy, kGemvRows, kGemvRowsUnroll, kDepth>;
     else
       return skinnyChainKernel<Policy, kTileN, kPath == SkinnyPath::GemvRing, kDepth>;
+  }
+  // The kernel that runs m tokens: the tensor-core whole-rows GEMV has an instance per token bound (1, 2, 4, 8: each
+  // holds and transposes only the token rows it may have); the other paths one.
+  static constexpr int tokensOfInstance(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
+  static auto kernelFor(int m) {
+    if constexpr (kRowsMma) {
+      constexpr auto instance = [](auto tokens) {
+        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
+      };
+      switch (tokensOfInstance(m)) {
+        case 1: return instance(std::integral_constant<int, 1>{});
+        case 2: return instance(std::integral_constant<int, 2>{});
+        case 4: return instance(std::integral_constant<int, 4>{});
+        default: return instance(std::integral_constant<int, 8>{});
+      }
+    } else {
+      (void)m;
+      return kernel();
+    }
   }
   // The longest k-range of a part, in k (kBlocksOfPart's balanced split).
   static int longestPart(int k, std::uint32_t parts) {
@@ -321,6 +366,7 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvStream, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
 }
 
 }  // namespace cusync::examples

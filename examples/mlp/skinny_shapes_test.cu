@@ -89,3 +89,21 @@ TEST_CASE("The whole-rows GEMV runs one token, unsplit, over widths of whole blo
   // Its pairing groups follow the GEMV paths' rule.
   CHECK(says(SwiGluRows::whyNot(1, 8192, 2752, true, {}, 128), "divides the intermediate size 2752"));
 }
+
+TEST_CASE("The tensor-core whole-rows GEMV runs 1-8 tokens, unsplit, over widths of whole 8-row blocks", "[skinny]") {
+  using RowsMma = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvRowsMma, 2>;
+  using SwiGluRowsMma = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvRowsMma, 2>;
+  for (int m : {1, 2, 3, 4, 5, 8}) {
+    CHECK(RowsMma::whyNot(m, 12288, 6144, false, {}).empty());
+    CHECK(SwiGluRowsMma::whyNot(m, 8192, 2752, true, {}).empty());
+    CHECK(SwiGluRowsMma::whyNot(m, 8192, 2752, true, {}, 64).empty());  // the PyTorch op's pairing
+  }
+  CHECK(says(RowsMma::whyNot(9, 12288, 6144, false, {}), "M = 9 is outside 1..8"));
+  CHECK(says(RowsMma::whyNot(2, 12288, 6144, false, {2, 1}), "does not split K"));
+  // A GELU block writes 8 outputs; a paired SwiGLU block 4 (its 8 rows are 4 gate and 4 up rows).
+  CHECK(says(RowsMma::whyNot(2, 12288, 6148, false, {}), "not multiples of a block's 8 and 8 outputs"));
+  CHECK(says(SwiGluRowsMma::whyNot(2, 8192, 2754, true, {}), "not multiples of a block's 4 and 8 outputs"));
+  // A paired block's 4 outputs divide 2756, whose rows are then no whole number of 16-byte loads.
+  CHECK(says(SwiGluRowsMma::whyNot(2, 8192, 2756, true, {}), "K must be a multiple of 8"));
+  CHECK(RowsMma::configName() == "gemv_rows_mma_p2");
+}

@@ -1,0 +1,212 @@
+// The GEMV of 1-8 tokens with whole weight rows per block on tensor cores, a launch per stage: each block owns 8
+// weight rows (8 outputs, or 4 paired SwiGLU outputs: 4 gate rows and their 4 up rows), reads them exactly as the
+// CUDA-core whole-rows GEMV does (row_gemv_stage_kernel.cuh: every block-wide load is 4 KB of one row, thread t at
+// k = 2048 j + 8 t), and multiplies them by the tokens with mma.sync m16n8k16 (tokens as A, weight rows as B) after
+// a warp-private transpose through shared memory; the warps' sums meet once, at the end, and are written through the
+// activation (no split-K, no atomics). Device code; host side in examples/mlp/skinny_mlp.cuh (configuration
+// gemv_rows_mma_p<blocks per SM>).
+//
+// Why tensor cores: the CUDA-core whole-rows GEMV multiplies in fp32, so its instructions per weight byte grow with
+// the tokens; past one token the issue rate, not memory, bounds it (session 26, call 8; session 27, call 1: at 2
+// tokens 1.11x cuBLASLt's time). One m16n8k16 multiplies 256 weight bytes by up to 8 tokens. Measured (session 27,
+// call 4, H200, GPT-3 / LLaMA MLP): 75.9 / 42.8 us at M = 2 and 78.2 / 45.3 at M = 4, against cuBLASLt's 85.2 / 42.8
+// and 86.0 / 43.2; at M = 1 the CUDA-core kernel stays faster (70.7 against 75.1 for GPT-3).
+//
+// Why the transpose: an mma fragment spreads 8 weight rows over a warp's lanes (row = lane / 4), so fragments loaded
+// straight from global memory read 64 contiguous bytes per row per instruction, where the CUDA-core kernel's read
+// 4 KB of one row. Here the global loads keep the 4 KB shape; each warp writes its 512-byte share of the 8 rows to its
+// own shared memory and reads it back in fragment order (no block barrier). The tokens' chunks of a piece take the
+// same way: loaded with the weights (one coalesced 16-byte load per thread and token, all in flight together) and
+// transposed beside them. Loaded in fragment order beside each mma instead, they sat on its chain, an L1/L2 round trip
+// per two chunks: with the weights in fragment order too (call 2) GPT-3 at M = 1 took 96.8 us, with only the weights
+// transposed (call 3) 103.0; with both transposed (call 4) 75.1. The 64-byte shape's own cost was not measured apart.
+//
+// Fragment order: the reduction over k does not care in which order k is visited, so a thread's two B registers of
+// one mma (logical k 2t..2t+1 and 2t+8..2t+9 of weight row g = lane / 4, t = lane % 4) may hold any four physical k,
+// as long as its A registers (token g at the same logical k) hold the same four. Lane (g, t) takes the warp's 16-byte
+// chunks t, t + 4, ..., t + 28 of weight row g and of token g, each feeding two mmas. Token rows 8-15 of A are zero
+// (at most 8 tokens), so only a0 and a2 are set; accumulators c2, c3 stay zero.
+//
+// Synchronization: as the CUDA-core whole-rows GEMV. Stage 1 reads every stage-0 output, so it waits for the whole
+// first grid (griddepcontrol.wait, SkinnyChainParams::secondWaitsForWholeGrid) after its first weight batch is in
+// flight, or the launches are stream-ordered. Progress: every stage-0 block triggers the dependent launch first and
+// waits for nothing.
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_fp16.h>
+
+#include "cusync/block_trace.cuh"
+#include "cusync/fast_silu.cuh"
+#include "cusync/gelu.cuh"
+#include "cusync/paired_weight_rows.h"
+#include "cusync/skinny_chain_kernel.cuh"
+
+namespace cusync {
+
+inline constexpr int kRowMmaGemvWarps = 8;
+inline constexpr int kRowMmaGemvThreads = kRowMmaGemvWarps * 32;
+inline constexpr int kRowMmaGemvRows = 8;       // weight rows per block: one mma B tile
+inline constexpr int kRowMmaGemvMaxTokens = 8;  // mma A rows that carry tokens (of 16)
+
+// Dynamic shared memory of a block taking up to `tokens` tokens: per warp, the piece's 8 weight rows and `tokens`
+// token rows of 512 bytes; then the warps' sums. Host + device.
+CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens) {
+  return kRowMmaGemvWarps * (kRowMmaGemvRows + tokens) * 512 +
+         kRowMmaGemvWarps * kRowMmaGemvMaxTokens * kRowMmaGemvRows * int(sizeof(float));
+}
+
+// Output features per block: a paired SwiGLU output needs two rows (gate and up). Host + device.
+CUSYNC_HOST_DEVICE constexpr int rowMmaGemvOutputsPerBlock(SkinnyActivation activation) {
+  return activation == SkinnyActivation::PairedSwiGlu ? kRowMmaGemvRows / 2 : kRowMmaGemvRows;
+}
+
+namespace detail {
+
+// d += A B for one m16n8k16 with fp16 operands and fp32 accumulators; A's rows 8-15 are zero (a1 = a3 = 0).
+__device__ __forceinline__ void mmaTokensByRows(float (&d)[4], std::uint32_t a0, std::uint32_t a2, std::uint32_t b0,
+                                                std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
+}
+
+// Stage 1's activations were written by the stage-0 grid, which may still have been running when this block started
+// (PDL): read them from L2, never through the non-coherent path. Stage 0's tokens never change in a launch.
+__device__ __forceinline__ uint4 loadTokenChunk(const __half* a, std::uint32_t s, std::size_t offset) {
+  const uint4* p = reinterpret_cast<const uint4*>(a + offset);
+  return s == 0 ? __ldg(p) : __ldcg(p);
+}
+
+// Where chunk `chunk` (of 32) of row `row` (of 8) lies in a warp's transpose buffer: rows of 32 chunks, chunk
+// positions XOR-swizzled by 4 (row & 7) so that the fragment reads (lanes 4g..4g+3 read chunks t + 4j of row g, eight
+// lanes per 16-byte phase) hit 32 distinct banks; the row-wise writes stay a permutation of one row's 512 bytes.
+__device__ __forceinline__ int transposeSlot(int row, int chunk) { return row * 32 + (chunk ^ (4 * (row & 7))); }
+
+}  // namespace detail
+
+// kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
+// chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
+template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens>
+__global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
+    rowMmaGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
+  constexpr int kRows = kRowMmaGemvRows;
+  constexpr int kPiece = kRowMmaGemvThreads * 8;  // k of one block-wide load of one row
+  static_assert(kTokens >= 1 && kTokens <= kRowMmaGemvMaxTokens, "the mma's A tile carries up to 8 tokens");
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
+  BlockTrace* const trace = p.traces[s];
+  std::uint64_t traceStart = 0, traceWaited = 0;  // thread 0's, for the block trace
+  if (trace != nullptr && tid == 0) traceStart = detail::globalTimerNs();
+  triggerDependentLaunch();
+  const SkinnyGemm& gemm = p.gemms[s];
+  const bool paired = gemm.activation == SkinnyActivation::PairedSwiGlu;
+  const int k = gemm.k;
+  // Unpaired, the block's rows are outputs [8 b, 8 b + 8); paired, rows 0-3 are the gate rows of outputs
+  // [4 b, 4 b + 4) and rows 4-7 their up rows. The rows of each half are contiguous in W.
+  const __half* halves[2];
+#pragma unroll
+  for (int h = 0; h < 2; ++h) {
+    const std::uint32_t row = paired ? pairedWeightRow(blockIdx.x, std::uint32_t(h * kRows / 2), kRows / 2,
+                                                       gemm.pairedGroupRows)
+                                     : blockIdx.x * kRows + std::uint32_t(h * kRows / 2);
+    halves[h] = gemm.w + std::size_t(row) * std::size_t(k) + 8 * tid;
+  }
+  const auto chunkOf = [&](int r, int piece) {
+    return reinterpret_cast<const uint4*>(halves[r / (kRows / 2)] + std::size_t(r % (kRows / 2)) * std::size_t(k) +
+                                          std::size_t(piece) * kPiece);
+  };
+  const int pieces = (k + kPiece - 1) / kPiece;
+  // Loads past K (a short last piece) read nothing and store zeros.
+  uint4 v[kUnroll][kRows], x[kUnroll][kTokens];
+  const auto loadPiece = [&](int u, int piece) {
+    const bool inside = piece * kPiece + 8 * tid < k;
+#pragma unroll
+    for (int r = 0; r < kRows; ++r) v[u][r] = inside ? __ldcs(chunkOf(r, piece)) : uint4{};
+  };
+  const auto loadTokens = [&](int u, int piece) {
+    const std::size_t offset = std::size_t(piece) * kPiece + 8 * tid;
+#pragma unroll
+    for (int m = 0; m < kTokens; ++m)
+      x[u][m] = m < p.m && offset < std::size_t(k)
+                    ? detail::loadTokenChunk(gemm.a, s, std::size_t(m) * std::size_t(k) + offset)
+                    : uint4{};
+  };
+
+  // Per warp (rowMmaGemvSharedBytes): the piece's 8 weight rows, then its kTokens token rows.
+  extern __shared__ __align__(16) uint4 shared[];
+  uint4* const mine = shared + warp * (kRows + kTokens) * 32;
+  uint4* const tokens = mine + kRows * 32;
+  // Lanes of token rows g >= p.m multiply zeros (A rows past the tokens).
+  const bool hasToken = g < p.m;
+  float acc[4] = {};
+  // Multiplies the piece in this warp's transpose buffer: lane (g, t) reads chunks t + 4 j of weight row g and token g.
+  const auto multiplyPiece = [&] {
+#pragma unroll 2
+    for (int j = 0; j < 8; ++j) {
+      const uint4 w = mine[detail::transposeSlot(g, t + 4 * j)];
+      const uint4 a = hasToken ? tokens[detail::transposeSlot(g, t + 4 * j)] : uint4{};
+      detail::mmaTokensByRows(acc, a.x, a.y, w.x, w.y);
+      detail::mmaTokensByRows(acc, a.z, a.w, w.z, w.w);
+    }
+  };
+
+  // The first batch's weights load before the wait: they depend on nothing, so a stage-1 block started by PDL streams
+  // them while stage 0's last blocks finish.
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) loadPiece(u, u);
+  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
+  if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
+#pragma unroll
+  for (int u = 0; u < kUnroll; ++u) loadTokens(u, u);
+  for (int first = 0; first < pieces; first += kUnroll) {
+#pragma unroll
+    for (int u = 0; u < kUnroll; ++u) {
+      if (first + u >= pieces) break;
+      __syncwarp();  // the previous piece's fragment reads are done
+#pragma unroll
+      for (int r = 0; r < kRows; ++r) mine[detail::transposeSlot(r, lane)] = v[u][r];
+#pragma unroll
+      for (int m = 0; m < kTokens; ++m)
+        if (m < p.m) tokens[detail::transposeSlot(m, lane)] = x[u][m];
+      // Refill the registers at once: the next batch's piece streams while this one is multiplied.
+      if (first + kUnroll + u < pieces) {
+        loadPiece(u, first + kUnroll + u);
+        loadTokens(u, first + kUnroll + u);
+      }
+      __syncwarp();
+      multiplyPiece();
+    }
+  }
+
+  // acc[0..1]: token g, rows 2t and 2t + 1 (c2, c3 belong to the empty token rows 8-15).
+  auto& warpSums = *reinterpret_cast<float(*)[kRowMmaGemvWarps][kRowMmaGemvMaxTokens][kRows]>(
+      shared + kRowMmaGemvWarps * (kRows + kTokens) * 32);
+  warpSums[warp][g][2 * t] = acc[0];
+  warpSums[warp][g][2 * t + 1] = acc[1];
+  __syncthreads();
+  // Thread i < 64 sums row i % 8 for token i / 8.
+  const int outToken = tid / kRows, row = tid % kRows;
+  const auto rowSum = [&](int r) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kRowMmaGemvWarps; ++w) sum += warpSums[w][outToken][r];
+    return sum;
+  };
+  const int outputs = rowMmaGemvOutputsPerBlock(gemm.activation);
+  if (outToken < p.m && row < outputs) {
+    float y = rowSum(row);
+    if (paired)
+      y = fastSilu(y) * rowSum(row + kRows / 2);
+    else if (gemm.activation == SkinnyActivation::Gelu)
+      y = geluFast(y);
+    const std::size_t width = paired ? std::size_t(gemm.n / 2) : std::size_t(gemm.n);  // D's row length
+    gemm.d[std::size_t(outToken) * width + blockIdx.x * std::uint32_t(outputs) + std::uint32_t(row)] =
+        __float2half(y);
+  }
+  if (trace != nullptr && tid == 0) recordBlockTrace(trace, s, blockIdx.x, traceStart, traceWaited);
+}
+
+}  // namespace cusync
