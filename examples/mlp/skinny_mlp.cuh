@@ -127,16 +127,7 @@ class SkinnyMlpChain {
                    : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
                    : kRows    ? 0
                               : 2 * longestKRange;
-    const auto kernel = kernelFor(m);
-    // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
-    // (different sharedBytes_) may all be alive and launched in turn (mlp_fused_example --interleave); set to each
-    // new chain's size, it made the larger ones' launches fail with cudaErrorInvalidValue (session 20).
-    // (KernelOccupancy::allowSharedMemory's rule, for a kernel chosen at run time.)
-    cudaFuncAttributes attributes{};
-    CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
-    if (attributes.maxDynamicSharedSizeBytes < sharedBytes_)
-      CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes_));
-    const int perSm = blocksPerSm(sharedBytes_, m);
+    const int perSm = blocksPerSm(sharedBytes_, m);  // also lets the kernel launch with sharedBytes_
     if (perSm == 0) throw Error("skinny MLP chain " + configName() + ": no block fits an SM");
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
@@ -248,10 +239,21 @@ class SkinnyMlpChain {
     return kRowsMma ? rowMmaGemvOutputsPerBlock(activation) : rowGemvOutputsPerBlock<kGemvRows>(activation);
   }
   // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
-  // shared memory (the register paths' activation slice grows with the k-range).
+  // shared memory (the register paths' activation slice grows with the k-range; the tensor-core whole-rows GEMV's
+  // transpose buffers with the tokens). The kernel's dynamic shared memory limit is raised to `sharedBytes` first:
+  // below it (48 KB by default) the occupancy query answers 0, and the PyTorch op asks before any chain exists.
+  // Raised, never lowered: the attribute belongs to the kernel, and chains of one kernel with different splits
+  // (different sizes) may all be alive and launched in turn (mlp_fused_example --interleave); set to each new
+  // chain's size, it made the larger ones' launches fail with cudaErrorInvalidValue (session 20).
+  // (KernelOccupancy::allowSharedMemory's rule, for a kernel chosen at run time.)
   static int blocksPerSm(int sharedBytes, int m = 1) {
+    const auto kernel = kernelFor(m);
+    cudaFuncAttributes attributes{};
+    CUSYNC_CUDA_CHECK(cudaFuncGetAttributes(&attributes, kernel));
+    if (attributes.maxDynamicSharedSizeBytes < sharedBytes)
+      CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, sharedBytes));
     int blocks = 0;
-    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernelFor(m), kThreads, sharedBytes));
+    CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, sharedBytes));
     return blocks;
   }
   const Stage& first() const { return first_; }

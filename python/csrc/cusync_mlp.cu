@@ -16,14 +16,15 @@
 #include <utility>
 
 #include "mlp_plan.h"
-#include "one_token_mlp_plan.h"
+#include "gemv_mlp_plan.h"
 
 using cusync::python::MlpOperands;
 using cusync::python::MlpPlan;
 using cusync::python::MlpPlanFor;
 using cusync::python::MlpTileOrders;
-using cusync::python::oneTokenConfigName;
-using cusync::python::oneTokenRowsConfigName;
+using cusync::python::gemvTileConfigName;
+using cusync::python::gemvRowsConfigName;
+using cusync::python::gemvRowsMmaConfigName;
 
 struct cusync_mlp_plan {
   int device;
@@ -100,7 +101,8 @@ const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name)
   throw Failure{CUSYNC_MLP_INVALID_ARGUMENT,
                 std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
                     (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
-                    " (it has: " + known + ", " + oneTokenConfigName() + ", " + oneTokenRowsConfigName() +
+                    " (it has: " + known + ", " + gemvTileConfigName() + ", " + gemvRowsConfigName() + ", " +
+                    gemvRowsMmaConfigName() +
                     "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
 }
 
@@ -198,13 +200,13 @@ void createPlan(int device, int m, int hidden, int intermediate, const char* con
   *plan = published(std::move(created));
 }
 
-// A one-token GEMV chain (one_token_mlp_plan.h), for the configurations oneTokenConfigName() and
-// oneTokenRowsConfigName() at M = 1.
+// A GEMV chain (gemv_mlp_plan.h), for the configurations gemvTileConfigName() and gemvRowsConfigName() at M = 1 and
+// gemvRowsMmaConfigName() at M = 1-8.
 template <class Chain>
-void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool swiGlu, uint32_t first_parts,
+void createGemvPlan(int device, int m, int hidden, int intermediate, bool swiGlu, uint32_t first_parts,
                         uint32_t second_parts, void* stream, cusync_mlp_plan** plan) {
   const cusync::examples::FusedSplit split{first_parts, second_parts};
-  const std::string why = cusync::python::whyNotOneToken<Chain>(m, hidden, intermediate, swiGlu, split);
+  const std::string why = cusync::python::whyNotGemv<Chain>(m, hidden, intermediate, swiGlu, split);
   require(why.empty(), CUSYNC_MLP_INVALID_ARGUMENT,
           "cusync mlp: configuration " + Chain::configName() + " cannot run M = " + std::to_string(m) + ", H = " +
               std::to_string(hidden) + ", I = " + std::to_string(intermediate) + ": " + why);
@@ -214,40 +216,51 @@ void createOneTokenPlan(int device, int m, int hidden, int intermediate, bool sw
   int sms = 0;
   CUSYNC_CUDA_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device));
   std::unique_ptr<cusync_mlp_plan> created(new cusync_mlp_plan{
-      device, std::make_unique<cusync::python::OneTokenMlpPlan<Chain>>(hidden, intermediate, swiGlu, split, sms)});
+      device, std::make_unique<cusync::python::GemvMlpPlan<Chain>>(m, hidden, intermediate, swiGlu, split, sms)});
   *plan = published(std::move(created));
 }
 
-bool isOneTokenRowsConfig(const char* name) { return name != nullptr && oneTokenRowsConfigName() == name; }
-bool isOneTokenConfig(const char* name) {
-  return name != nullptr && (oneTokenConfigName() == name || isOneTokenRowsConfig(name));
+bool isGemvRowsConfig(const char* name) { return name != nullptr && gemvRowsConfigName() == name; }
+bool isGemvRowsMmaConfig(const char* name) { return name != nullptr && gemvRowsMmaConfigName() == name; }
+bool isGemvConfig(const char* name) {
+  return name != nullptr && (gemvTileConfigName() == name || isGemvRowsConfig(name) || isGemvRowsMmaConfig(name));
 }
 
-// Calls visit(chain) with a value of the one-token GEMV chain type that `config` (one of isOneTokenConfig's) names for
+// Calls visit(chain) with a value of the GEMV chain type that `config` (one of isGemvConfig's) names for
 // `activation`: the one place that maps (configuration, activation) to a chain.
 template <class Visit>
-decltype(auto) withOneTokenChain(int activation, const char* config, Visit&& visit) {
+decltype(auto) withGemvChain(int activation, const char* config, Visit&& visit) {
   using namespace cusync::python;
   const bool swiGlu = activation == CUSYNC_MLP_SWIGLU;
-  if (isOneTokenRowsConfig(config))
-    return swiGlu ? visit(cusync::examples::SkinnyChainType<OneTokenRowsSwiGluChain>{})
-                  : visit(cusync::examples::SkinnyChainType<OneTokenRowsGeluChain>{});
-  return swiGlu ? visit(cusync::examples::SkinnyChainType<OneTokenSwiGluChain>{})
-                : visit(cusync::examples::SkinnyChainType<OneTokenGeluChain>{});
+  if (isGemvRowsConfig(config))
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvRowsSwiGluChain>{})
+                  : visit(cusync::examples::SkinnyChainType<GemvRowsGeluChain>{});
+  if (isGemvRowsMmaConfig(config))
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvRowsMmaSwiGluChain>{})
+                  : visit(cusync::examples::SkinnyChainType<GemvRowsMmaGeluChain>{});
+  return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvTileSwiGluChain>{})
+                : visit(cusync::examples::SkinnyChainType<GemvTileGeluChain>{});
 }
 
-// Blocks of a GEMV kernel per SM without dynamic shared memory (gemv_32_p4's activation slice grows with the k-range:
-// the plan checks the real occupancy when it is created; the whole-rows GEMV stages nothing).
-int oneTokenBlocksPerSm(int activation, const char* config) {
-  return withOneTokenChain(activation, config, [](auto chain) { return decltype(chain)::type::blocksPerSm(0); });
+// Blocks of a GEMV kernel per SM: without dynamic shared memory for gemv_32_p4, whose activation slice grows with the
+// k-range (the plan checks the real occupancy when it is created), and gemv_rows_p4, which stages nothing; for
+// gemv_rows_mma_p2 its 8-token instance, the one with the most shared memory and registers.
+int gemvBlocksPerSm(int activation, const char* config) {
+  return withGemvChain(activation, config, [](auto chain) {
+    using Chain = typename decltype(chain)::type;
+    if constexpr (Chain::kRowsMma)
+      return Chain::blocksPerSm(cusync::rowMmaGemvSharedBytes(Chain::kMaxTokens), Chain::kMaxTokens);
+    else
+      return Chain::blocksPerSm(0);
+  });
 }
 
-// The one-token GEMV chains, in the order the configuration lists give them after the fused registry.
-const std::string& oneTokenConfigAt(std::size_t index) {
-  static const std::string names[] = {oneTokenConfigName(), oneTokenRowsConfigName()};
+// The GEMV chains, in the order the configuration lists give them after the fused registry.
+const std::string& gemvConfigAt(std::size_t index) {
+  static const std::string names[] = {gemvTileConfigName(), gemvRowsConfigName(), gemvRowsMmaConfigName()};
   return names[index];
 }
-constexpr std::size_t kOneTokenConfigs = 2;
+constexpr std::size_t kGemvConfigs = 3;
 
 }  // namespace
 
@@ -259,12 +272,12 @@ const char* cusync_mlp_last_error(void) { return lastError.c_str(); }
 
 const char* cusync_mlp_gelu_approximation(void) { return cusync::kGeluApproximation; }
 
-// Each activation's list: the fused chain's registry, then the one-token GEMV chains.
+// Each activation's list: the fused chain's registry, then the GEMV chains.
 int cusync_mlp_config_count(int activation) {
   if (activation == CUSYNC_MLP_GELU)
-    return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size() + kOneTokenConfigs);
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::FusedMlpPolicy>().size() + kGemvConfigs);
   if (activation == CUSYNC_MLP_SWIGLU)
-    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size() + kOneTokenConfigs);
+    return int(cusync::examples::fusedChainRegistry<cusync::examples::SwiGluMlpPolicy>().size() + kGemvConfigs);
   return 0;
 }
 
@@ -272,8 +285,8 @@ const char* cusync_mlp_config_name(int activation, int index) {
   if (activation != CUSYNC_MLP_GELU && activation != CUSYNC_MLP_SWIGLU) return nullptr;
   return withChain(activation, [&](auto policy) -> const char* {
     const auto& registry = cusync::examples::fusedChainRegistry<decltype(policy)>();
-    if (index < 0 || std::size_t(index) >= registry.size() + kOneTokenConfigs) return nullptr;
-    if (std::size_t(index) >= registry.size()) return oneTokenConfigAt(std::size_t(index) - registry.size()).c_str();
+    if (index < 0 || std::size_t(index) >= registry.size() + kGemvConfigs) return nullptr;
+    if (std::size_t(index) >= registry.size()) return gemvConfigAt(std::size_t(index) - registry.size()).c_str();
     return registry[std::size_t(index)].name.c_str();
   });
 }
@@ -281,17 +294,24 @@ const char* cusync_mlp_config_name(int activation, int index) {
 int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int* tile_n, int* tile_k) {
   return guarded([&] {
     require(tile_m && tile_n && tile_k, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
-    if (isOneTokenRowsConfig(config)) {  // one token by a block's weight rows, k read in block-wide pieces
+    if (isGemvRowsConfig(config)) {  // one token by a block's weight rows, k read in block-wide pieces
       requireActivation(activation);
       *tile_m = 1;
       *tile_n = cusync::examples::kGemvRows;
       *tile_k = cusync::kRowGemvThreads * 8;
       return;
     }
-    if (isOneTokenConfig(config)) {  // one token by 32 weight rows, split-K in 32-deep k-blocks
+    if (isGemvRowsMmaConfig(config)) {  // up to 8 tokens by a block's weight rows, k read in block-wide pieces
+      requireActivation(activation);
+      *tile_m = cusync::kRowMmaGemvMaxTokens;
+      *tile_n = cusync::kRowMmaGemvRows;
+      *tile_k = cusync::kRowMmaGemvThreads * 8;
+      return;
+    }
+    if (isGemvConfig(config)) {  // one token by 32 weight rows, split-K in 32-deep k-blocks
       requireActivation(activation);
       *tile_m = 1;
-      *tile_n = cusync::python::OneTokenGeluChain::kTileN;
+      *tile_n = cusync::python::GemvTileGeluChain::kTileN;
       *tile_k = cusync::skinny::kKStep;
       return;
     }
@@ -315,9 +335,9 @@ int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int devi
       DeviceScope scope(device);
       *blocks = count();
     };
-    if (isOneTokenConfig(config)) {
+    if (isGemvConfig(config)) {
       requireActivation(activation);
-      onPlanDevice([&] { return oneTokenBlocksPerSm(activation, config); });
+      onPlanDevice([&] { return gemvBlocksPerSm(activation, config); });
       return;
     }
     withChain(activation, [&](auto policy) {
@@ -349,9 +369,9 @@ int cusync_mlp_plan_create(int device, int m, int hidden, int intermediate, int 
     require(activation != CUSYNC_MLP_SWIGLU || intermediate % 64 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
             "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64 (gate and up rows paired in "
             "groups of 64)");
-    if (isOneTokenConfig(config)) {
-      withOneTokenChain(activation, config, [&](auto chain) {
-        createOneTokenPlan<typename decltype(chain)::type>(device, m, hidden, intermediate,
+    if (isGemvConfig(config)) {
+      withGemvChain(activation, config, [&](auto chain) {
+        createGemvPlan<typename decltype(chain)::type>(device, m, hidden, intermediate,
                                                            activation == CUSYNC_MLP_SWIGLU, first_parts, second_parts,
                                                            stream, plan);
       });

@@ -78,7 +78,7 @@ CUSYNC_MLP_API int cusync_mlp_plan_create(int device, int m, int hidden, int int
 CUSYNC_MLP_API int cusync_mlp_plan_set_unit_wait(cusync_mlp_plan* plan, int whole_unit);
 
 /* Work units per launch (both GEMMs, all split-K parts) and the blocks of the launch: the fused chain's persistent
- * grid, or for the one-token GEMV chains (a launch per GEMM, not persistent) the larger of their two grids. */
+ * grid, or for the GEMV chains (a launch per GEMM, not persistent) the larger of their two grids. */
 CUSYNC_MLP_API int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* work_units,
                                         uint32_t* persistent_blocks);
 

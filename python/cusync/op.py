@@ -1,8 +1,7 @@
 """torch.ops.cusync.mlp (cusync.mlp: the same, with the inputs checked before dispatch): an MLP block,
 Y = act(X W1^T) W2^T, as one persistent launch of cusync's fused chain (both GEMMs' tiles drawn from one queue,
-GEMM 2's tiles waiting only for the GEMM-1 tiles they read) or, where the tuning picks it at M = 1, as the one-token
-GEMV chain (a launch per GEMM, the second launched with PDL, waiting tile by tile or, unsplit, for the whole first
-grid).
+GEMM 2's tiles waiting only for the GEMM-1 tiles they read) or, where the tuning picks one at M = 1-4, as a GEMV
+chain (a launch per GEMM, the second launched with PDL, waiting tile by tile or, unsplit, for the whole first grid).
 
     y = torch.ops.cusync.mlp(x, w1, w2, "gelu")   # x [M, H], w1 [I, H], w2 [H, I], fp16 CUDA -> y [M, H]
 

@@ -2,17 +2,17 @@
 
 A configuration is a compiled kernel, the split-K parts of each GEMM and the tile order of each GEMM. The kernel is
 a fused chain (tile shape, pipeline stages, cooperative or not: e.g. ``fused_64x128x128_s4_ws``), which runs at any
-M, or a one-token GEMV chain (``gemv_rows_p4``: a launch per GEMM with a few whole weight rows per block, unsplit,
-the second launched with PDL and waiting for the whole first grid; ``gemv_32_p4``: a block per 32-row tile, the
-second waiting tile by tile, or for the whole first grid when it is unsplit), which runs only at M = 1 and ignores
-tile orders and unit waits. It comes from a tuning table (JSON,
-docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session 3's runs and the later standings
-over them) when the table has entries for this device and model shape: among those whose kernel runs at this M, the
-entry whose M is nearest on a log scale (a tile count and a wave count scale with M, so 1000 is nearer 1024 than 512
-is to 700). Without such entries it comes from a heuristic that encodes the winners measured on the H100 in
-docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3: fused chains only) in a shape-independent
-form: the kernel per M, how many waves each GEMM's split fills, converted to parts for the actual shape and SM
-count, and the tile orders.
+M, or a GEMV chain (``gemv_rows_p4``: a launch per GEMM with a few whole weight rows per block, unsplit, the
+second launched with PDL and waiting for the whole first grid; ``gemv_rows_mma_p2``: the same on tensor cores;
+``gemv_32_p4``: a block per 32-row tile, the second waiting tile by tile, or for the whole first grid when it is
+unsplit), which runs only at M = 1 (``gemv_rows_mma_p2``: M = 1-8) and ignores tile orders and unit waits. It
+comes from a tuning table (JSON, docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session
+3's runs and the later standings over them) when the table has entries for this device and model shape: among those
+whose kernel runs at this M, the entry whose M is nearest on a log scale (a tile count and a wave count scale with
+M, so 1000 is nearer 1024 than 512 is to 700). Without such entries it comes from a heuristic that encodes the
+winners measured on the H100 in docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3: fused chains
+only) in a shape-independent form: the kernel per M, how many waves each GEMM's split fills, converted to parts for
+the actual shape and SM count, and the tile orders.
 
 No torch and no GPU here: the op (cusync/mlp.py) passes in what the library reports about its compiled kernels, so
 this module is tested anywhere (tests/test_tuning.py).
@@ -91,12 +91,16 @@ class TableEntry:
 # _c2: 2x1 clusters sharing B by multicast; _nW: GEMM 2's own tile width W; _kD: GEMM 2's own k-block depth D;
 # _gemm2sS: GEMM 2's own stage count S, on a pipeline of its own (fused_chain_instance.cuh).
 _FUSED_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
-# The one-token GEMV chains as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>
-# and gemv_rows_p<blocks per SM>).
+# The GEMV chains as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>,
+# gemv_rows_p<blocks per SM> and gemv_rows_mma_p<blocks per SM>).
 # The example's other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*) and padded SwiGLU chains (_pad*) are not in the
 # op's library, so their names are refused.
-_GEMV_PATTERN = r"gemv_(?:\d+|rows)_p\d+"
+_GEMV_PATTERN = r"gemv_(?:\d+|rows|rows_mma)_p\d+"
 _GEMV = re.compile(_GEMV_PATTERN)
+# The tensor-core whole-rows GEMV runs 1 to GEMV_MMA_MAX_TOKENS tokens (row_mma_gemv_stage_kernel.cuh); the other
+# GEMV chains one.
+_GEMV_MMA = re.compile(r"gemv_rows_mma_p\d+")
+GEMV_MMA_MAX_TOKENS = 8
 _CONFIG_PATTERN = f"(?:{_FUSED_PATTERN}|{_GEMV_PATTERN})"
 _CONFIG = re.compile(_CONFIG_PATTERN)
 _LABEL = re.compile(r"^(?P<config>" + _CONFIG_PATTERN + r")(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
@@ -129,13 +133,15 @@ def format_order(producer: int, consumer: int) -> str:
 
 
 def is_gemv_chain(config: str) -> bool:
-    """Whether `config` names a one-token GEMV chain (gemv_N_pB, gemv_rows_pB) rather than a fused chain."""
+    """Whether `config` names a GEMV chain (gemv_N_pB, gemv_rows_pB, gemv_rows_mma_pB) rather than a fused chain."""
     return _GEMV.fullmatch(config) is not None
 
 
 def runs_at(config: str, m: int) -> bool:
-    """Whether the kernel of `config` runs M = m tokens: the GEMV chain computes one token (the library refuses it
-    at any other M), a fused chain any M."""
+    """Whether the kernel of `config` runs M = m tokens: the tensor-core whole-rows GEMV chain 1-8 tokens, the other
+    GEMV chains one (the library refuses them at any other M), a fused chain any M."""
+    if _GEMV_MMA.fullmatch(config):
+        return 1 <= m <= GEMV_MMA_MAX_TOKENS
     return m == 1 if is_gemv_chain(config) else True
 
 
@@ -144,7 +150,8 @@ def parse_label(label: str) -> tuple:
     match = _LABEL.match(label)
     if not match:
         raise ValueError(f"'{label}' is not a label of a configuration the op runs "
-                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB, then "
+                         "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or "
+                         "gemv_N_pB|gemv_rows_pB|gemv_rows_mma_pB, then "
                          "[_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
@@ -191,7 +198,8 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
-# At M = 1 a GEMV chain answers first (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV), where it can run the shape.
+# At M = 1 a GEMV chain answers first (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV), where it can run the shape; at
+# M = 2-4 the tensor-core whole-rows GEMV chain (FEW_TOKEN_ROWS_MMA).
 HEURISTIC = (
     (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
     (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
@@ -237,13 +245,22 @@ ONE_TOKEN_ROWS = "gemv_rows_p4"
 # Else the 32-row GEMV chain for both activations. In the same call it beat the fused chain at M = 1 on both devices:
 # H100, session 8's call 13 (110.2 against 116.9 us GPT-3, 54.4 against 62.8 LLaMA); H200, session 25's calls 2 and 7
 # (the op: 80.2-81.7 against 96.6-97.4 GELU, 41.5 against 56.2 SwiGLU). GEMM 1 split in two k-parts, GEMM 2 unsplit
-# (so it waits for the whole first grid: one_token_mlp_plan.h): 78.1 against 80.5 us (GPT-3) and 40.9 against 41.7
+# (so it waits for the whole first grid: gemv_mlp_plan.h): 78.1 against 80.5 us (GPT-3) and 40.9 against 41.7
 # (LLaMA) unsplit, 4 parts slower (H200, session 25 call 9; the H100 has not run this split). It takes H and I only in
 # multiples of its 32-row tiles (examples/mlp/skinny_mlp.cuh's whyNot); the op and the fused chains take any multiple
 # of 8, so other shapes keep the fused winner.
 ONE_TOKEN_GEMV = "gemv_32_p4"
 GEMV_TILE_ROWS = 32
 ONE_TOKEN_GEMV_FIRST_PARTS = 2
+
+
+# Two to four tokens: the tensor-core whole-rows GEMV chain where it is compiled in, for both activations. In one
+# process on the H200 (session 27, call 4): GPT-3 75.9-78.2 us against 94.7-100.3 for the fused chain split at small M
+# and 84.8-86.0 for cuBLASLt; LLaMA 42.8-45.3 against 51.4-51.9 and 42.8-43.2. At M = 8 it tied the fused chain
+# (GPT-3, 92.1 against 92.3) or lost to it (LLaMA, 54.6 against 50.2), so M = 5-8 keep the fused winner. It takes
+# every shape the op takes (H and I multiples of 8; its blocks hold 8 GELU or 4 paired SwiGLU outputs).
+FEW_TOKEN_ROWS_MMA = "gemv_rows_mma_p2"
+FEW_TOKEN_ROWS_MMA_TOKENS = range(2, 5)
 
 
 def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
@@ -255,6 +272,10 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
     if m == 1 and ONE_TOKEN_ROWS in available and available[ONE_TOKEN_ROWS].blocks_per_sm > 0:
         return Choice(ONE_TOKEN_ROWS, 1, 1, 1, 1, "heuristic (the whole-rows GEMV chain at one token: "
                       "docs/BENCHMARKS.md session 26 call 5, H200)")
+    if (m in FEW_TOKEN_ROWS_MMA_TOKENS and FEW_TOKEN_ROWS_MMA in available
+            and available[FEW_TOKEN_ROWS_MMA].blocks_per_sm > 0):
+        return Choice(FEW_TOKEN_ROWS_MMA, 1, 1, 1, 1, "heuristic (the tensor-core whole-rows GEMV chain at 2-4 tokens: "
+                      "docs/BENCHMARKS.md session 27 call 4, H200)")
     if (m == 1 and ONE_TOKEN_GEMV in available and available[ONE_TOKEN_GEMV].blocks_per_sm > 0
             and _one_token_gemv_runs(hidden, intermediate)):
         # At most one part per 32-deep k-block of GEMM 1.
@@ -309,9 +330,11 @@ def parse_table(document, origin: str = "<table>") -> list:
             raise ValueError(f"{where}: \"activation\" must be one of {ACTIVATIONS}")
         if not _CONFIG.fullmatch(raw["config"]):
             raise ValueError(f"{where}: \"config\" '{raw['config']}' is not the name of a configuration the op runs "
-                             "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB)")
+                             "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB|"
+                             "gemv_rows_mma_pB)")
         if not runs_at(raw["config"], raw["m"]):
-            raise ValueError(f"{where}: \"config\" '{raw['config']}' runs only at M = 1, not at M = {raw['m']}")
+            tokens = f"1-{GEMV_MMA_MAX_TOKENS}" if _GEMV_MMA.fullmatch(raw["config"]) else "1"
+            raise ValueError(f"{where}: \"config\" '{raw['config']}' runs only at M = {tokens}, not at M = {raw['m']}")
         split = raw.get("split", [1, 1])
         if (not isinstance(split, list) or len(split) != 2
                 or not all(isinstance(p, int) and not isinstance(p, bool) and p >= 1 for p in split)):

@@ -299,7 +299,7 @@ def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wide
 
 
 # gemv_32_p4 unsplit: GEMM 2 waits for the whole first grid (PDL grid sync); split along K, tile by tile
-# (one_token_mlp_plan.h). gemv_rows_p4: unsplit, always the whole first grid.
+# (gemv_mlp_plan.h). gemv_rows_p4: unsplit, always the whole first grid.
 @pytest.mark.parametrize("config,split", [("gemv_32_p4", [1, 1]), ("gemv_32_p4", [2, 2]), ("gemv_rows_p4", [1, 1])])
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation, config,
@@ -320,12 +320,46 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
         config if split == [1, 1] else config + "_sk2x2")
     for _ in range(3):  # the tile semaphores advance between runs; every run must stay correct
         assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
-    # At M = 2 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
-    # GEMV chain by name.
+    # At M = 2 the table's only entry cannot run: the op falls back to the heuristic (which answers 2-4 tokens with
+    # the tensor-core GEMV chain where it is compiled in), and the library refuses this chain by name.
     x2 = random_x(2, shape[0])
-    assert not tuning.is_gemv_chain(cusync.explain(x2, op_w1, w2, activation)["config"])
+    assert cusync.explain(x2, op_w1, w2, activation)["config"] != config
     with pytest.raises(ValueError):
         _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+
+
+# gemv_rows_mma_p2: 1-8 tokens on tensor cores, an instance per token bound (1, 2, 4, 8), so each M below runs a
+# different instance or a bound's partly empty token rows (3, 5).
+@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
+def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
+                                                                                             activation):
+    config = "gemv_rows_mma_p2"
+    if config not in op._registry.available_on(0, activation):
+        pytest.skip(f"this build has no {config}")
+    shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
+                           else ((8192, 2752), 2, swiglu_reference))
+    w1, w2 = weights(*shape, gate_up=gate_up, seed=5)
+    op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
+    properties = torch.cuda.get_device_properties(0)
+    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
+        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
+        "intermediate": shape[1], "activation": activation, "m": 4, "config": config, "split": [1, 1]}]}))
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    for m in (1, 2, 3, 4, 5, 8):
+        x = random_x(m, shape[0])
+        assert cusync.explain(x, op_w1, w2, activation)["config"] == config
+        for _ in range(2):
+            assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
+    # At M = 9 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
+    # GEMV chain by name.
+    x9 = random_x(9, shape[0])
+    assert not tuning.is_gemv_chain(cusync.explain(x9, op_w1, w2, activation)["config"])
+    with pytest.raises(ValueError, match="outside 1..8"):
+        _library.Plan(0, 9, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+    with pytest.raises(ValueError, match="does not split K"):
+        _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 2, 1, 1, 1, "test"),
                       torch.cuda.current_stream().cuda_stream)
 
 

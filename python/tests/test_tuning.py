@@ -501,3 +501,37 @@ def test_the_whole_rows_gemv_chain_is_a_one_token_configuration_with_a_plain_lab
     assert choose(entries, 1, available=dict(ALL_CONFIGS, **{ROWS: ROWS_INFO})).label == ROWS
     with pytest.raises(ValueError, match="runs only at M = 1"):
         tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(8), config=ROWS)]}, "t.json")
+
+
+ROWS_MMA = "gemv_rows_mma_p2"
+# As the library reports it: 8-token, 8-row blocks, 2048-deep pieces, 2 blocks per SM (its 8-token instance).
+ROWS_MMA_INFO = ConfigInfo(8, 8, 2048, 2)
+
+
+def test_heuristic_answers_two_to_four_tokens_with_the_tensor_core_whole_rows_gemv_chain():
+    for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
+        available = dict(configs, **{ROWS: ROWS_INFO, ROWS_MMA: ROWS_MMA_INFO})
+        for m in (2, 3, 4):
+            assert tuning.heuristic_choice(m, *shape, 132, available, activation).label == ROWS_MMA
+        # One token keeps the CUDA-core whole-rows chain (faster there: session 27, call 4); 5-8 the fused winner.
+        assert tuning.heuristic_choice(1, *shape, 132, available, activation).label == ROWS
+        for m in (5, 8, 64):
+            assert not tuning.is_gemv_chain(tuning.heuristic_choice(m, *shape, 132, available, activation).config)
+        # Not compiled in, or fitting no SM: the fused winner answers at 2-4 tokens as before.
+        assert tuning.heuristic_choice(2, *shape, 132, configs, activation).config == "fused_64x128x128_s4_ws"
+        assert tuning.heuristic_choice(2, *shape, 132, dict(configs, **{ROWS_MMA: ConfigInfo(8, 8, 2048, 0)}),
+                                       activation).config == "fused_64x128x128_s4_ws"
+
+
+def test_the_tensor_core_whole_rows_gemv_chain_runs_one_to_eight_tokens_and_a_table_may_name_it_there():
+    assert tuning.is_gemv_chain(ROWS_MMA)
+    assert [m for m in range(0, 11) if tuning.runs_at(ROWS_MMA, m)] == list(range(1, 9))
+    assert tuning.parse_label(ROWS_MMA) == (ROWS_MMA, (1, 1), "row", "kblock")
+    assert tuning.Choice(ROWS_MMA, 1, 1, 8, 8, "t", True).label == ROWS_MMA
+    available = dict(ALL_CONFIGS, **{ROWS_MMA: ROWS_MMA_INFO})
+    entries = table(entry(4, ROWS_MMA, order="row"), entry(64))
+    assert choose(entries, 4, available=available).label == ROWS_MMA
+    assert choose(entries, 8, available=available).label == ROWS_MMA  # nearer 4 than 64, and it runs 8 tokens
+    assert choose(entries, 16, available=available).config != ROWS_MMA  # it does not run 16
+    with pytest.raises(ValueError, match="runs only at M = 1-8, not at M = 16"):
+        tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(16), config=ROWS_MMA)]}, "t.json")

@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(kSkinnyConsumerWarps * 32, kBlocksPerSm)
   const WorkUnit unit = stage.hardwareUnit(blockIdx.x);
   if (s == 1) prefetchConsumerWeights<Policy, kTileN>(p, unit.ticket.tile, unit.part);  // reads nothing of stage 0
   // The whole-grid wait: the PDL grid-sync baseline, and the PyTorch op's wait when every stage-1 unit reads every
-  // stage-0 tile (python/csrc/one_token_mlp_plan.h).
+  // stage-0 tile (python/csrc/gemv_mlp_plan.h).
   if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
   // A waiting stage's semaphore targets need the launch's iteration: its tile counter counts every block.
   if (threadIdx.x == 0)

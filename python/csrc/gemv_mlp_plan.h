@@ -1,11 +1,15 @@
-// The op's plans for one token (M = 1), two GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with
-// GEMM 2 launched with programmatic dependent launch:
-// - gemv_rows_p4 (SkinnyPath::GemvRows): a few whole weight rows per block, unsplit; GEMM 2 waits for the whole first
+// The op's plans for a few tokens, three GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
+// launched with programmatic dependent launch:
+// - gemv_rows_mma_p2 (SkinnyPath::GemvRowsMma), M = 1-8: as gemv_rows_p4, 8 whole weight rows per block multiplied by
+//   the tokens on tensor cores. At M = 2-4: 75.9-78.2 us (GPT-3) and 42.8-45.3 (LLaMA) against 94.7-100.3 and
+//   51.4-51.9 for the op's fused chain split at small M and 84.8-86.0 and 42.8-43.2 for cuBLASLt, H200
+//   (docs/BENCHMARKS.md, issue 12, session 27, call 4).
+// - gemv_rows_p4 (SkinnyPath::GemvRows), M = 1: a few whole weight rows per block, unsplit; GEMM 2 waits for the whole first
 //   grid, which it reads. The faster: 70.9 against 79.9 us (GPT-3) and 37.5 against 41.9 (LLaMA) for gemv_32_p4 split
 //   2x1, H200 (docs/BENCHMARKS.md, issue 12, session 26, call 5).
-// - gemv_32_p4 (SkinnyPath::GemvPdl): a block per 32-row unit. Split along K, GEMM 2 waits tile by tile for the GEMM-1
+// - gemv_32_p4 (SkinnyPath::GemvPdl), M = 1: a block per 32-row unit. Split along K, GEMM 2 waits tile by tile for the GEMM-1
 //   tiles its k-range reads, under the TileSync policy cusyncgen proves from examples/mlp/gpt3_mlp_skinny.dep (GELU)
-//   and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid (oneTokenWaitsForWholeGrid says why).
+//   and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid (gemvWaitsForWholeGrid says why).
 // Include from a .cu file: it instantiates the kernels. Host code.
 //
 // Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chain streams
@@ -33,25 +37,30 @@
 namespace cusync::python {
 
 template <class Policy>
-using OneTokenChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPdl, 4>;
-using OneTokenGeluChain = OneTokenChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
-using OneTokenSwiGluChain = OneTokenChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvTileChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPdl, 4>;
+using GemvTileGeluChain = GemvTileChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvTileSwiGluChain = GemvTileChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
 template <class Policy>
-using OneTokenRowsChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRows, 4>;
-using OneTokenRowsGeluChain = OneTokenRowsChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
-using OneTokenRowsSwiGluChain = OneTokenRowsChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvRowsChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRows, 4>;
+using GemvRowsGeluChain = GemvRowsChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvRowsSwiGluChain = GemvRowsChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+template <class Policy>
+using GemvRowsMmaChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRowsMma, 2>;
+using GemvRowsMmaGeluChain = GemvRowsMmaChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvRowsMmaSwiGluChain = GemvRowsMmaChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
 
 // The configurations' names, as the library lists them after the fused chain's (the examples' names for these
 // chains).
-inline std::string oneTokenConfigName() { return OneTokenGeluChain::configName(); }
-inline std::string oneTokenRowsConfigName() { return OneTokenRowsGeluChain::configName(); }
+inline std::string gemvTileConfigName() { return GemvTileGeluChain::configName(); }
+inline std::string gemvRowsConfigName() { return GemvRowsGeluChain::configName(); }
+inline std::string gemvRowsMmaConfigName() { return GemvRowsMmaGeluChain::configName(); }
 
 // Gate rows per pairing group of the op's SwiGLU W1 (cusync_mlp.h, python/cusync/op.py's PAIRED_ROWS).
 inline constexpr std::uint32_t kOpPairedGroupRows = 64;
 
 // Why the GEMV chain `Chain` cannot run this call (empty when it can).
 template <class Chain>
-std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split) {
+std::string whyNotGemv(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split) {
   return Chain::whyNot(m, hidden, intermediate, swiGlu, split, swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2);
 }
 
@@ -61,17 +70,17 @@ std::string whyNotOneToken(int m, int hidden, int intermediate, bool swiGlu, exa
 // M = 1 on the H200, interleaved, tile by tile against grid sync: 83.7 against 80.4 us (GPT-3), 44.1 against 41.8
 // (LLaMA); the semaphore spin's back-off (32, 256, 1024 ns) and RowSync's single semaphore changed nothing, so the
 // cost is not the polling (docs/BENCHMARKS.md, issue 12, session 25, calls 5-6).
-// The whole-rows chain always waits for the whole first grid: that is its synchronized mode (skinny_mlp.cuh).
-inline bool oneTokenWaitsForWholeGrid(examples::FusedSplit split) { return split.secondParts == 1; }
+// The whole-rows chains always wait for the whole first grid: that is their synchronized mode (skinny_mlp.cuh).
+inline bool gemvWaitsForWholeGrid(examples::FusedSplit split) { return split.secondParts == 1; }
 
 template <class Chain>
-class OneTokenMlpPlan final : public MlpPlan {
+class GemvMlpPlan final : public MlpPlan {
  public:
-  OneTokenMlpPlan(int hidden, int intermediate, bool swiGlu, examples::FusedSplit split, int smCount)
-      : chain_(1, hidden, intermediate, swiGlu, split, smCount,
-               /*streamOrdered=*/!Chain::kRows && oneTokenWaitsForWholeGrid(split),
+  GemvMlpPlan(int m, int hidden, int intermediate, bool swiGlu, examples::FusedSplit split, int smCount)
+      : chain_(m, hidden, intermediate, swiGlu, split, smCount,
+               /*streamOrdered=*/!Chain::kRows && gemvWaitsForWholeGrid(split),
                swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {
-    chain_.setPdlGridSync(oneTokenWaitsForWholeGrid(split));
+    chain_.setPdlGridSync(gemvWaitsForWholeGrid(split));
   }
 
   std::uint32_t workUnits() const override { return chain_.blocksOfStage(0) + chain_.blocksOfStage(1); }
