@@ -15,7 +15,8 @@
 #   SAMPLES     timed rounds per M (default 15)
 #   WINNERS     "model:M:configurations:splits:skinny-splits ..." (lists comma-separated; "-" for none; default: the
 #               winners of session 11's calls 6, 11 and 12, at M = 256 session 20's call 8, at GPT-3 M = 128
-#               session 21's call 1, at M = 1 session 26's whole-rows GEMV beside session 25's 2x1 gemv_32_p4)
+#               session 21's call 1, at M = 1 session 26's whole-rows GEMV beside session 25's 2x1 gemv_32_p4, at M = 8
+#               session 27's tensor-core whole-rows GEMV beside the fused chain)
 #   TORCH_AUTOTUNE_M_gpt3, TORCH_AUTOTUNE_M_llama  M for torch.compile max-autotune (default 1 and 1,64: where it was
 #               the best anchor in session 20; each costs about a minute of autotuning)
 #   SKIP_TORCH=1, SKIP_BUILD=1
@@ -29,12 +30,12 @@ build=${CUSYNC_BUILD_DIR:-$root/build-gpu}
 warmup=${WARMUP_MS:-2000}
 samples=${SAMPLES:-15}
 models=${MODELS:-gpt3 llama}
-winners=${WINNERS:-"gpt3:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 gpt3:8:fused_64x128x128_s4_ws:5x3:-
+winners=${WINNERS:-"gpt3:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 gpt3:8:fused_64x128x128_s4_ws,gemv_rows_mma_p2:5x3:1x1
 gpt3:64:fused_64x96x128_s4_ws:2x1:- gpt3:128:fused_64x96x64_s10_ws_c2_n192_gemm2s6,fused_128x96x64_s6_coop:none,2x1:-
 gpt3:256:fused_128x96x64_s7_coop_c2_n192_gemm2s5,fused_128x192x64_s5_coop_c2:none,2x1:- gpt3:512:fused_128x192x64_s5_coop_c2:none:-
 gpt3:1024:fused_256x192x64_s3_coop:none:- gpt3:2048:fused_256x192x64_s3_coop:none:-
 gpt3:4096:fused_256x192x64_s3_coop:none:-
-llama:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 llama:8:fused_64x128x128_s4_ws:3x2:- llama:64:fused_64x96x128_s4_ws:none:-
+llama:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 llama:8:fused_64x128x128_s4_ws,gemv_rows_mma_p2:3x2:1x1 llama:64:fused_64x96x128_s4_ws:none:-
 llama:128:fused_64x96x128_s4_ws_n128:none:- llama:256:fused_128x96x64_s7_coop_c2_n128_gemm2s6,fused_128x128x64_s6_coop_c2:none:-
 llama:512:fused_128x176x64_s4_coop_c2_n256:none:- llama:1024:fused_128x176x64_s4_coop_c2_n256:none:-
 llama:2048:fused_256x176x64_s3_coop:none:- llama:4096:fused_256x176x64_s3_coop:none:-"}
