@@ -298,23 +298,30 @@ def test_swiglu_offers_only_tiles_that_read_the_paired_layout_and_refuses_a_wide
                       torch.cuda.current_stream().cuda_stream)
 
 
+def gemv_chain_case(tmp_path, monkeypatch, activation, config, table_m, split, seed):
+    """(shape, w1, w2, the op's w1, reference) for `activation`'s model slice, with a tuning table in the environment
+    whose only entry names `config` at M = table_m; skips where the library has no `config`."""
+    if config not in op._registry.available_on(0, activation):
+        pytest.skip(f"this build has no {config}")
+    shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
+                           else ((8192, 2752), 2, swiglu_reference))
+    w1, w2 = weights(*shape, gate_up=gate_up, seed=seed)
+    op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
+    properties = torch.cuda.get_device_properties(0)
+    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
+        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
+        "intermediate": shape[1], "activation": activation, "m": table_m, "config": config, "split": split}]}))
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    return shape, w1, w2, op_w1, ref
+
+
 # gemv_32_p4 unsplit: GEMM 2 waits for the whole first grid (PDL grid sync); split along K, tile by tile
 # (gemv_mlp_plan.h). gemv_rows_p4: unsplit, always the whole first grid.
 @pytest.mark.parametrize("config,split", [("gemv_32_p4", [1, 1]), ("gemv_32_p4", [2, 2]), ("gemv_rows_p4", [1, 1])])
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path, monkeypatch, activation, config,
                                                                        split):
-    if config not in op._registry.available_on(0, activation):
-        pytest.skip(f"this build has no {config}")
-    shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
-                           else ((8192, 2752), 2, swiglu_reference))
-    w1, w2 = weights(*shape, gate_up=gate_up, seed=4)
-    op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
-    properties = torch.cuda.get_device_properties(0)
-    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
-        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
-        "intermediate": shape[1], "activation": activation, "m": 1, "config": config, "split": split}]}))
-    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 1, split, seed=4)
     x = random_x(1, shape[0])
     assert cusync.explain(x, op_w1, w2, activation)["config"] == (
         config if split == [1, 1] else config + "_sk2x2")
@@ -335,17 +342,7 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
 def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
                                                                                              activation):
     config = "gemv_rows_mma_p2"
-    if config not in op._registry.available_on(0, activation):
-        pytest.skip(f"this build has no {config}")
-    shape, gate_up, ref = ((GPT3, 1, reference) if activation == "gelu"
-                           else ((8192, 2752), 2, swiglu_reference))
-    w1, w2 = weights(*shape, gate_up=gate_up, seed=5)
-    op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
-    properties = torch.cuda.get_device_properties(0)
-    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
-        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
-        "intermediate": shape[1], "activation": activation, "m": 4, "config": config, "split": [1, 1]}]}))
-    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=5)
     for m in (1, 2, 3, 4, 5, 8):
         x = random_x(m, shape[0])
         assert cusync.explain(x, op_w1, w2, activation)["config"] == config
