@@ -4,18 +4,19 @@
 //   the tokens on tensor cores. At M = 2-4: 75.9-78.2 us (GPT-3) and 42.8-45.3 (LLaMA) against 94.7-100.3 and
 //   51.4-51.9 for the op's fused chain split at small M and 84.8-86.0 and 42.8-43.2 for cuBLASLt, H200
 //   (docs/BENCHMARKS.md, issue 12, session 27, call 4).
-// - gemv_rows_p4 (SkinnyPath::GemvRows), M = 1: a few whole weight rows per block, unsplit; GEMM 2 waits for the whole first
-//   grid, which it reads. The faster: 70.9 against 79.9 us (GPT-3) and 37.5 against 41.9 (LLaMA) for gemv_32_p4 split
-//   2x1, H200 (docs/BENCHMARKS.md, issue 12, session 26, call 5).
-// - gemv_32_p4 (SkinnyPath::GemvPdl), M = 1: a block per 32-row unit. Split along K, GEMM 2 waits tile by tile for the GEMM-1
-//   tiles its k-range reads, under the TileSync policy cusyncgen proves from examples/mlp/gpt3_mlp_skinny.dep (GELU)
-//   and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid (gemvWaitsForWholeGrid says why).
+// - gemv_rows_p4 (SkinnyPath::GemvRows), M = 1: a few whole weight rows per block, unsplit; GEMM 2 waits for the
+//   whole first grid, which it reads. The fastest at M = 1: 70.9 against 79.9 us (GPT-3) and 37.5 against 41.9
+//   (LLaMA) for gemv_32_p4 split 2x1, H200 (docs/BENCHMARKS.md, issue 12, session 26, call 5).
+// - gemv_32_p4 (SkinnyPath::GemvPdl), M = 1: a block per 32-row unit. Split along K, GEMM 2 waits tile by tile for
+//   the GEMM-1 tiles its k-range reads, under the TileSync policy cusyncgen proves from
+//   examples/mlp/gpt3_mlp_skinny.dep (GELU) and llama_mlp_skinny.dep (SwiGLU); unsplit, for the whole first grid
+//   (gemvWaitsForWholeGrid says why).
 // Include from a .cu file: it instantiates the kernels. Host code.
 //
-// Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chain streams
-// the weights through registers. Measured with the same interleaved timing: 113.0 against 117.0 us (GPT-3) and 56.8
-// against 66.3 us (LLaMA) on the H100 (docs/BENCHMARKS.md, issue 12, session 20 call 5 and session 3), 83.3 against
-// 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2; both tile by tile).
+// Why: at M = 1 the fused chain runs 64-row wgmma tiles with 63 empty rows and split-K fix-ups; the GEMV chains
+// stream the weights through registers. Measured with the same interleaved timing (gemv_32_p4): 113.0 against 117.0
+// us (GPT-3) and 56.8 against 66.3 us (LLaMA) on the H100 (docs/BENCHMARKS.md, issue 12, session 20 call 5 and
+// session 3), 83.3 against 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2; both tile by tile).
 //
 // SwiGLU: the GEMV reads the op's paired W1 in place (gate and up rows paired in groups of 64, cusync_mlp.h) through
 // SkinnyGemm::pairedGroupRows; nothing is repacked.
