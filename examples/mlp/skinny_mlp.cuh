@@ -5,8 +5,8 @@
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
 // launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
 // 26; row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid,
-// which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU,
-// gate and up rows paired per kTileN / 2). Include from a .cu file: it instantiates the kernels.
+// which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
+// a .cu file: it instantiates the kernels.
 #pragma once
 
 #include <algorithm>
@@ -120,8 +120,8 @@ class SkinnyMlpChain {
     // The whole-rows GEMV, synchronized: its unsplit GEMM 2 reads every GEMM-1 output, so the dependency's wait is the
     // whole first grid (griddepcontrol.wait; no semaphores).
     if (!streamOrdered && kRows) pdlGridSync_ = true;
-    // The register paths stage a unit's activations: the longest k-range of either stage. The whole-rows GEMV stages
-    // nothing.
+    // The register paths stage a unit's activations: the longest k-range of either stage. The CUDA-core whole-rows
+    // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
                    : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
@@ -255,6 +255,12 @@ class SkinnyMlpChain {
     int blocks = 0;
     CUSYNC_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, kernel, kThreads, sharedBytes));
     return blocks;
+  }
+  // Blocks per SM of the instance for kMaxTokens, with the shared memory that instance always takes (the tensor-core
+  // whole-rows GEMV's transpose buffers) and no k-range activation slice (the register paths', which grows with the
+  // split: a chain checks its real occupancy when it is built). What the PyTorch op reports for a configuration.
+  static int blocksPerSmAtMostTokens() {
+    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
   }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }

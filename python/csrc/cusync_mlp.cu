@@ -242,17 +242,10 @@ decltype(auto) withGemvChain(int activation, const char* config, Visit&& visit) 
                 : visit(cusync::examples::SkinnyChainType<GemvTileGeluChain>{});
 }
 
-// Blocks of a GEMV kernel per SM: without dynamic shared memory for gemv_32_p4, whose activation slice grows with the
-// k-range (the plan checks the real occupancy when it is created), and gemv_rows_p4, which stages nothing; for
-// gemv_rows_mma_p2 its 8-token instance, the one with the most shared memory and registers.
+// Blocks of a GEMV kernel per SM: its instance for the most tokens (SkinnyMlpChain::blocksPerSmAtMostTokens).
 int gemvBlocksPerSm(int activation, const char* config) {
-  return withGemvChain(activation, config, [](auto chain) {
-    using Chain = typename decltype(chain)::type;
-    if constexpr (Chain::kRowsMma)
-      return Chain::blocksPerSm(cusync::rowMmaGemvSharedBytes(Chain::kMaxTokens), Chain::kMaxTokens);
-    else
-      return Chain::blocksPerSm(0);
-  });
+  return withGemvChain(activation, config,
+                       [](auto chain) { return decltype(chain)::type::blocksPerSmAtMostTokens(); });
 }
 
 // The GEMV chains, in the order the configuration lists give them after the fused registry.

@@ -137,12 +137,15 @@ def is_gemv_chain(config: str) -> bool:
     return _GEMV.fullmatch(config) is not None
 
 
+def _gemv_max_tokens(config: str) -> int:
+    """The most tokens GEMV chain `config` runs: the tensor-core whole-rows one 8, the others one."""
+    return GEMV_MMA_MAX_TOKENS if _GEMV_MMA.fullmatch(config) else 1
+
+
 def runs_at(config: str, m: int) -> bool:
-    """Whether the kernel of `config` runs M = m tokens: the tensor-core whole-rows GEMV chain 1-8 tokens, the other
-    GEMV chains one (the library refuses them at any other M), a fused chain any M."""
-    if _GEMV_MMA.fullmatch(config):
-        return 1 <= m <= GEMV_MMA_MAX_TOKENS
-    return m == 1 if is_gemv_chain(config) else True
+    """Whether the kernel of `config` runs M = m tokens: a GEMV chain 1 to _gemv_max_tokens (the library refuses it
+    at any other M), a fused chain any M."""
+    return 1 <= m <= _gemv_max_tokens(config) if is_gemv_chain(config) else True
 
 
 def parse_label(label: str) -> tuple:
@@ -333,7 +336,8 @@ def parse_table(document, origin: str = "<table>") -> list:
                              "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB|"
                              "gemv_rows_mma_pB)")
         if not runs_at(raw["config"], raw["m"]):
-            tokens = f"1-{GEMV_MMA_MAX_TOKENS}" if _GEMV_MMA.fullmatch(raw["config"]) else "1"
+            most = _gemv_max_tokens(raw["config"])
+            tokens = f"1-{most}" if most > 1 else "1"
             raise ValueError(f"{where}: \"config\" '{raw['config']}' runs only at M = {tokens}, not at M = {raw['m']}")
         split = raw.get("split", [1, 1])
         if (not isinstance(split, list) or len(split) != 2
