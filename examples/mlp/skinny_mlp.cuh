@@ -236,7 +236,7 @@ class SkinnyMlpChain {
   }
   // Output features per block of a whole-rows GEMV stage with this activation.
   static constexpr int outputsPerBlock(SkinnyActivation activation) {
-    return kRowsMma ? rowMmaGemvOutputsPerBlock(activation) : rowGemvOutputsPerBlock<kGemvRows>(activation);
+    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kGemvRows>(activation);
   }
   // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
   // shared memory (the register paths' activation slice grows with the k-range; the tensor-core whole-rows GEMV's

@@ -43,9 +43,9 @@ CUSYNC_HOST_DEVICE constexpr int rowGemvOutputsPerBlock(SkinnyActivation activat
 namespace detail {
 
 // Stage 1's activations were written by the stage-0 grid, which may still have been running when this block
-// started (PDL): read them from L2, never through the non-coherent path. Stage 0's token never changes in a launch.
-__device__ __forceinline__ uint4 loadTokenPiece(const __half* a, std::uint32_t s, int k) {
-  const uint4* p = reinterpret_cast<const uint4*>(a + k);
+// started (PDL): read them from L2, never through the non-coherent path. Stage 0's tokens never change in a launch.
+__device__ __forceinline__ uint4 loadTokenPiece(const __half* a, std::uint32_t s, std::size_t offset) {
+  const uint4* p = reinterpret_cast<const uint4*>(a + offset);
   return s == 0 ? __ldg(p) : __ldcg(p);
 }
 
@@ -99,7 +99,7 @@ __global__ void __launch_bounds__(kRowGemvThreads, kBlocksPerSm)
 #pragma unroll
     for (int u = 0; u < kUnroll; ++u) {
       const int k = (j + u) * kPiece + 8 * t;
-      const uint4 x = k < g.k ? detail::loadTokenPiece(g.a, s, k) : uint4{};
+      const uint4 x = k < g.k ? detail::loadTokenPiece(g.a, s, std::size_t(k)) : uint4{};
 #pragma unroll
       for (int r = 0; r < kRows; ++r) acc[r] = detail::dot8(acc[r], v[u][r], x);
     }

@@ -41,6 +41,7 @@
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
 #include "cusync/paired_weight_rows.h"
+#include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
 #include "cusync/skinny_chain_kernel.cuh"
 
 namespace cusync {
@@ -57,11 +58,6 @@ CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens) {
          kRowMmaGemvWarps * kRowMmaGemvMaxTokens * kRowMmaGemvRows * int(sizeof(float));
 }
 
-// Output features per block: a paired SwiGLU output needs two rows (gate and up). Host + device.
-CUSYNC_HOST_DEVICE constexpr int rowMmaGemvOutputsPerBlock(SkinnyActivation activation) {
-  return activation == SkinnyActivation::PairedSwiGlu ? kRowMmaGemvRows / 2 : kRowMmaGemvRows;
-}
-
 namespace detail {
 
 // d += A B for one m16n8k16 with fp16 operands and fp32 accumulators; A's rows 8-15 are zero (a1 = a3 = 0).
@@ -72,13 +68,6 @@ __device__ __forceinline__ void mmaTokensByRows(float (&d)[4], std::uint32_t a0,
       "{%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
       : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
-}
-
-// Stage 1's activations were written by the stage-0 grid, which may still have been running when this block started
-// (PDL): read them from L2, never through the non-coherent path. Stage 0's tokens never change in a launch.
-__device__ __forceinline__ uint4 loadTokenChunk(const __half* a, std::uint32_t s, std::size_t offset) {
-  const uint4* p = reinterpret_cast<const uint4*>(a + offset);
-  return s == 0 ? __ldg(p) : __ldcg(p);
 }
 
 // Where chunk `chunk` (of 32) of row `row` (of 8) lies in a warp's transpose buffer: rows of 32 chunks, chunk
@@ -131,7 +120,7 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
 #pragma unroll
     for (int m = 0; m < kTokens; ++m)
       x[u][m] = m < p.m && offset < std::size_t(k)
-                    ? detail::loadTokenChunk(gemm.a, s, std::size_t(m) * std::size_t(k) + offset)
+                    ? detail::loadTokenPiece(gemm.a, s, std::size_t(m) * std::size_t(k) + offset)
                     : uint4{};
   };
 
@@ -195,7 +184,7 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     for (int w = 0; w < kRowMmaGemvWarps; ++w) sum += warpSums[w][outToken][r];
     return sum;
   };
-  const int outputs = rowMmaGemvOutputsPerBlock(gemm.activation);
+  const int outputs = rowGemvOutputsPerBlock<kRows>(gemm.activation);
   if (outToken < p.m && row < outputs) {
     float y = rowSum(row);
     if (paired)
