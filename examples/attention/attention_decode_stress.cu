@@ -3,8 +3,9 @@
 // RowSync), ordered by programmatic dependent launch and by wait-kernels, with a pseudo-random delay of up to
 // CUSYNC_CHAIN_DELAY_NS injected into every GEMV unit and attention block before its wait and before its post
 // (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
-// configurations (128- and 32-column output tiles, weights staged in shared memory or streamed), their split-K
-// choices, the PDL grid-sync baseline and the attention stage's PDL trigger (at start, after its wait) vary. Every
+// configurations (128- and 32-column output tiles, weights staged in shared memory or streamed, products on the CUDA
+// cores or on tensor cores), their split-K choices, the PDL grid-sync baseline and the attention stage's PDL trigger
+// (at start, after its wait) vary. Every
 // chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
 // and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
 // with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
@@ -48,26 +49,31 @@ constexpr const char* kUsage =
 // GEMM under both T policies.
 template <Model M>
 struct GemvEntries {
-  AttentionGemm qkvB4 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 4, false, 128, 0>::entry();
-  AttentionGemm qkvB2 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 1>::entry();
+  AttentionGemm qkvB4 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 4, false, 128, 0, 0>::entry();
+  AttentionGemm qkvB2 = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 0, 1>::entry();
   // [T policy]: TileSync, RowSync.
   AttentionGemm out32B4[2] = {
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 4, false, 32, 0>::entry(),
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 4, false, 32, 0>::entry()};
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 4, false, 32, 0, 0>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 4, false, 32, 0, 0>::entry()};
   AttentionGemm out32B2Staged[2] = {
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, true, 32, 1>::entry(),
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, true, 32, 1>::entry()};
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, true, 32, 0, 1>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, true, 32, 0, 1>::entry()};
   AttentionGemm out128B2[2] = {
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 128, 2>::entry(),
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 128, 2>::entry()};
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 128, 0, 2>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 128, 0, 2>::entry()};
+  // On tensor cores (hooked_mma_gemv_kernel.cuh): rings of 5 and 3 slots.
+  AttentionGemm qkvMma = AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 1, false, 128, 5, 2>::entry();
+  AttentionGemm out32Mma[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 3, 3>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 3, 3>::entry()};
 };
 
 struct Case {
   int batch, cached;
   Variant variant;
   bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
-  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2
-  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2
+  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores
+  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores
   SplitChoice qkvSplit, outSplit;
 };
 
@@ -81,10 +87,12 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
                                       {Ordering::PdlGridSync, TPolicyKind::TileSync}};
-  const AttentionGemm* qkvGemms[2] = {&gemvs.qkvB4, &gemvs.qkvB2};
+  const AttentionGemm* qkvGemms[3] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
-    return out == 0 ? &gemvs.out32B4[i] : out == 1 ? &gemvs.out32B2Staged[i] : &gemvs.out128B2[i];
+    const AttentionGemm* gemms[4] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
+                                     &gemvs.out32Mma[i]};
+    return gemms[out];
   };
   std::vector<Case> cases;
   for (int batch : {1, 2, 3, 4})
@@ -92,8 +100,8 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
-          for (int qkv = 0; qkv < 2; ++qkv)
-            for (int out = 0; out < 3; ++out) {
+          for (int qkv = 0; qkv < 3; ++qkv)
+            for (int out = 0; out < 4; ++out) {
               AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
               const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),
                                                      shape.hidden, multiprocessors);

@@ -13,7 +13,7 @@
 
 namespace cusync::examples::attention {
 
-template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, bool StageWeights, int TileN, int Rank>
+template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, bool StageWeights, int TileN, int MmaStages, int Rank>
 struct AttentionGemvInstance {
   using ChainPolicies = Policies<M, Phase::Decode>;
   // As AttentionGemmInstance: the QKV GEMM posts under StridedSync (and waits for nothing), the output GEMM waits
@@ -24,9 +24,11 @@ struct AttentionGemvInstance {
   // The QKV GEMM's tile is the spec's (64 rows, one 128-wide head): the attention kernels read QKV by it. The
   // output GEMM's is free, as AttentionGemmInstance says: 32 columns give it whole-K units (no split-K) with one
   // row group per warp. StageWeights: the output GEMM's weights staged in shared memory while it waits for T.
+  // MmaStages > 0: the products on tensor cores, weights through a per-warp ring of that many 4 KB slots.
   static_assert(R != GemmRole::Qkv || (TileN == kSpecTileN && !StageWeights),
                 "the QKV GEMM's tile is the spec's, and it waits for nothing to stage weights behind");
-  using Gemv = HookedGemv<kSpecTileM<Phase::Decode>, TileN, BlocksPerSm, StageWeights, InputPolicy, OutputPolicy>;
+  using Gemv =
+      HookedGemv<kSpecTileM<Phase::Decode>, TileN, BlocksPerSm, StageWeights, InputPolicy, OutputPolicy, MmaStages>;
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_decode_" +
@@ -50,10 +52,10 @@ struct AttentionGemvInstance {
 }  // namespace cusync::examples::attention
 
 // One registration per translation unit; RANK as CUSYNC_REGISTER_ATTENTION_GEMM's (after the CUTLASS list's).
-#define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM, STAGE_WEIGHTS, TILE_N)          \
+#define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM, STAGE_WEIGHTS, TILE_N, MMA_STAGES) \
   namespace {                                                                                                   \
   using namespace ::cusync::examples::attention;                                                                \
   const AttentionGemmRegistration registration{                                                                 \
       AttentionGemvInstance<Model::MODEL, GemmRole::ROLE, TPolicyKind::POLICY, BLOCKS_PER_SM, STAGE_WEIGHTS,     \
-                            TILE_N, RANK>::entry()};                                                            \
+                            TILE_N, MMA_STAGES, RANK>::entry()};                                                \
   }

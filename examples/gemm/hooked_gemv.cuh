@@ -1,4 +1,5 @@
-// The hooked GEMV stage (runtime/include/cusync/hooked_gemv_kernel.cuh) behind the type-erased GemmLaunchArgs of the
+// The hooked GEMV stage (runtime/include/cusync/hooked_gemv_kernel.cuh on the CUDA cores,
+// hooked_mma_gemv_kernel.cuh on the tensor cores) behind the type-erased GemmLaunchArgs of the
 // hooked CUTLASS GEMMs (gemm_registry.h): its tile grid, occupancy and a launch that refuses, with the reason, what
 // the kernel cannot run (gemv_stage_shape.h). A chain registers it where it would a HookedGemm (the attention
 // chain's token generation: examples/attention/attention_gemv_instance.cuh). Include from the translation unit that
@@ -14,6 +15,7 @@
 #include "common/kernel_occupancy.cuh"
 #include "cusync/error.h"
 #include "cusync/hooked_gemv_kernel.cuh"
+#include "cusync/hooked_mma_gemv_kernel.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
 #include "gemm_registry.h"
@@ -25,9 +27,13 @@ namespace cusync::examples {
 // OutputPolicy_, as HookedGemm does. StageWeights: when the launch waits (tile by tile or for the whole previous
 // grid), each block copies its unit's weights into shared memory before the wait (hooked_gemv_kernel.cuh), where
 // they fit (kStagedWeightBytes, and the device's shared memory beside the activations); otherwise, and in a launch
-// that does not wait, it streams them through registers.
-template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_>
+// that does not wait, it streams them through registers. MmaStages > 0: the products on tensor cores, each warp
+// streaming its weights through a ring of MmaStages 4 KB slots (hooked_mma_gemv_kernel.cuh; StageWeights unused).
+template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_,
+          int MmaStages = 0>
 struct HookedGemv {
+  static_assert(MmaStages == 0 || !StageWeights, "the tensor-core stage streams its weights through its ring");
+  static constexpr bool kTensorCores = MmaStages > 0;
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
   // Dynamic shared memory asked of every instance once, for the staged activations and weights of the longest
@@ -48,11 +54,23 @@ struct HookedGemv {
   }
 
   template <int kTokens>
-  static constexpr auto kernel = &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
+  static constexpr auto kernel = [] {
+    if constexpr (kTensorCores)
+      return &hookedMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, MmaStages>;
+    else
+      return &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
+  }();
+
+  // Dynamic shared memory of a launch of `tokens` tokens whose longest part spans `longestPart` k, weights staged or
+  // not.
+  static int sharedBytes(int tokens, int longestPart, bool stageWeights) {
+    if constexpr (kTensorCores) return hookedMmaGemvSharedBytes(MmaStages, tokens, longestPart);
+    return tokens * longestPart * 2 + (stageWeights ? TileN * longestPart * 2 : 0);
+  }
 
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
-           (StageWeights ? "_sw" : "");
+           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "");
   }
 
   static GridShape tileGrid(int m, int n) {
@@ -63,7 +81,7 @@ struct HookedGemv {
   static int maxActiveBlocksPerSm() {
     KernelOccupancy<kernel<kGemvMaxTokens>>::allowSharedMemory(sharedBytesAllowed());  // the most any launch asks
     return KernelOccupancy<kernel<kGemvMaxTokens>>::maxActiveBlocksPerSm(kGemvThreads,
-                                                                          kGemvMaxTokens * 2048 * 2);
+                                                                          sharedBytes(kGemvMaxTokens, 2048, false));
   }
 
   static void launch(const GemmLaunchArgs& args, cudaStream_t stream) {
@@ -85,9 +103,10 @@ struct HookedGemv {
     const bool waits = args.producerSemaphores != nullptr || args.waitForPriorGrid;
     const bool stageWeights = StageWeights && waits && weightBytes <= kStagedWeightBytes &&
                               activationBytes + weightBytes <= sharedBytesAllowed();
-    const int sharedBytes = activationBytes + (stageWeights ? weightBytes : 0);
-    if (sharedBytes > sharedBytesAllowed())
-      throw cusync::Error("cusync GEMV " + name() + ": a part's activations take " + std::to_string(sharedBytes) +
+    const int bytes = sharedBytes(args.m, longestPart, stageWeights);
+    if (bytes > sharedBytesAllowed())
+      throw cusync::Error("cusync GEMV " + name() + ": a part's shared memory (activations, staged weights or ring) takes " +
+                          std::to_string(bytes) +
                           " bytes of shared memory, more than " + std::to_string(sharedBytesAllowed()) +
                           " (split K in more parts)");
     static_assert(TileN % 8 == 0, "whole 16-byte vectors per staged row");
@@ -111,10 +130,10 @@ struct HookedGemv {
     params.trace = args.trace;
     params.traceStage = args.traceStage;
     switch (args.m) {
-      case 1: return launchWith<1>(params, sharedBytes, args, stream);
-      case 2: return launchWith<2>(params, sharedBytes, args, stream);
-      case 3: return launchWith<3>(params, sharedBytes, args, stream);
-      default: return launchWith<4>(params, sharedBytes, args, stream);
+      case 1: return launchWith<1>(params, bytes, args, stream);
+      case 2: return launchWith<2>(params, bytes, args, stream);
+      case 3: return launchWith<3>(params, bytes, args, stream);
+      default: return launchWith<4>(params, bytes, args, stream);
     }
   }
 

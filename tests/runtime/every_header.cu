@@ -3,6 +3,7 @@
 #include <cusync/cusync.cuh>
 #include <cusync/block_trace.cuh>
 #include <cusync/hooked_gemv_kernel.cuh>
+#include <cusync/hooked_mma_gemv_kernel.cuh>
 
 namespace {
 // The block-level free functions (block_sync.cuh).

@@ -21,11 +21,7 @@
 // per two chunks: with the weights in fragment order too (call 2) GPT-3 at M = 1 took 96.8 us, with only the weights
 // transposed (call 3) 103.0; with both transposed (call 4) 75.1. The 64-byte shape's own cost was not measured apart.
 //
-// Fragment order: the reduction over k does not care in which order k is visited, so a thread's two B registers of
-// one mma (logical k 2t..2t+1 and 2t+8..2t+9 of weight row g = lane / 4, t = lane % 4) may hold any four physical k,
-// as long as its A registers (token g at the same logical k) hold the same four. Lane (g, t) takes the warp's 16-byte
-// chunks t, t + 4, ..., t + 28 of weight row g and of token g, each feeding two mmas. Token rows 8-15 of A are zero
-// (at most 8 tokens), so only a0 and a2 are set; accumulators c2, c3 stay zero.
+// Fragment order: mma_gemv_fragments.cuh.
 //
 // Synchronization: as the CUDA-core whole-rows GEMV. Stage 1 reads every stage-0 output, so it waits for the whole
 // first grid (griddepcontrol.wait, SkinnyChainParams::secondWaitsForWholeGrid) after its first weight batch is in
@@ -40,6 +36,7 @@
 #include "cusync/block_trace.cuh"
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
+#include "cusync/mma_gemv_fragments.cuh"
 #include "cusync/paired_weight_rows.h"
 #include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
 #include "cusync/skinny_chain_kernel.cuh"
@@ -57,25 +54,6 @@ CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens) {
   return kRowMmaGemvWarps * (kRowMmaGemvRows + tokens) * 512 +
          kRowMmaGemvWarps * kRowMmaGemvMaxTokens * kRowMmaGemvRows * int(sizeof(float));
 }
-
-namespace detail {
-
-// d += A B for one m16n8k16 with fp16 operands and fp32 accumulators; A's rows 8-15 are zero (a1 = a3 = 0).
-__device__ __forceinline__ void mmaTokensByRows(float (&d)[4], std::uint32_t a0, std::uint32_t a2, std::uint32_t b0,
-                                                std::uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
-}
-
-// Where chunk `chunk` (of 32) of row `row` (of 8) lies in a warp's transpose buffer: rows of 32 chunks, chunk
-// positions XOR-swizzled by 4 (row & 7) so that the fragment reads (lanes 4g..4g+3 read chunks t + 4j of row g, eight
-// lanes per 16-byte phase) hit 32 distinct banks; the row-wise writes stay a permutation of one row's 512 bytes.
-__device__ __forceinline__ int transposeSlot(int row, int chunk) { return row * 32 + (chunk ^ (4 * (row & 7))); }
-
-}  // namespace detail
 
 // kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
 // chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
