@@ -4,9 +4,13 @@
 // (docs/BENCHMARKS.md, issue 14, session 13); a stock CUTLASS kernel of the same tile and cluster splits that gap
 // into "the tile shape and schedule" (stock as slow as hooked) and "what the hooks cost" (stock faster).
 //
-//   gemm_shape_probe [--m 512,2048] [--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b]
-//                    [--shapes a,b] [--samples N] [--warmup-ms N] [--csv FILE]
+//   gemm_shape_probe [--phase prompt|decode] [--m 512,2048] [--group-rows 1,8] [--splits] [--parts 3,11]
+//                    [--units static,ticket] [--kernels a,b] [--shapes a,b] [--samples N] [--warmup-ms N]
+//                    [--csv FILE]
 //
+// --phase: the chain's GEMM configurations of prompt processing (default) or of token generation (the hooked GEMV
+// stages among them; give --m 1,4), split as that phase's chain splits them (decode: a tile's parts in k-range turns).
+// --parts: also time each hooked GEMM with every tile split into each of these numbers of parts.
 // --group-rows: the hooked GEMMs' tile orders to time, rows of tiles taken that many at a time, column by column
 // (grouped_order.h; 1: row-major, the chain's order for the output GEMM). Kernels in clusters take their clusters
 // so, each cluster's rows back to back.
@@ -76,7 +80,7 @@ struct ProbeStage {
   std::unique_ptr<GemmSplit> split;
 };
 ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int multiprocessors, std::uint32_t groupRows,
-                               SplitChoice splitChoice, bool staticUnits) {
+                               SplitChoice splitChoice, bool staticUnits, PartOrder partOrder) {
   auto stage = std::make_unique<Stage>("probe", gemm.tileGrid(m, n));
   if (gemm.clusterRows > 1)
     // Clusters of rows taken groupRows rows (groupRows / clusterRows clusters) at a time, column by column, as the
@@ -88,7 +92,7 @@ ProbeStage unsynchronizedStage(const AttentionGemm& gemm, int m, int n, int mult
                                  });
   else
     stage->setGroupedTileOrder(groupRows);
-  auto split = std::make_unique<GemmSplit>(*stage, gemm.tile, splitChoice, PartOrder::PartsOfATileTogether);
+  auto split = std::make_unique<GemmSplit>(*stage, gemm.tile, splitChoice, partOrder);
   stage->setPersistentBlocks(persistentBlocksFor(gemm, stage->workUnitsPerLaunch(), multiprocessors));
   stage->useStaticUnits(staticUnits);
   return {std::move(stage), std::move(split)};
@@ -112,6 +116,8 @@ int run(int argc, char** argv) {
   std::vector<int> groupRowsList{1};
   std::vector<bool> unitSchedules{true};  // static units
   bool withSplits = false;
+  Phase phase = Phase::Prompt;
+  std::vector<int> extraParts;
   // --kernels: only the CUTLASS kernels whose names contain one of these (cuBLASLt always runs: it is the
   // reference). So that a profiler's first launch of a kernel family is the one wanted.
   // --shapes: likewise, only the GEMMs whose names (gpt3_qkv_512, ...) contain one of these.
@@ -134,6 +140,12 @@ int run(int argc, char** argv) {
     };
     if (arg == "--m") {
       ms = positiveIntListArgument(kProgram, arg, value());
+    } else if (arg == "--phase") {
+      const std::string v = value();
+      if (v != "prompt" && v != "decode") exitWithUsageError(kProgram, "--phase: '" + v + "' is neither prompt nor decode");
+      phase = v == "prompt" ? Phase::Prompt : Phase::Decode;
+    } else if (arg == "--parts") {
+      extraParts = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--group-rows") {
       groupRowsList = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--splits") {
@@ -151,8 +163,9 @@ int run(int argc, char** argv) {
     } else if (arg == "--csv") {
       csvPath = value();
     } else {
-      exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--m 512,2048] "
-                                   "[--group-rows 1,8] [--splits] [--units static,ticket] [--kernels a,b] "
+      exitWithUsageError(kProgram, "unknown argument '" + arg + "'; usage: gemm_shape_probe [--phase prompt|decode] "
+                                   "[--m 512,2048] [--group-rows 1,8] [--splits] [--parts 3,11] "
+                                   "[--units static,ticket] [--kernels a,b] "
                                    "[--shapes a,b] [--samples N] [--warmup-ms N] [--csv FILE]");
     }
   }
@@ -234,12 +247,17 @@ int run(int argc, char** argv) {
       streamK = std::make_unique<StreamKGemm>(s.m, s.n, s.k, Activation::Identity);
       measure("cutlass_128x128x64_streamk", [&](cudaStream_t st) { streamK->run(a.get(), w.get(), d.get(), st); });
     }
-    for (const AttentionGemm* gemm : findAttentionGemms(s.model, Phase::Prompt, s.role, TPolicyKind::TileSync)) {
+    for (const AttentionGemm* gemm : findAttentionGemms(s.model, phase, s.role, TPolicyKind::TileSync)) {
       if (gemm->maxActiveBlocksPerSm() == 0) continue;
       std::vector<SplitChoice> splits{SplitChoice{1, 0}};
       if (withSplits)
-        for (const SplitChoice& choice : splitCandidates(*gemm, Phase::Prompt, s.m, s.n, s.k, sms))
+        for (const SplitChoice& choice : splitCandidates(*gemm, phase, s.m, s.n, s.k, sms))
           if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
+      for (int parts : extraParts)
+        if (parts > 1 && std::none_of(splits.begin(), splits.end(), [&](const SplitChoice& c) {
+              return c.parts == std::uint32_t(parts) && c.wholeTiles == 0 && !c.isStreamK() && !c.accumulate;
+            }))
+          splits.push_back(SplitChoice{std::uint32_t(parts), 0});
       for (int groupRows : groupRowsList) {
         for (const SplitChoice& split : splits) {
           for (const bool staticUnits : unitSchedules) {
@@ -247,7 +265,8 @@ int run(int argc, char** argv) {
             if (!gemm->persistent && staticUnits != unitSchedules.front()) continue;
             if (gemm->lean && !staticUnits) continue;  // the lean persistent kernel takes static units only
             ProbeStage probe =
-                unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits);
+                unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits,
+                                    phase == Phase::Decode ? PartOrder::KRangesInTurn : PartOrder::PartsOfATileTogether);
             const std::string name = "hooked_" + gemm->configuration +
                                      (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
                                      splitSuffix(split) + (gemm->persistent && !staticUnits ? "_ticket" : "");

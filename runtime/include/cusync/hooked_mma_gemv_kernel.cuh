@@ -104,16 +104,18 @@ __global__ void __launch_bounds__(kGemvThreads, kBlocksPerSm)
   detail::stageGemvActivations<kTokens>(activations, tokenStride, p.a, k, range, kGemvThreads);
   __syncthreads();
 
-  float acc[4] = {};
+  // Two accumulator sets, one per mma of a 16-byte chunk: two dependent chains of 8 mmas per item instead of one of
+  // 16, since a warp multiplies its items one after another.
+  float acc[2][4] = {};
   int accGroup = first / steps;
   // Lane (g, t) holds token g's sums of the group's rows 2t and 2t + 1; lanes of tokens past kTokens hold zeros.
   const auto flush = [&](int group) {
     if (g < kTokens) {
-      warpSums[warp][g][group * kMmaGemvGroupRows + 2 * t] = acc[0];
-      warpSums[warp][g][group * kMmaGemvGroupRows + 2 * t + 1] = acc[1];
+      warpSums[warp][g][group * kMmaGemvGroupRows + 2 * t] = acc[0][0] + acc[1][0];
+      warpSums[warp][g][group * kMmaGemvGroupRows + 2 * t + 1] = acc[0][1] + acc[1][1];
     }
 #pragma unroll
-    for (int i = 0; i < 4; ++i) acc[i] = 0.0f;
+    for (int i = 0; i < 4; ++i) acc[0][i] = acc[1][i] = 0.0f;
   };
   for (int item = first; item < last; ++item) {
     const int group = item / steps, step = item % steps;
@@ -132,8 +134,8 @@ __global__ void __launch_bounds__(kGemvThreads, kBlocksPerSm)
       const uint4 a = g < kTokens && stepVector + chunk < vectorsPerToken
                           ? activations[g * tokenStride + stepVector + chunk]
                           : uint4{};
-      detail::mmaTokensByRows(acc, a.x, a.y, w.x, w.y);
-      detail::mmaTokensByRows(acc, a.z, a.w, w.z, w.w);
+      detail::mmaTokensByRows(acc[0], a.x, a.y, w.x, w.y);
+      detail::mmaTokensByRows(acc[1], a.z, a.w, w.z, w.w);
     }
     __syncwarp();  // every lane's reads of the slot before it is refilled
     issue(item + kStages);
