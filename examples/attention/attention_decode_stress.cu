@@ -66,14 +66,20 @@ struct GemvEntries {
   AttentionGemm out32Mma[2] = {
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 3, 3>::entry(),
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 3, 3>::entry()};
+  // Whole rows on tensor cores (hooked_rows_mma_gemv_kernel.cuh): a tile's column groups, the last arrival posts.
+  AttentionGemm qkvRows =
+      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 0, 3, true>::entry();
+  AttentionGemm out32Rows[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 0, 4, true>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 0, 4, true>::entry()};
 };
 
 struct Case {
   int batch, cached;
   Variant variant;
   bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
-  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores
-  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores
+  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows
+  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows
   SplitChoice qkvSplit, outSplit;
 };
 
@@ -87,11 +93,11 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
                                       {Ordering::PdlGridSync, TPolicyKind::TileSync}};
-  const AttentionGemm* qkvGemms[3] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma};
+  const AttentionGemm* qkvGemms[4] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma, &gemvs.qkvRows};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
-    const AttentionGemm* gemms[4] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
-                                     &gemvs.out32Mma[i]};
+    const AttentionGemm* gemms[5] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
+                                     &gemvs.out32Mma[i], &gemvs.out32Rows[i]};
     return gemms[out];
   };
   std::vector<Case> cases;
@@ -100,8 +106,8 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
-          for (int qkv = 0; qkv < 3; ++qkv)
-            for (int out = 0; out < 4; ++out) {
+          for (int qkv = 0; qkv < 4; ++qkv)
+            for (int out = 0; out < 5; ++out) {
               AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
               const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),
                                                      shape.hidden, multiprocessors);

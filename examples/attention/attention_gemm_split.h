@@ -28,6 +28,11 @@ inline std::vector<SplitChoice> splitCandidates(const AttentionGemm& gemm, Phase
                                                 int multiprocessors) {
   // A GEMM in clusters splits whole clusters (both blocks take the same k-range): the waves are counted in clusters.
   if (gemm.pingpong) return {SplitChoice{1, 0}};  // unsplit: a part that stores nothing would unpair the groups
+  if (gemm.columnGroups > 1) {  // a whole-rows GEMV: its column groups, never a k-range split
+    SplitChoice groups{gemm.columnGroups, 0};
+    groups.columnGroups = true;
+    return {groups};
+  }
   const std::uint32_t rows = std::uint32_t(gemm.clusterRows);
   const std::uint32_t slots = std::uint32_t(multiprocessors) * std::uint32_t(gemm.maxActiveBlocksPerSm()) / rows;
   const std::uint32_t tiles = gemm.tileGrid(m, n).tileCount() / rows;
@@ -64,7 +69,9 @@ struct GemmSplit {
     const std::uint32_t parts = split.parts;
     stage.setStreamK(0, 0);  // (the stage may have run stream-K before)
     stage.setBlocksPerTile(parts);
-    stage.setPartOrder(partOrder);
+    // A tile's column groups back to back: the tile is posted when its last group arrives, so tiles complete in the
+    // stage's order; every tile's first group first would post them all at the end.
+    stage.setPartOrder(split.columnGroups ? PartOrder::PartsOfATileTogether : partOrder);
     stage.setWholeTiles(split.wholeTiles);
     // Groups of row tiles reduce the same k-blocks of consecutive tiles at once: with the rows of a column
     // consecutive (column-major order), those share their weight k-blocks in L2 (stream_k_split.h).
@@ -73,6 +80,11 @@ struct GemmSplit {
     // The slots the kernels index (StageView::partialSlotsPerTile), so that host and device agree.
     const std::uint32_t slots = stage.view().partialSlotsPerTile(parts);
     if (slots <= 1) return;
+    if (split.columnGroups) {  // arrivals only: each group stores its own columns
+      arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
+      CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+      return;
+    }
     partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));

@@ -41,6 +41,10 @@ struct AttentionGemm {
   // The lean persistent kernel (tile_sync_persistent_gemm_kernel.hpp): static units only, no stream-K, no split-K
   // summed in L2.
   bool lean = false;
+  // Blocks per tile along N of a whole-rows GEMV stage (hooked_rows_mma_gemv_kernel.cuh: TileN / 8), each over the
+  // whole of K; 1 for every other GEMM. Its stage runs that many parts per tile (SplitChoice::columnGroups), a tile's
+  // parts back to back, and is never split along K.
+  std::uint32_t columnGroups = 1;
 };
 
 std::vector<AttentionGemm>& attentionGemms();

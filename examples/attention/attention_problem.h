@@ -171,17 +171,21 @@ struct SplitChoice {
   // The parts add into one slot in L2 and the last reads the sum (SplitKBuffers::accumulate): a read that does
   // not grow with the parts, and a result that is not bitwise reproducible.
   bool accumulate = false;
+  // The parts are a tile's column groups, each over the whole of K, not k-ranges (a whole-rows GEMV stage,
+  // AttentionGemm::columnGroups): no partials, only the tile's arrival counter.
+  bool columnGroups = false;
   bool isStreamK() const { return streamKChunks != 0; }
   bool operator==(const SplitChoice& o) const {
     return parts == o.parts && wholeTiles == o.wholeTiles && streamKChunks == o.streamKChunks &&
-           streamKBlocks == o.streamKBlocks && streamKGroups == o.streamKGroups && accumulate == o.accumulate;
+           streamKBlocks == o.streamKBlocks && streamKGroups == o.streamKGroups && accumulate == o.accumulate &&
+           columnGroups == o.columnGroups;
   }
 };
 
 // The kind of a split choice, as attention_example's --split-kinds names it.
 inline const char* splitKindName(const SplitChoice& split) {
   if (split.isStreamK()) return "stream-k";
-  if (split.parts <= 1) return "unsplit";
+  if (split.parts <= 1 || split.columnGroups) return "unsplit";  // column groups split no k-range
   if (split.accumulate) return split.wholeTiles != 0 ? "last-wave-sum" : "every-tile-sum";
   return split.wholeTiles != 0 ? "last-wave" : "every-tile";
 }

@@ -16,6 +16,7 @@
 #include "cusync/error.h"
 #include "cusync/hooked_gemv_kernel.cuh"
 #include "cusync/hooked_mma_gemv_kernel.cuh"
+#include "cusync/hooked_rows_mma_gemv_kernel.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
 #include "gemm_registry.h"
@@ -29,11 +30,15 @@ namespace cusync::examples {
 // they fit (kStagedWeightBytes, and the device's shared memory beside the activations); otherwise, and in a launch
 // that does not wait, it streams them through registers. MmaStages > 0: the products on tensor cores, each warp
 // streaming its weights through a ring of MmaStages 4 KB slots (hooked_mma_gemv_kernel.cuh; StageWeights unused).
+// WholeRows: on tensor cores, TileN / 8 blocks per tile, each 8 columns over the whole of K
+// (hooked_rows_mma_gemv_kernel.cuh; the stage's parts are those column groups; StageWeights and MmaStages unused).
 template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_,
-          int MmaStages = 0>
+          int MmaStages = 0, bool WholeRows = false>
 struct HookedGemv {
   static_assert(MmaStages == 0 || !StageWeights, "the tensor-core stage streams its weights through its ring");
+  static_assert(!WholeRows || (MmaStages == 0 && !StageWeights), "the whole-rows stage streams through registers");
   static constexpr bool kTensorCores = MmaStages > 0;
+  static constexpr std::uint32_t kColumnGroups = WholeRows ? TileN / kRowMmaGemvRows : 0;
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
   // Dynamic shared memory asked of every instance once, for the staged activations and weights of the longest
@@ -55,7 +60,9 @@ struct HookedGemv {
 
   template <int kTokens>
   static constexpr auto kernel = [] {
-    if constexpr (kTensorCores)
+    if constexpr (WholeRows)
+      return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, 1>;
+    else if constexpr (kTensorCores)
       return &hookedMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, MmaStages>;
     else
       return &hookedGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm>;
@@ -64,13 +71,14 @@ struct HookedGemv {
   // Dynamic shared memory of a launch of `tokens` tokens whose longest part spans `longestPart` k, weights staged or
   // not.
   static int sharedBytes(int tokens, int longestPart, bool stageWeights) {
+    if constexpr (WholeRows) return rowMmaGemvSharedBytes(tokens);
     if constexpr (kTensorCores) return hookedMmaGemvSharedBytes(MmaStages, tokens, longestPart);
     return tokens * longestPart * 2 + (stageWeights ? TileN * longestPart * 2 : 0);
   }
 
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
-           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "");
+           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") + (WholeRows ? "_rows" : "");
   }
 
   static GridShape tileGrid(int m, int n) {
@@ -95,6 +103,8 @@ struct HookedGemv {
     problem.wholeTiles = args.stage.wholeTiles;
     problem.persistentBlocks = args.stage.persistentBlocks;
     problem.splitBuffers = args.splitPartials != nullptr && args.splitArrivals != nullptr;
+    problem.columnGroups = kColumnGroups;
+    problem.arrivalCounters = args.splitArrivals != nullptr;
     if (const std::string why = whyNotGemvStage(problem); !why.empty())
       throw cusync::Error("cusync GEMV " + name() + ": " + why);
     const int longestPart = gemvLongestPart(args.k, problem.parts);

@@ -69,3 +69,30 @@ TEST_CASE("a GEMV part stages at most its longest k-range", "[gemv]") {
   CHECK(cusync::gemvLongestPart(12288, 1) == 12288);
   CHECK(cusync::gemvLongestPart(1024, 16) == cusync::kGemvKBlock);
 }
+
+TEST_CASE("the whole-rows GEMV stage runs a tile as its column groups and refuses anything else", "[gemv]") {
+  // GPT-3's QKV GEMM as 16 column groups of 8 per 128-wide tile, each over the whole of K.
+  cusync::GemvStageProblem p = gpt3Qkv();
+  p.m = 4;
+  p.parts = 16;
+  p.columnGroups = 16;
+  p.splitBuffers = false;  // no partials: each group stores its own columns
+  p.arrivalCounters = true;
+  CHECK(cusync::whyNotGemvStage(p).empty());
+  p.k = 1000;  // not a multiple of a k-block: whole rows do not care, 16-byte rows do
+  CHECK(cusync::whyNotGemvStage(p).empty());
+  p.k = 1004;
+  CHECK(mentions(cusync::whyNotGemvStage(p), "multiple of 8"));
+  p.k = 12288;
+  p.parts = 14;  // a k-range split is not a column-group split
+  CHECK(mentions(cusync::whyNotGemvStage(p), "16 column groups, the stage has 14 parts"));
+  p.parts = 16;
+  p.arrivalCounters = false;
+  CHECK(mentions(cusync::whyNotGemvStage(p), "arrival counters"));
+  p.arrivalCounters = true;
+  p.wholeTiles = 3;
+  CHECK(mentions(cusync::whyNotGemvStage(p), "whole tiles"));
+  p.wholeTiles = 0;
+  p.m = cusync::kGemvMaxTokens + 1;
+  CHECK(mentions(cusync::whyNotGemvStage(p), "M = 5"));
+}

@@ -25,6 +25,10 @@ struct GemvStageProblem {
   std::uint32_t parts = 1;      // split-K parts per tile
   std::uint32_t wholeTiles = 0, persistentBlocks = 0;
   bool splitBuffers = false;    // fp32 partials and arrival counters given
+  // A whole-rows stage (hooked_rows_mma_gemv_kernel.cuh): each tile runs in this many blocks of 8 columns over the
+  // whole of K (the stage's parts are these column groups); 0 for the split-K GEMV stages.
+  std::uint32_t columnGroups = 0;
+  bool arrivalCounters = false;  // its tiles' arrival counters given
 };
 
 // Empty when the GEMV stage runs `p`; else what is wrong, in words.
@@ -34,6 +38,16 @@ inline std::string whyNotGemvStage(const GemvStageProblem& p) {
   if (p.gridRows != 1) return "the GEMV computes one row tile, the stage grid has " + std::to_string(p.gridRows);
   if (p.tileN <= 0 || p.n % p.tileN != 0)
     return "N = " + std::to_string(p.n) + " is not a multiple of the tile's " + std::to_string(p.tileN) + " columns";
+  if (p.columnGroups != 0) {
+    if (p.k <= 0 || p.k % 8 != 0) return "K = " + std::to_string(p.k) + " is not a multiple of 8 (16-byte rows)";
+    if (p.parts != p.columnGroups)
+      return "the whole-rows GEMV runs a tile as " + std::to_string(p.columnGroups) +
+             " column groups, the stage has " + std::to_string(p.parts) + " parts per tile";
+    if (!p.arrivalCounters) return "the whole-rows GEMV needs its tiles' arrival counters";
+    if (p.wholeTiles != 0) return "the whole-rows GEMV splits every tile alike (no whole tiles before split ones)";
+    if (p.persistentBlocks != 0) return "the GEMV runs one block per work unit, not persistent blocks";
+    return "";
+  }
   if (p.k <= 0 || p.k % kGemvKBlock != 0)
     return "K = " + std::to_string(p.k) + " is not a multiple of " + std::to_string(kGemvKBlock);
   if (p.parts < 1 || p.parts > std::uint32_t(p.k / kGemvKBlock))

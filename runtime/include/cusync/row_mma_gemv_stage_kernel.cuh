@@ -36,24 +36,12 @@
 #include "cusync/block_trace.cuh"
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
-#include "cusync/mma_gemv_fragments.cuh"
+#include "cusync/row_mma_gemv_products.cuh"
 #include "cusync/paired_weight_rows.h"
 #include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
 #include "cusync/skinny_chain_kernel.cuh"
 
 namespace cusync {
-
-inline constexpr int kRowMmaGemvWarps = 8;
-inline constexpr int kRowMmaGemvThreads = kRowMmaGemvWarps * 32;
-inline constexpr int kRowMmaGemvRows = 8;       // weight rows per block: one mma B tile
-inline constexpr int kRowMmaGemvMaxTokens = 8;  // mma A rows that carry tokens (of 16)
-
-// Dynamic shared memory of a block taking up to `tokens` tokens: per warp, the piece's 8 weight rows and `tokens`
-// token rows of 512 bytes; then the warps' sums. Host + device.
-CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens) {
-  return kRowMmaGemvWarps * (kRowMmaGemvRows + tokens) * 512 +
-         kRowMmaGemvWarps * kRowMmaGemvMaxTokens * kRowMmaGemvRows * int(sizeof(float));
-}
 
 // kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
 // chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
@@ -62,8 +50,7 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     rowMmaGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
   constexpr int kRows = kRowMmaGemvRows;
   constexpr int kPiece = kRowMmaGemvThreads * 8;  // k of one block-wide load of one row
-  static_assert(kTokens >= 1 && kTokens <= kRowMmaGemvMaxTokens, "the mma's A tile carries up to 8 tokens");
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
+  const int tid = threadIdx.x;
   BlockTrace* const trace = p.traces[s];
   std::uint64_t traceStart = 0, traceWaited = 0;  // thread 0's, for the block trace
   if (trace != nullptr && tid == 0) traceStart = detail::globalTimerNs();
@@ -81,78 +68,21 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
                                      : blockIdx.x * kRows + std::uint32_t(h * kRows / 2);
     halves[h] = gemm.w + std::size_t(row) * std::size_t(k) + 8 * tid;
   }
-  const auto chunkOf = [&](int r, int piece) {
+  const auto rowChunk = [&](int r, int piece) {
     return reinterpret_cast<const uint4*>(halves[r / (kRows / 2)] + std::size_t(r % (kRows / 2)) * std::size_t(k) +
                                           std::size_t(piece) * kPiece);
   };
-  const int pieces = (k + kPiece - 1) / kPiece;
-  // Loads past K (a short last piece) read nothing and store zeros.
-  uint4 v[kUnroll][kRows], x[kUnroll][kTokens];
-  const auto loadPiece = [&](int u, int piece) {
-    const bool inside = piece * kPiece + 8 * tid < k;
-#pragma unroll
-    for (int r = 0; r < kRows; ++r) v[u][r] = inside ? __ldcs(chunkOf(r, piece)) : uint4{};
+  const auto tokenChunk = [&](int token, std::size_t offset) {
+    return detail::loadTokenPiece(gemm.a, s, std::size_t(token) * std::size_t(k) + offset);
   };
-  const auto loadTokens = [&](int u, int piece) {
-    const std::size_t offset = std::size_t(piece) * kPiece + 8 * tid;
-#pragma unroll
-    for (int m = 0; m < kTokens; ++m)
-      x[u][m] = m < p.m && offset < std::size_t(k)
-                    ? detail::loadTokenPiece(gemm.a, s, std::size_t(m) * std::size_t(k) + offset)
-                    : uint4{};
-  };
-
-  // Per warp (rowMmaGemvSharedBytes): the piece's 8 weight rows, then its kTokens token rows.
   extern __shared__ __align__(16) uint4 shared[];
-  uint4* const mine = shared + warp * (kRows + kTokens) * 32;
-  uint4* const tokens = mine + kRows * 32;
-  // Lanes of token rows g >= p.m multiply zeros (A rows past the tokens).
-  const bool hasToken = g < p.m;
-  float acc[4] = {};
-  // Multiplies the piece in this warp's transpose buffer: lane (g, t) reads chunks t + 4 j of weight row g and token g.
-  const auto multiplyPiece = [&] {
-#pragma unroll 2
-    for (int j = 0; j < 8; ++j) {
-      const uint4 w = mine[detail::transposeSlot(g, t + 4 * j)];
-      const uint4 a = hasToken ? tokens[detail::transposeSlot(g, t + 4 * j)] : uint4{};
-      detail::mmaTokensByRows(acc, a.x, a.y, w.x, w.y);
-      detail::mmaTokensByRows(acc, a.z, a.w, w.z, w.w);
-    }
-  };
-
-  // The first batch's weights load before the wait: they depend on nothing, so a stage-1 block started by PDL streams
-  // them while stage 0's last blocks finish.
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) loadPiece(u, u);
-  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
-  if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) loadTokens(u, u);
-  for (int first = 0; first < pieces; first += kUnroll) {
-#pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      if (first + u >= pieces) break;
-      __syncwarp();  // the previous piece's fragment reads are done
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) mine[detail::transposeSlot(r, lane)] = v[u][r];
-#pragma unroll
-      for (int m = 0; m < kTokens; ++m)
-        if (m < p.m) tokens[detail::transposeSlot(m, lane)] = x[u][m];
-      // Refill the registers at once: the next batch's piece streams while this one is multiplied.
-      if (first + kUnroll + u < pieces) {
-        loadPiece(u, first + kUnroll + u);
-        loadTokens(u, first + kUnroll + u);
-      }
-      __syncwarp();
-      multiplyPiece();
-    }
-  }
-
-  // acc[0..1]: token g, rows 2t and 2t + 1 (c2, c3 belong to the empty token rows 8-15).
-  auto& warpSums = *reinterpret_cast<float(*)[kRowMmaGemvWarps][kRowMmaGemvMaxTokens][kRows]>(
-      shared + kRowMmaGemvWarps * (kRows + kTokens) * 32);
-  warpSums[warp][g][2 * t] = acc[0];
-  warpSums[warp][g][2 * t + 1] = acc[1];
+  // Stage 1 reads stage 0's outputs: its blocks, started early by PDL, wait for the whole first grid once their first
+  // weight batch is in flight (while stage 0's last blocks finish).
+  detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, [&] {
+    if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
+    if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
+  });
+  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
   __syncthreads();
   // Thread i < 64 sums row i % 8 for token i / 8.
   const int outToken = tid / kRows, row = tid % kRows;

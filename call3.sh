@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Session 28, call 3 (issue 14): the whole-rows tensor-core GEMV stage (hooked_rows_mma_gemv_kernel.cuh: 8 columns
+# over the whole of K per block, a tile posted by its last column group). Decode stress with it; sanitizers on the
+# new stages; each decode GEMM alone against cuBLASLt (M = 1, 4); the chains at B = 1, 2, 4 interleaved; torch's
+# decode baselines in another process of the same call.
+set -uo pipefail
+cd "$(dirname "$0")"
+out=${OUT:-/tmp/out}; mkdir -p "$out"; work=/tmp/w3; rm -rf $work; mkdir -p $work
+mv .cutlass/examples /tmp/cutlass_examples_hidden 2>/dev/null
+source scripts/device_configure.sh
+export CUSYNC_ATTENTION_PROMPT_QKV_CONFIGS="128,144,64,6,true,1,false,2"
+export CUSYNC_ATTENTION_PROMPT_OUTPUT_CONFIGS="128,256,64,4,true,1,true"
+export CUSYNC_STOCK_GEMM_CONFIGS="128,144,64,2,coop"
+export CUSYNC_ATTENTION_DECODE_QKV_CONFIGS="64,128,128,4,false,1,lean"
+export CUSYNC_ATTENTION_DECODE_OUTPUT_CONFIGS="64,128,128,4,false,1,lean"
+start=$(date +%s)
+device_gpu_line
+{ device_configure build-gpu >/dev/null &&
+  cmake --build build-gpu --target attention_example attention_decode_stress gemm_shape_probe -j 16; } >$work/build.log 2>&1 ||
+  { grep -E "error" $work/build.log | head -8 | cut -c1-400; mv /tmp/cutlass_examples_hidden .cutlass/examples; exit 1; }
+echo "build: $(( $(date +%s) - start )) s"
+mv /tmp/cutlass_examples_hidden .cutlass/examples 2>/dev/null
+timeout 150 build-gpu/examples/attention/attention_decode_stress --executions 16000 >$work/stress.log 2>&1
+echo "stress: rc $? at $(( $(date +%s) - start )) s"; grep -vE "^  running" $work/stress.log | tail -2
+echo "rows cases with 0 mismatches: $(grep -E "_rows" $work/stress.log | grep -v "^  running" | grep -c " 0 mismatched")"
+grep -E "mismatched elements" $work/stress.log | grep -v " 0 mismatched" | head -3
+ex=build-gpu/examples/attention/attention_example
+newgemvs="gemv_64x128_b2_rows,gemv_64x32_b2_rows,gemv_64x128_b2_mma2,gemv_64x32_b2_mma2"
+for tool in racecheck synccheck; do
+  timeout 90 compute-sanitizer --tool $tool --print-limit 5 $ex --model llama --phase decode --batch 3 --cache 300 \
+    --check-only --gemm-configs $newgemvs --variants StreamSync,Strided+TileSync+PDL,Strided+RowSync+PDL \
+    >$work/san_$tool.log 2>&1
+  echo "$tool: rc $? at $(( $(date +%s) - start )) s: $(grep -E "ERROR SUMMARY|RACECHECK SUMMARY" $work/san_$tool.log | tr '\n' ' ')"
+done
+timeout 90 build-gpu/bench/attention/gemm_shape_probe --phase decode --m 1,4 --splits \
+  --kernels cuBLASLt,plean,gemv_64x128_b2,gemv_64x32_b4,gemv_64x32_b2_sw,rows --samples 15 --warmup-ms 200 \
+  --csv $work/probe.csv >$work/probe.log 2>&1
+echo "probe: rc $? at $(( $(date +%s) - start )) s"
+variants="cuBLAS+attn,StreamSync,PDL-GridSync,Strided+TileSync+PDL,Strided+RowSync+PDL"
+for shape in gpt3:4x1024 llama:4x1024 gpt3:4x2048 llama:4x2048 gpt3:1x1024 llama:1x1024 gpt3:2x1024 llama:2x1024; do
+  model=${shape%:*}; s=${shape#*:}; batch=${s%x*}; cache=${s#*x}
+  [ $(( $(date +%s) - start )) -gt 420 ] && { echo "skipped $shape (time)"; continue; }
+  csv=$work/attention_${model}_decode_${batch}_1_${cache}.csv
+  timeout 60 $ex --model $model --phase decode --batch $batch --seq 1 --cache $cache --interleave --warmup-ms 500 \
+    --samples 15 --variants "$variants" --csv $csv >$work/time_${model}_${s}.log 2>&1
+  echo "$shape: rc $? at $(( $(date +%s) - start )) s $(grep -cE "FAILED|incorrect" $work/time_${model}_${s}.log) failed"
+done
+left=$(( 575 - ($(date +%s) - start) ))
+echo "torch budget: $left s"
+PYTHONUNBUFFERED=1 timeout $left python3 bench/attention/torch_attention_baselines.py --csv $work/attention_torch.csv \
+  --model gpt3,llama --decode 1x1024,2x1024,4x1024,4x2048 --prompt "" --warmup-ms 500 >$work/torch.log 2>&1
+echo "torch: rc $?"
+torch_csv=(); [ -s $work/attention_torch.csv ] && torch_csv=(--torch $work/attention_torch.csv)
+python3 bench/attention/summarize_attention.py "${torch_csv[@]}" $work/attention_*_decode_*.csv >$work/summary.txt 2>&1
+cp $work/summary.txt $work/probe.log "$OUT/"
+tar czf "$OUT/raw.tgz" -C $work --exclude=build.log .
+awk '/_4:/{p=1} /_1:/{p=0} p' $work/probe.log | grep -E "floor|cuBLASLt|rows|_b2 |_b2_sk|plean_sk[0-9]+ |_b4 |_sw " | cut -c1-100 | head -40
+cut -c1-250 $work/summary.txt
