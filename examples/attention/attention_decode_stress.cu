@@ -68,17 +68,19 @@ struct GemvEntries {
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 3, 3>::entry()};
   // Whole rows on tensor cores (hooked_rows_mma_gemv_kernel.cuh): a tile's column groups, the last arrival posts.
   AttentionGemm qkvRows =
-      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 0, 3, true>::entry();
+      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 0, 3, 1>::entry();
+  AttentionGemm qkvRows2 =
+      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 0, 5, 2>::entry();
   AttentionGemm out32Rows[2] = {
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 0, 4, true>::entry(),
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 0, 4, true>::entry()};
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 0, 4, 1>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 0, 4, 1>::entry()};
 };
 
 struct Case {
   int batch, cached;
   Variant variant;
   bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
-  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows
+  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows, 4: whole rows, 2 pieces
   int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows
   SplitChoice qkvSplit, outSplit;
 };
@@ -93,7 +95,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
                                       {Ordering::PdlGridSync, TPolicyKind::TileSync}};
-  const AttentionGemm* qkvGemms[4] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma, &gemvs.qkvRows};
+  const AttentionGemm* qkvGemms[5] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma, &gemvs.qkvRows, &gemvs.qkvRows2};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
     const AttentionGemm* gemms[5] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
@@ -106,7 +108,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
-          for (int qkv = 0; qkv < 4; ++qkv)
+          for (int qkv = 0; qkv < 5; ++qkv)
             for (int out = 0; out < 5; ++out) {
               AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
               const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),

@@ -14,7 +14,7 @@
 namespace cusync::examples::attention {
 
 template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, bool StageWeights, int TileN, int MmaStages, int Rank,
-          bool WholeRows = false>
+          int WholeRowsUnroll = 0>
 struct AttentionGemvInstance {
   using ChainPolicies = Policies<M, Phase::Decode>;
   // As AttentionGemmInstance: the QKV GEMM posts under StridedSync (and waits for nothing), the output GEMM waits
@@ -26,11 +26,12 @@ struct AttentionGemvInstance {
   // output GEMM's is free, as AttentionGemmInstance says: 32 columns give it whole-K units (no split-K) with one
   // row group per warp. StageWeights: the output GEMM's weights staged in shared memory while it waits for T.
   // MmaStages > 0: the products on tensor cores, weights through a per-warp ring of that many 4 KB slots.
-  // WholeRows: on tensor cores, each block 8 columns over the whole of K, TileN / 8 blocks per tile.
+  // WholeRowsUnroll > 0: on tensor cores, each block 8 columns over the whole of K, TileN / 8 blocks per tile, that
+  // many 4 KB pieces of each row in flight per thread.
   static_assert(R != GemmRole::Qkv || (TileN == kSpecTileN && !StageWeights),
                 "the QKV GEMM's tile is the spec's, and it waits for nothing to stage weights behind");
   using Gemv = HookedGemv<kSpecTileM<Phase::Decode>, TileN, BlocksPerSm, StageWeights, InputPolicy, OutputPolicy,
-                          MmaStages, WholeRows>;
+                          MmaStages, WholeRowsUnroll>;
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_decode_" +
@@ -48,7 +49,7 @@ struct AttentionGemvInstance {
                          &Gemv::tileGrid,
                          &Gemv::maxActiveBlocksPerSm,
                          &Gemv::launch};
-    gemm.columnGroups = WholeRows ? std::uint32_t(Gemv::kColumnGroups) : 1u;
+    gemm.columnGroups = Gemv::WholeRows ? std::uint32_t(Gemv::kColumnGroups) : 1u;
     return gemm;
   }
 };
@@ -56,12 +57,13 @@ struct AttentionGemvInstance {
 }  // namespace cusync::examples::attention
 
 // One registration per translation unit; RANK as CUSYNC_REGISTER_ATTENTION_GEMM's (after the CUTLASS list's).
-// WHOLE_ROWS: true for the whole-rows stage (the configuration's fourth field "rows").
+// WHOLE_ROWS_UNROLL: the whole-rows stage's pieces per batch (the configuration's fourth field "rows<N>"), 0 for the
+// other stages.
 #define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM, STAGE_WEIGHTS, TILE_N, MMA_STAGES, \
-                                       WHOLE_ROWS)                                                              \
+                                       WHOLE_ROWS_UNROLL)                                                       \
   namespace {                                                                                                   \
   using namespace ::cusync::examples::attention;                                                                \
   const AttentionGemmRegistration registration{                                                                 \
       AttentionGemvInstance<Model::MODEL, GemmRole::ROLE, TPolicyKind::POLICY, BLOCKS_PER_SM, STAGE_WEIGHTS,     \
-                            TILE_N, MMA_STAGES, RANK, WHOLE_ROWS>::entry()};                                    \
+                            TILE_N, MMA_STAGES, RANK, WHOLE_ROWS_UNROLL>::entry()};                             \
   }

@@ -30,11 +30,13 @@ namespace cusync::examples {
 // they fit (kStagedWeightBytes, and the device's shared memory beside the activations); otherwise, and in a launch
 // that does not wait, it streams them through registers. MmaStages > 0: the products on tensor cores, each warp
 // streaming its weights through a ring of MmaStages 4 KB slots (hooked_mma_gemv_kernel.cuh; StageWeights unused).
-// WholeRows: on tensor cores, TileN / 8 blocks per tile, each 8 columns over the whole of K
-// (hooked_rows_mma_gemv_kernel.cuh; the stage's parts are those column groups; StageWeights and MmaStages unused).
+// WholeRowsUnroll > 0: on tensor cores, TileN / 8 blocks per tile, each 8 columns over the whole of K, that many
+// 4 KB pieces of each row loaded per batch (hooked_rows_mma_gemv_kernel.cuh; the stage's parts are those column
+// groups; StageWeights and MmaStages unused).
 template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_,
-          int MmaStages = 0, bool WholeRows = false>
+          int MmaStages = 0, int WholeRowsUnroll = 0>
 struct HookedGemv {
+  static constexpr bool WholeRows = WholeRowsUnroll > 0;
   static_assert(MmaStages == 0 || !StageWeights, "the tensor-core stage streams its weights through its ring");
   static_assert(!WholeRows || (MmaStages == 0 && !StageWeights), "the whole-rows stage streams through registers");
   static constexpr bool kTensorCores = MmaStages > 0;
@@ -61,7 +63,7 @@ struct HookedGemv {
   template <int kTokens>
   static constexpr auto kernel = [] {
     if constexpr (WholeRows)
-      return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, 1>;
+      return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, WholeRowsUnroll>;
     else if constexpr (kTensorCores)
       return &hookedMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, MmaStages>;
     else
@@ -78,7 +80,7 @@ struct HookedGemv {
 
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
-           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") + (WholeRows ? "_rows" : "");
+           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") + (WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string()) : "");
   }
 
   static GridShape tileGrid(int m, int n) {
