@@ -249,12 +249,14 @@ int run(int argc, char** argv) {
     }
     for (const AttentionGemm* gemm : findAttentionGemms(s.model, phase, s.role, TPolicyKind::TileSync)) {
       if (gemm->maxActiveBlocksPerSm() == 0) continue;
+      // A whole-rows GEMV runs only as its tiles' column groups (splitCandidates' one choice).
       std::vector<SplitChoice> splits{SplitChoice{1, 0}};
-      if (withSplits)
+      if (gemm->columnGroups > 1) splits = splitCandidates(*gemm, phase, s.m, s.n, s.k, sms);
+      else if (withSplits)
         for (const SplitChoice& choice : splitCandidates(*gemm, phase, s.m, s.n, s.k, sms))
           if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
       for (int parts : extraParts)
-        if (parts > 1 && std::none_of(splits.begin(), splits.end(), [&](const SplitChoice& c) {
+        if (parts > 1 && gemm->columnGroups <= 1 && std::none_of(splits.begin(), splits.end(), [&](const SplitChoice& c) {
               return c.parts == std::uint32_t(parts) && c.wholeTiles == 0 && !c.isStreamK() && !c.accumulate;
             }))
           splits.push_back(SplitChoice{std::uint32_t(parts), 0});
