@@ -50,6 +50,12 @@ struct GemvKRange {
   int begin = 0, length = 0;
 };
 
+// What a block starts with: its work unit and, for the block trace, when it started.
+struct GemvUnitStart {
+  WorkUnit unit;
+  std::uint64_t traceStart = 0;
+};
+
 namespace detail {
 
 // The block's work unit; thread 0 decides, every thread returns it (one block barrier).
@@ -61,8 +67,14 @@ namespace detail {
 // (block traces, docs/BENCHMARKS.md session 12). Progress does not need the ticket's order here: a consumer starts
 // only once every block of this stage has started (its wait-kernel, or the programmatic launch triggered at block
 // start), or, without a wait-kernel, only where all the blocks fit at once (wait_kernel_decision.h).
+//
+// Before it, a programmatic-launch producer lets its consumers launch (at block start: they then wait on the GPU).
 template <class InputPolicy>
-__device__ __forceinline__ WorkUnit takeGemvUnit(const HookedGemvParams<InputPolicy>& p, WorkUnit& sharedUnit) {
+__device__ __forceinline__ GemvUnitStart startGemvUnit(const HookedGemvParams<InputPolicy>& p) {
+  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];  // WorkUnit has member initializers
+  WorkUnit& sharedUnit = *reinterpret_cast<WorkUnit*>(unitStorage);
+  if (p.triggerDependentsAtStart) triggerDependentLaunch();
+  const std::uint64_t traceStart = p.trace != nullptr ? detail::globalTimerNs() : 0;
   if (threadIdx.x == 0) {
     if (p.input.synchronized()) {
       const WorkUnit hardware = p.stage.hardwareUnit(blockIdx.x);
@@ -73,7 +85,7 @@ __device__ __forceinline__ WorkUnit takeGemvUnit(const HookedGemvParams<InputPol
     }
   }
   __syncthreads();
-  return sharedUnit;
+  return GemvUnitStart{sharedUnit, traceStart};
 }
 
 template <class InputPolicy>
@@ -120,8 +132,9 @@ __device__ __forceinline__ void stageGemvActivations(uint4* activations, int str
 //   the tile is stored and, after a block barrier, posted by thread 0 (release).
 template <class OutputPolicy, int kTokens, int kTileN, class InputPolicy>
 __device__ __forceinline__ void finishGemvTile(const HookedGemvParams<InputPolicy>& p, const WorkUnit& unit,
-                                               float* tileSums, bool& arrivedLast, int threads,
-                                               std::uint64_t traceStart, std::uint64_t traceWaited) {
+                                               float* tileSums, int threads, std::uint64_t traceStart,
+                                               std::uint64_t traceWaited) {
+  __shared__ bool arrivedLast;
   const TileCoord tile = unit.ticket.tile;
   const std::uint32_t parts = unit.parts;
   const std::uint32_t linear = linearIndex(tile, p.stage.grid);

@@ -56,13 +56,10 @@ __global__ void __launch_bounds__(kGemvThreads, kBlocksPerSm)
   uint4* const activations = dynamicShared + kGemvWarps * kStages * kMmaGemvItemVectors;  // behind the rings
   __shared__ float warpSums[kGemvWarps][kTokens][kTileN];
   __shared__ float tileSums[kTokens * kTileN];  // [token][column of the tile]
-  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];  // WorkUnit has member initializers
-  __shared__ bool arrivedLast;
-  WorkUnit& sharedUnit = *reinterpret_cast<WorkUnit*>(unitStorage);
 
-  if (p.triggerDependentsAtStart) triggerDependentLaunch();
-  const std::uint64_t traceStart = p.trace != nullptr ? detail::globalTimerNs() : 0;
-  const WorkUnit unit = detail::takeGemvUnit(p, sharedUnit);
+  const GemvUnitStart start = detail::startGemvUnit(p);
+  const WorkUnit unit = start.unit;
+  const std::uint64_t traceStart = start.traceStart;
   const TileCoord tile = unit.ticket.tile;
   const GemvKRange range = detail::kRangeOfGemvUnit(p, unit);
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
@@ -154,7 +151,7 @@ __global__ void __launch_bounds__(kGemvThreads, kBlocksPerSm)
   __syncthreads();
 
   // 5. Split-K by last arrival, store and post.
-  detail::finishGemvTile<OutputPolicy, kTokens, kTileN>(p, unit, tileSums, arrivedLast, kGemvThreads, traceStart,
+  detail::finishGemvTile<OutputPolicy, kTokens, kTileN>(p, unit, tileSums, kGemvThreads, traceStart,
                                                         traceWaited);
 }
 

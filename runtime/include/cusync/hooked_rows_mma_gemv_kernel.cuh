@@ -38,14 +38,10 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   static_assert(kTileN % kRows == 0, "whole column groups per tile");
   static_assert(kRowMmaGemvThreads == kGemvThreads, "the shared unit steps count the GEMV stages' threads");
   extern __shared__ __align__(16) uint4 shared[];  // rowMmaGemvSharedBytes(kTokens)
-  alignas(WorkUnit) __shared__ unsigned char unitStorage[sizeof(WorkUnit)];  // WorkUnit has member initializers
-  __shared__ bool arrivedLast;
-  WorkUnit& sharedUnit = *reinterpret_cast<WorkUnit*>(unitStorage);
-
-  if (p.triggerDependentsAtStart) triggerDependentLaunch();
-  const std::uint64_t traceStart = p.trace != nullptr ? detail::globalTimerNs() : 0;
+  const GemvUnitStart start = detail::startGemvUnit(p);
+  const WorkUnit unit = start.unit;  // part: the column group of the tile
+  const std::uint64_t traceStart = start.traceStart;
   std::uint64_t traceWaited = 0;
-  const WorkUnit unit = detail::takeGemvUnit(p, sharedUnit);  // part: the column group of the tile
   const TileCoord tile = unit.ticket.tile;
   const int tid = threadIdx.x;
   const std::size_t k = std::size_t(p.k);
@@ -80,8 +76,7 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   if (tid == 0) {
     __threadfence();
     const std::uint32_t before = atomicAdd(p.splitArrivals + linear, 1u);
-    arrivedLast = before + 1u == unit.parts;
-    if (arrivedLast) {
+    if (before + 1u == unit.parts) {
       atomicSub(p.splitArrivals + linear, unit.parts);  // every block of this run has arrived: back to 0
       __threadfence();                                  // acquire: the other blocks' stores before the post
       p.stage.template postThread<OutputPolicy>(tile);
