@@ -107,6 +107,17 @@ TEST_CASE("split-K candidates fill one wave and two, distinct, and none where th
   CHECK(gemmSplitCandidates(36, 96, 0).empty());
 }
 
+TEST_CASE("a whole-rows GEMV's column groups are no split-K: their kind is unsplit and they equal no k-range split",
+          "[attention]") {
+  SplitChoice groups{16, 0};
+  groups.columnGroups = true;
+  const SplitChoice kRanges{16, 0};
+  CHECK(std::string(splitKindName(groups)) == "unsplit");
+  CHECK(std::string(splitKindName(kRanges)) == "every-tile");
+  CHECK_FALSE(groups == kRanges);
+  CHECK(groups == groups);
+}
+
 TEST_CASE("prompt split-K candidates are the parts that shorten the last wave by 5% or more", "[attention]") {
   CHECK(splitWaveTime(144, 1, 132) == 2.0);
   CHECK(splitWaveTime(144, 4, 132) == 1.25);
