@@ -16,6 +16,7 @@
 
 #include <cuda_fp16.h>
 
+#include "cusync/async_copy.cuh"
 #include "cusync/block_sync.cuh"
 #include "cusync/block_trace.cuh"
 #include "cusync/stage_view.cuh"
@@ -69,17 +70,10 @@ __device__ float blockReduce(float v, float* scratch) {
 
 // ---- PTX wrappers for the prompt kernel (sm_80+: cp.async, ldmatrix, mma.sync m16n8k16) -------------------------
 
-__device__ __forceinline__ std::uint32_t sharedAddress(const void* pointer) {
-  return static_cast<std::uint32_t>(__cvta_generic_to_shared(pointer));
-}
-__device__ __forceinline__ void copyAsync16(void* shared, const void* global) {
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(sharedAddress(shared)), "l"(global) : "memory");
-}
-__device__ __forceinline__ void commitCopies() { asm volatile("cp.async.commit_group;" ::: "memory"); }
-template <int Pending>
-__device__ __forceinline__ void waitCopies() {
-  asm volatile("cp.async.wait_group %0;" ::"n"(Pending) : "memory");
-}
+using ::cusync::detail::commitAsyncCopies;  // cusync/async_copy.cuh
+using ::cusync::detail::copyAsync16;
+using ::cusync::detail::sharedAddress;
+using ::cusync::detail::waitAsyncCopiesPending;
 
 // Four 8x8 fp16 matrices: thread t supplies the address of row t % 8 of matrix t / 8, and receives element pair
 // (lane/4, 2*(lane%4) + {0,1}) of each: the A operand of mma.m16n8k16 from a row-major [m][k] tile, or two B operands
@@ -460,7 +454,7 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
   detail::copyRowsAsync<QueryRows, kThreads>(qShared, args.qkv + std::size_t(firstQuery) * qkvColumns + head * kHeadDim,
                                              qkvColumns);
   loadKeyBlock(0, 0);
-  detail::commitCopies();
+  detail::commitAsyncCopies();
 
   const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
   const int warpRow = warp * 16;  // this warp's first query row in the tile
@@ -477,10 +471,10 @@ __global__ void __launch_bounds__(promptThreads(QueryRows))
     if (block + 1 < keyBlocks) {
       waitForKeyBlock(block + 1, false);  // its barrier also retires the last reads of the buffer refilled here
       loadKeyBlock(block + 1, buffer ^ 1);
-      detail::commitCopies();
-      detail::waitCopies<1>();
+      detail::commitAsyncCopies();
+      detail::waitAsyncCopiesPending<1>();
     } else {
-      detail::waitCopies<0>();
+      detail::waitAsyncCopiesPending<0>();
     }
     __syncthreads();
     const __half* kTile = kShared(buffer);
