@@ -142,7 +142,8 @@ int run(int argc, char** argv) {
       ms = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--phase") {
       const std::string v = value();
-      if (v != "prompt" && v != "decode") exitWithUsageError(kProgram, "--phase: '" + v + "' is neither prompt nor decode");
+      if (v != "prompt" && v != "decode")
+        exitWithUsageError(kProgram, "--phase: '" + v + "' is neither prompt nor decode");
       phase = v == "prompt" ? Phase::Prompt : Phase::Decode;
     } else if (arg == "--parts") {
       extraParts = positiveIntListArgument(kProgram, arg, value());
@@ -203,6 +204,9 @@ int run(int argc, char** argv) {
   std::printf("device: %s, %d SMs; ceilings: GEMM %.0f TFLOP/s, one-pass read %.0f GB/s\n", properties.name, sms,
               ceilings.tflops, ceilings.readGBs);
 
+  // The decode chain takes a tile's parts in k-range turns (attention_example's default); the prompt rows of this
+  // probe have always run a tile's parts together.
+  const PartOrder partOrder = phase == Phase::Decode ? PartOrder::KRangesInTurn : PartOrder::PartsOfATileTogether;
   std::vector<Row> rows;
   bool allCorrect = true;
   std::uint64_t seed = 1;
@@ -255,11 +259,13 @@ int run(int argc, char** argv) {
       else if (withSplits)
         for (const SplitChoice& choice : splitCandidates(*gemm, phase, s.m, s.n, s.k, sms))
           if (choice.parts > 1 || choice.isStreamK()) splits.push_back(choice);
-      for (int parts : extraParts)
-        if (parts > 1 && gemm->columnGroups <= 1 && std::none_of(splits.begin(), splits.end(), [&](const SplitChoice& c) {
-              return c.parts == std::uint32_t(parts) && c.wholeTiles == 0 && !c.isStreamK() && !c.accumulate;
-            }))
+      for (int parts : extraParts) {
+        const auto sameSplit = [&](const SplitChoice& c) {
+          return c.parts == std::uint32_t(parts) && c.wholeTiles == 0 && !c.isStreamK() && !c.accumulate;
+        };
+        if (parts > 1 && gemm->columnGroups <= 1 && std::none_of(splits.begin(), splits.end(), sameSplit))
           splits.push_back(SplitChoice{std::uint32_t(parts), 0});
+      }
       for (int groupRows : groupRowsList) {
         for (const SplitChoice& split : splits) {
           for (const bool staticUnits : unitSchedules) {
@@ -267,8 +273,7 @@ int run(int argc, char** argv) {
             if (!gemm->persistent && staticUnits != unitSchedules.front()) continue;
             if (gemm->lean && !staticUnits) continue;  // the lean persistent kernel takes static units only
             ProbeStage probe =
-                unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits,
-                                    phase == Phase::Decode ? PartOrder::KRangesInTurn : PartOrder::PartsOfATileTogether);
+                unsynchronizedStage(*gemm, s.m, s.n, sms, std::uint32_t(groupRows), split, staticUnits, partOrder);
             const std::string name = "hooked_" + gemm->configuration +
                                      (groupRows > 1 ? "_g" + std::to_string(groupRows) : "") +
                                      splitSuffix(split) + (gemm->persistent && !staticUnits ? "_ticket" : "");

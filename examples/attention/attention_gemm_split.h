@@ -80,14 +80,10 @@ struct GemmSplit {
     // The slots the kernels index (StageView::partialSlotsPerTile), so that host and device agree.
     const std::uint32_t slots = stage.view().partialSlotsPerTile(parts);
     if (slots <= 1) return;
-    if (split.columnGroups) {  // arrivals only: each group stores its own columns
-      arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
-      CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
-      return;
-    }
-    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     arrivals = std::make_unique<DeviceBuffer<std::uint32_t>>(stage.grid().tileCount());
     CUSYNC_CUDA_CHECK(cudaMemset(arrivals->get(), 0, arrivals->bytes()));
+    if (split.columnGroups) return;  // arrivals only: each group stores its own columns
+    partials = std::make_unique<DeviceBuffer<float>>(std::size_t(stage.grid().tileCount()) * slots * tile.m * tile.n);
     // Summed parts start from zero; the last arrival zeroes its slot again for the next launch.
     accumulate = split.accumulate;
     if (accumulate) CUSYNC_CUDA_CHECK(cudaMemset(partials->get(), 0, partials->bytes()));

@@ -80,7 +80,8 @@ struct HookedGemv {
 
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
-           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") + (WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string()) : "");
+           (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") +
+           (WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string()) : "");
   }
 
   static GridShape tileGrid(int m, int n) {
@@ -117,7 +118,8 @@ struct HookedGemv {
                               activationBytes + weightBytes <= sharedBytesAllowed();
     const int bytes = sharedBytes(args.m, longestPart, stageWeights);
     if (bytes > sharedBytesAllowed())
-      throw cusync::Error("cusync GEMV " + name() + ": a part's shared memory (activations, staged weights or ring) takes " +
+      throw cusync::Error("cusync GEMV " + name() +
+                          ": a part's shared memory (activations, staged weights or ring) takes " +
                           std::to_string(bytes) +
                           " bytes of shared memory, more than " + std::to_string(sharedBytesAllowed()) +
                           " (split K in more parts)");

@@ -38,22 +38,20 @@ inline std::string whyNotGemvStage(const GemvStageProblem& p) {
   if (p.gridRows != 1) return "the GEMV computes one row tile, the stage grid has " + std::to_string(p.gridRows);
   if (p.tileN <= 0 || p.n % p.tileN != 0)
     return "N = " + std::to_string(p.n) + " is not a multiple of the tile's " + std::to_string(p.tileN) + " columns";
-  if (p.columnGroups != 0) {
+  if (p.columnGroups != 0) {  // the parts are column groups over the whole of K
     if (p.k <= 0 || p.k % 8 != 0) return "K = " + std::to_string(p.k) + " is not a multiple of 8 (16-byte rows)";
     if (p.parts != p.columnGroups)
       return "the whole-rows GEMV runs a tile as " + std::to_string(p.columnGroups) +
              " column groups, the stage has " + std::to_string(p.parts) + " parts per tile";
     if (!p.arrivalCounters) return "the whole-rows GEMV needs its tiles' arrival counters";
-    if (p.wholeTiles != 0) return "the whole-rows GEMV splits every tile alike (no whole tiles before split ones)";
-    if (p.persistentBlocks != 0) return "the GEMV runs one block per work unit, not persistent blocks";
-    return "";
+  } else {  // the parts are k-ranges
+    if (p.k <= 0 || p.k % kGemvKBlock != 0)
+      return "K = " + std::to_string(p.k) + " is not a multiple of " + std::to_string(kGemvKBlock);
+    if (p.parts < 1 || p.parts > std::uint32_t(p.k / kGemvKBlock))
+      return std::to_string(p.parts) + " split-K parts for " + std::to_string(p.k / kGemvKBlock) + " k-blocks of " +
+             std::to_string(kGemvKBlock);
+    if (p.parts > 1 && !p.splitBuffers) return "split-K without partials and arrival counters";
   }
-  if (p.k <= 0 || p.k % kGemvKBlock != 0)
-    return "K = " + std::to_string(p.k) + " is not a multiple of " + std::to_string(kGemvKBlock);
-  if (p.parts < 1 || p.parts > std::uint32_t(p.k / kGemvKBlock))
-    return std::to_string(p.parts) + " split-K parts for " + std::to_string(p.k / kGemvKBlock) + " k-blocks of " +
-           std::to_string(kGemvKBlock);
-  if (p.parts > 1 && !p.splitBuffers) return "split-K without partials and arrival counters";
   if (p.wholeTiles != 0) return "the GEMV splits every tile alike (no whole tiles before split ones)";
   if (p.persistentBlocks != 0) return "the GEMV runs one block per work unit, not persistent blocks";
   return "";

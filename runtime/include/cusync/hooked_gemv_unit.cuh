@@ -19,6 +19,7 @@
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
+#include "cusync/tile_arrival.cuh"
 
 namespace cusync {
 
@@ -143,17 +144,7 @@ __device__ __forceinline__ void finishGemvTile(const HookedGemvParams<InputPolic
     float* mine = p.splitPartials + (std::size_t(linear) * parts + unit.part) * kSlot;
     for (int i = threadIdx.x; i < kTokens * kTileN; i += threads) __stcg(mine + i, tileSums[i]);
     __syncthreads();  // every thread's partials before thread 0's release below
-    if (threadIdx.x == 0) {
-      __threadfence();
-      const std::uint32_t before = atomicAdd(p.splitArrivals + linear, 1u);
-      arrivedLast = before + 1u == parts;
-      // The last part takes the count back to 0 (as split_k_reduction.hpp does): every part of this run has
-      // arrived, and the next run's parts come after this launch, so the counter never grows and never wraps.
-      // (Counting on across runs and testing a multiple of `parts` breaks at the 32-bit wrap unless `parts` is a
-      // power of two.)
-      if (arrivedLast) atomicSub(p.splitArrivals + linear, parts);
-      __threadfence();  // acquire: the other parts' partials before our reads
-    }
+    if (threadIdx.x == 0) arrivedLast = arriveAtTile(p.splitArrivals + linear, parts);
     __syncthreads();
     if (!arrivedLast) {  // a later part finishes the tile
       if (p.trace != nullptr && threadIdx.x == 0)

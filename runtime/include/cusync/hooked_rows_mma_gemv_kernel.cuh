@@ -71,16 +71,10 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   }
 
   const std::uint32_t linear = linearIndex(tile, p.stage.grid);
-  if (threadIdx.x == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
+  if (tid == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
   __syncthreads();  // every thread's stores before thread 0's release
   if (tid == 0) {
-    __threadfence();
-    const std::uint32_t before = atomicAdd(p.splitArrivals + linear, 1u);
-    if (before + 1u == unit.parts) {
-      atomicSub(p.splitArrivals + linear, unit.parts);  // every block of this run has arrived: back to 0
-      __threadfence();                                  // acquire: the other blocks' stores before the post
-      p.stage.template postThread<OutputPolicy>(tile);
-    }
+    if (detail::arriveAtTile(p.splitArrivals + linear, unit.parts)) p.stage.template postThread<OutputPolicy>(tile);
     if (p.trace != nullptr) recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
   }
 }

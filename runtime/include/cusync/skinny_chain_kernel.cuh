@@ -43,6 +43,7 @@
 #include "cusync/split_k_range.h"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
+#include "cusync/tile_arrival.cuh"
 
 namespace cusync {
 
@@ -190,16 +191,7 @@ __device__ void finishSkinnyTile(const SkinnyChainParams<Policy>& p, std::uint32
       if (token < m) atomicAdd(gemm.partials + std::size_t(token) * gemm.n + tile.x * kTileN + row, tileSums[i]);
     }
     barrier();  // every thread's additions happen before thread 0's release below
-    if (threadIdx.x == 0) {
-      __threadfence();
-      const std::uint32_t before = atomicAdd(gemm.arrivals + tile.x, 1u);
-      arrivedLast = before + 1u == parts;
-      // The last part takes the count back to 0: every part of this run has arrived and the next run's come after
-      // this launch, so the counter never wraps (counting on across runs breaks at the 32-bit wrap unless `parts`
-      // is a power of two; split_k_reduction.hpp counts the same way).
-      if (arrivedLast) atomicSub(gemm.arrivals + tile.x, parts);
-      __threadfence();                             // acquire: the other parts' additions before our reads
-    }
+    if (threadIdx.x == 0) arrivedLast = detail::arriveAtTile(gemm.arrivals + tile.x, parts);
     barrier();
     tileComplete = arrivedLast;
     if (tileComplete) {
