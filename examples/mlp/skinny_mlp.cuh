@@ -62,6 +62,9 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
+  GemvRowsMmaRing,  // as GemvRowsMma, the weights streamed by cp.async into a ring of kDepth slots per warp
+                    // (row_mma_gemv_ring_products.cuh), kGemvRowsMmaRingBlocksPerSm blocks per SM at most
+                    // (gemv_rows_mma_r<slots>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -73,6 +76,9 @@ inline constexpr int kGemvRowsUnroll = 2;
 // chunks). At 2 blocks of 256 threads per SM (gemv_rows_mma_p2) no instance spills (93-122 registers); at 3, capped
 // at 80, the 8-token instance spilled 176 bytes and ran 1.5x slower at M = 8 (session 27, call 4).
 inline constexpr int kGemvRowsMmaUnroll = 1;
+// Blocks per SM gemv_rows_mma_r<slots> is built for (its register cap, 128): what its ring's shared memory allows at
+// 1-2 tokens with 2-3 slots; more tokens or slots fit fewer (the occupancy query decides).
+inline constexpr int kGemvRowsMmaRingBlocksPerSm = 2;
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
@@ -83,11 +89,15 @@ class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvRowsMma || kPath == SkinnyPath::GemvRowsMmaRing
+                                        ? kRowMmaGemvMaxTokens
                                                                        : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
+  static constexpr bool kRowsMmaRing = kPath == SkinnyPath::GemvRowsMmaRing;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma || kRowsMmaRing;
+  // The tensor-core whole-rows GEMV's weight ring: slots per warp (0: through registers).
+  static constexpr int kRingSlots = kRowsMmaRing ? kDepth : 0;
   // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
@@ -98,6 +108,7 @@ class SkinnyMlpChain {
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
+    if (kRowsMmaRing) return "gemv_rows_mma_r" + std::to_string(kDepth);
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
@@ -124,7 +135,7 @@ class SkinnyMlpChain {
     // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
-                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
+                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m), kRingSlots)
                    : kRows    ? 0
                               : 2 * longestKRange;
     const int perSm = blocksPerSm(sharedBytes_, m);  // also lets the kernel launch with sharedBytes_
@@ -260,7 +271,7 @@ class SkinnyMlpChain {
   // whole-rows GEMV's transpose buffers) and no k-range activation slice (the register paths', which grows with the
   // split: a chain checks its real occupancy when it is built). What the PyTorch op reports for a configuration.
   static int blocksPerSmAtMostTokens() {
-    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
+    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens), kRingSlots) : 0, kMaxTokens);
   }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -324,7 +335,11 @@ class SkinnyMlpChain {
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
       constexpr auto instance = [](auto tokens) {
-        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
+        if constexpr (kRowsMmaRing)
+          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kGemvRowsMmaRingBlocksPerSm,
+                                       decltype(tokens)::value, kRingSlots>;
+        else
+          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
       };
       switch (tokensOfInstance(m)) {
         case 1: return instance(std::integral_constant<int, 1>{});
@@ -375,6 +390,8 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaRing, 2>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaRing, 3>>{});
 }
 
 }  // namespace cusync::examples
