@@ -57,8 +57,11 @@ __device__ __forceinline__ void rowMmaGemvProducts(int k, int m, uint4* shared, 
   constexpr int kPiece = kRowMmaGemvThreads * 8;  // k of one block-wide load of one row
   static_assert(kTokens >= 1 && kTokens <= kRowMmaGemvMaxTokens, "the mma's A tile carries up to 8 tokens");
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
-  const int pieces = (k + kPiece - 1) / kPiece;
-  // Loads past K (a short last piece) read nothing and store zeros.
+  // This warp's pieces: those whose 256-k share for this warp starts inside K. No block barrier runs in the loop, so
+  // on a short last piece (LLaMA's K = 2752: 2 pieces, the second a third full) a warp past K stops instead of
+  // transposing and multiplying zeros. Loads past K (inside a warp's share) read nothing and store zeros.
+  const int warpStart = warp * 256;
+  const int pieces = warpStart < k ? (k - warpStart + kPiece - 1) / kPiece : 0;
   uint4 v[kUnroll][kRows], x[kUnroll][kTokens];
   const auto loadPiece = [&](int u, int piece) {
     const bool inside = piece * kPiece + 8 * tid < k;
