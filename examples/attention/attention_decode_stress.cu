@@ -74,24 +74,14 @@ struct GemvEntries {
   AttentionGemm out32Rows[2] = {
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 0, 4, 1>::entry(),
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 0, 4, 1>::entry()};
-  // Whole rows with the weights through a cp.async ring (row_mma_gemv_ring_products.cuh): 3 and 2 slots per warp.
-  AttentionGemm qkvRowsRing =
-      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 2, false, 128, 3, 6, 1>::entry();
-  AttentionGemm out32RowsRing[2] = {
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 2, 5, 1>::entry(),
-      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 2, 5, 1>::entry()};
 };
 
 struct Case {
   int batch, cached;
   Variant variant;
   bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
-  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows, 4: whole rows, 2 pieces, 5: whole
-  // rows, 3-slot ring
-  int qkv;
-  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows, 5: whole rows,
-  // 2-slot ring
-  int out;
+  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows, 4: whole rows, 2 pieces
+  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows
   SplitChoice qkvSplit, outSplit;
 };
 
@@ -105,12 +95,11 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
                                       {Ordering::PdlGridSync, TPolicyKind::TileSync}};
-  const AttentionGemm* qkvGemms[6] = {&gemvs.qkvB4,   &gemvs.qkvB2,    &gemvs.qkvMma,
-                                      &gemvs.qkvRows, &gemvs.qkvRows2, &gemvs.qkvRowsRing};
+  const AttentionGemm* qkvGemms[5] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma, &gemvs.qkvRows, &gemvs.qkvRows2};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
-    const AttentionGemm* gemms[6] = {&gemvs.out32B4[i],  &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
-                                     &gemvs.out32Mma[i], &gemvs.out32Rows[i],     &gemvs.out32RowsRing[i]};
+    const AttentionGemm* gemms[5] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
+                                     &gemvs.out32Mma[i], &gemvs.out32Rows[i]};
     return gemms[out];
   };
   std::vector<Case> cases;
@@ -119,8 +108,8 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
-          for (int qkv = 0; qkv < 6; ++qkv)
-            for (int out = 0; out < 6; ++out) {
+          for (int qkv = 0; qkv < 5; ++qkv)
+            for (int out = 0; out < 5; ++out) {
               AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
               const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),
                                                      shape.hidden, multiprocessors);

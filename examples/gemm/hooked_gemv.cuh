@@ -32,16 +32,14 @@ namespace cusync::examples {
 // streaming its weights through a ring of MmaStages 4 KB slots (hooked_mma_gemv_kernel.cuh; StageWeights unused).
 // WholeRowsUnroll > 0: on tensor cores, TileN / 8 blocks per tile, each 8 columns over the whole of K, that many
 // 4 KB pieces of each row loaded per batch (hooked_rows_mma_gemv_kernel.cuh; the stage's parts are those column
-// groups; StageWeights unused); with MmaStages > 0 as well, the whole-rows stage streams its weights through a
-// cp.async ring of MmaStages slots per warp instead of registers (row_mma_gemv_ring_products.cuh).
+// groups; StageWeights and MmaStages unused).
 template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_,
           int MmaStages = 0, int WholeRowsUnroll = 0>
 struct HookedGemv {
   static constexpr bool WholeRows = WholeRowsUnroll > 0;
   static_assert(MmaStages == 0 || !StageWeights, "the tensor-core stage streams its weights through its ring");
-  static_assert(!WholeRows || !StageWeights, "the whole-rows stage streams through registers or its ring");
-  static constexpr bool kTensorCores = MmaStages > 0 && !WholeRows;
-  static constexpr int kWholeRowsRingSlots = WholeRows ? MmaStages : 0;
+  static_assert(!WholeRows || (MmaStages == 0 && !StageWeights), "the whole-rows stage streams through registers");
+  static constexpr bool kTensorCores = MmaStages > 0;
   static constexpr std::uint32_t kColumnGroups = WholeRows ? TileN / kRowMmaGemvRows : 0;
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
@@ -65,8 +63,7 @@ struct HookedGemv {
   template <int kTokens>
   static constexpr auto kernel = [] {
     if constexpr (WholeRows)
-      return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, WholeRowsUnroll,
-                                      kWholeRowsRingSlots>;
+      return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, WholeRowsUnroll>;
     else if constexpr (kTensorCores)
       return &hookedMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, MmaStages>;
     else
@@ -76,7 +73,7 @@ struct HookedGemv {
   // Dynamic shared memory of a launch of `tokens` tokens whose longest part spans `longestPart` k, weights staged or
   // not.
   static int sharedBytes(int tokens, int longestPart, bool stageWeights) {
-    if constexpr (WholeRows) return rowMmaGemvSharedBytes(tokens, kWholeRowsRingSlots);
+    if constexpr (WholeRows) return rowMmaGemvSharedBytes(tokens);
     if constexpr (kTensorCores) return hookedMmaGemvSharedBytes(MmaStages, tokens, longestPart);
     return tokens * longestPart * 2 + (stageWeights ? TileN * longestPart * 2 : 0);
   }
@@ -84,10 +81,7 @@ struct HookedGemv {
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
            (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") +
-           (WholeRows ? "_rows" + (kWholeRowsRingSlots > 0   ? "_r" + std::to_string(kWholeRowsRingSlots)
-                                   : WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll)
-                                                         : std::string())
-                      : "");
+           (WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string()) : "");
   }
 
   static GridShape tileGrid(int m, int n) {

@@ -24,7 +24,6 @@
 #include "cusync/launch.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
 #include "cusync/row_mma_gemv_stage_kernel.cuh"
-#include "cusync/row_mma_gemv_stream_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/skinny_gemv_chain_kernel.cuh"
 #include "cusync/stage.cuh"
@@ -63,12 +62,6 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
-  GemvRowsMmaRing,  // as GemvRowsMma, the weights streamed by cp.async into a ring of kDepth slots per warp
-                    // (row_mma_gemv_ring_products.cuh), kGemvRowsMmaRingBlocksPerSm blocks per SM at most
-                    // (gemv_rows_mma_r<slots>)
-  GemvRowsMmaStream,  // row_mma_gemv_stream_kernel.cuh: as GemvRowsMma, but persistent blocks each streaming an equal
-                      // share of the stage's pieces through a cp.async ring of kDepth slots, groups split between
-                      // blocks summed by weighted arrivals (gemv_rows_mma_s<slots>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -80,9 +73,6 @@ inline constexpr int kGemvRowsUnroll = 2;
 // chunks). At 2 blocks of 256 threads per SM (gemv_rows_mma_p2) no instance spills (93-122 registers); at 3, capped
 // at 80, the 8-token instance spilled 176 bytes and ran 1.5x slower at M = 8 (session 27, call 4).
 inline constexpr int kGemvRowsMmaUnroll = 1;
-// Blocks per SM gemv_rows_mma_r<slots> is built for (its register cap, 128): what its ring's shared memory allows at
-// 1-2 tokens with 2-3 slots; more tokens or slots fit fewer (the occupancy query decides).
-inline constexpr int kGemvRowsMmaRingBlocksPerSm = 2;
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
@@ -93,17 +83,11 @@ class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma || kPath == SkinnyPath::GemvRowsMmaRing ||
-                                            kPath == SkinnyPath::GemvRowsMmaStream
-                                        ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
                                                                        : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRowsMmaRing = kPath == SkinnyPath::GemvRowsMmaRing;
-  static constexpr bool kRowsMmaStream = kPath == SkinnyPath::GemvRowsMmaStream;
-  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma || kRowsMmaRing || kRowsMmaStream;
-  // The tensor-core whole-rows GEMV's weight ring: slots per warp (0: through registers).
-  static constexpr int kRingSlots = kRowsMmaRing || kRowsMmaStream ? kDepth : 0;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
@@ -114,8 +98,6 @@ class SkinnyMlpChain {
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
-    if (kRowsMmaRing) return "gemv_rows_mma_r" + std::to_string(kDepth);
-    if (kRowsMmaStream) return "gemv_rows_mma_s" + std::to_string(kDepth);
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
@@ -142,7 +124,7 @@ class SkinnyMlpChain {
     // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
-                   : kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(m))
+                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
                    : kRows    ? 0
                               : 2 * longestKRange;
     const int perSm = blocksPerSm(sharedBytes_, m);  // also lets the kernel launch with sharedBytes_
@@ -150,18 +132,6 @@ class SkinnyMlpChain {
     const std::uint32_t slots = std::uint32_t(smCount) * std::uint32_t(perSm);
     occupancy_ = perSm;
     streamOrdered_ = streamOrdered;
-    if constexpr (kRowsMmaStream) {
-      // A persistent block per slot, at most one per piece; a group split between blocks sums through fp32 partials
-      // [m][rows] and an arrival counter per 8-row group, zero between runs (the last arrival zeroes them).
-      streamSlots_ = slots;
-      const int rows[2] = {gemm1Rows(), hidden};
-      for (int s = 0; s < 2; ++s) {
-        streamPartials_[s] = std::make_unique<DeviceBuffer<float>>(std::size_t(m) * std::size_t(rows[s]));
-        streamArrivals_[s] = std::make_unique<DeviceBuffer<std::uint32_t>>(std::size_t(rows[s] / kRowMmaGemvRows));
-        CUSYNC_CUDA_CHECK(cudaMemset(streamPartials_[s]->get(), 0, streamPartials_[s]->bytes()));
-        CUSYNC_CUDA_CHECK(cudaMemset(streamArrivals_[s]->get(), 0, streamArrivals_[s]->bytes()));
-      }
-    }
     if constexpr (kLaunchPerGemm) return;  // no queue: a launch per stage
     const ChainStage firstStage{&first_, PartOrder::PartsOfATileTogether, true};
     const ChainStage secondStage{&second_, PartOrder::KRangesInTurn, true};
@@ -262,12 +232,7 @@ class SkinnyMlpChain {
     const int outputs = s == 0 ? (paired_ ? intermediate_ : gemm1Rows()) : hidden_;
     const SkinnyActivation activation =
         s == 0 && paired_ ? SkinnyActivation::PairedSwiGlu : SkinnyActivation::Identity;
-    const std::uint32_t groups = std::uint32_t(outputs / outputsPerBlock(activation));
-    if (!kRowsMmaStream) return groups;
-    // Persistent: a block per slot, at most one per piece (8 rows x one 4 KB block-wide load along K).
-    const int k = s == 0 ? hidden_ : intermediate_;
-    const std::uint32_t pieces = groups * std::uint32_t((k + kRowMmaGemvThreads * 8 - 1) / (kRowMmaGemvThreads * 8));
-    return std::min(streamSlots_, pieces);
+    return std::uint32_t(outputs / outputsPerBlock(activation));
   }
   // Output features per block of a whole-rows GEMV stage with this activation.
   static constexpr int outputsPerBlock(SkinnyActivation activation) {
@@ -295,7 +260,7 @@ class SkinnyMlpChain {
   // whole-rows GEMV's transpose buffers) and no k-range activation slice (the register paths', which grows with the
   // split: a chain checks its real occupancy when it is built). What the PyTorch op reports for a configuration.
   static int blocksPerSmAtMostTokens() {
-    return blocksPerSm(kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
+    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
   }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -309,11 +274,6 @@ class SkinnyMlpChain {
     p.gemms[0].pairedGroupRows = paired_ ? pairedGroupRows_ : 0u;
     p.gemms[1] = SkinnyGemm{operands.intermediate, operands.w2, operands.y, secondSplit_.partialsPointer(),
                             secondSplit_.arrivalsPointer(), hidden_, intermediate_, SkinnyActivation::Identity};
-    if constexpr (kRowsMmaStream)
-      for (int s = 0; s < 2; ++s) {
-        p.gemms[s].partials = streamPartials_[s]->get();
-        p.gemms[s].arrivals = streamArrivals_[s]->get();
-      }
     p.stages[0] = first_.view();
     p.stages[1] = second_.view();
     p.gemm0Output = gemm0Output_;
@@ -361,20 +321,10 @@ class SkinnyMlpChain {
   // The kernel that runs m tokens: the tensor-core whole-rows GEMV has an instance per token bound (1, 2, 4, 8: each
   // holds and transposes only the token rows it may have); the other paths one.
   static constexpr int tokensOfInstance(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
-  // Dynamic shared memory of the tensor-core whole-rows GEMV's instance for `tokens` tokens.
-  static constexpr int rowsMmaSharedBytes(int tokens) {
-    return kRowsMmaStream ? rowMmaGemvStreamSharedBytes(tokens, kRingSlots) : rowMmaGemvSharedBytes(tokens, kRingSlots);
-  }
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
       constexpr auto instance = [](auto tokens) {
-        if constexpr (kRowsMmaStream)
-          return rowMmaGemvStreamKernel<Policy, decltype(tokens)::value, kDepth, kGemvRowsMmaRingBlocksPerSm>;
-        else if constexpr (kRowsMmaRing)
-          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kGemvRowsMmaRingBlocksPerSm,
-                                       decltype(tokens)::value, kRingSlots>;
-        else
-          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
+        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
       };
       switch (tokensOfInstance(m)) {
         case 1: return instance(std::integral_constant<int, 1>{});
@@ -405,11 +355,6 @@ class SkinnyMlpChain {
   std::uint32_t consumerL2PrefetchBytes_ = 0;
   BlockTrace* traces_[2] = {nullptr, nullptr};
   std::vector<std::unique_ptr<FusedChain>> launches_;
-  // The streaming whole-rows GEMV (gemv_rows_mma_s*): its persistent blocks per launch at most, and per stage the
-  // split groups' partials and arrival counters.
-  std::uint32_t streamSlots_ = 0;
-  std::unique_ptr<DeviceBuffer<float>> streamPartials_[2];
-  std::unique_ptr<DeviceBuffer<std::uint32_t>> streamArrivals_[2];
 };
 
 // A type as a value, for forEachSkinnyPath's visitor (std::type_identity is C++20; the examples are C++17).
@@ -430,10 +375,6 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaRing, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaRing, 3>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaStream, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaStream, 3>>{});
 }
 
 }  // namespace cusync::examples

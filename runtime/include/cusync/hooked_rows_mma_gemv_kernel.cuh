@@ -27,21 +27,17 @@
 
 #include "cusync/hooked_gemv_unit.cuh"
 #include "cusync/row_mma_gemv_products.cuh"
-#include "cusync/row_mma_gemv_ring_products.cuh"
 
 namespace cusync {
 
-// kUnroll: 4 KB pieces of each row per batch through registers; kRingSlots > 0: the weights through a cp.async ring of
-// that many slots per warp instead (row_mma_gemv_ring_products.cuh; kUnroll unused).
-template <class InputPolicy, class OutputPolicy, int kTokens, int kTileN, int kBlocksPerSm, int kUnroll,
-          int kRingSlots = 0>
+template <class InputPolicy, class OutputPolicy, int kTokens, int kTileN, int kBlocksPerSm, int kUnroll>
 __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     hookedRowsMmaGemvKernel(const __grid_constant__ HookedGemvParams<InputPolicy> p) {
   constexpr int kRows = kRowMmaGemvRows;
   constexpr int kPiece = kRowMmaGemvThreads * 8;  // k of one block-wide load of one row
   static_assert(kTileN % kRows == 0, "whole column groups per tile");
   static_assert(kRowMmaGemvThreads == kGemvThreads, "the shared unit steps count the GEMV stages' threads");
-  extern __shared__ __align__(16) uint4 shared[];  // rowMmaGemvSharedBytes(kTokens, kRingSlots)
+  extern __shared__ __align__(16) uint4 shared[];  // rowMmaGemvSharedBytes(kTokens)
   const GemvUnitStart start = detail::startGemvUnit(p);
   const WorkUnit unit = start.unit;  // part: the column group of the tile
   const std::uint64_t traceStart = start.traceStart;
@@ -58,16 +54,12 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   const auto tokenChunk = [&](int token, std::size_t offset) {
     return __ldcg(reinterpret_cast<const uint4*>(p.a + std::size_t(token) * k + offset));
   };
-  const auto beforeTokens = [&] {
+  detail::rowMmaGemvProducts<kUnroll, kTokens>(p.k, p.m, shared, rowChunk, tokenChunk, [&] {
     detail::waitForGemvInput(p, unit, GemvKRange{0, p.k});
     __syncthreads();  // warp 0's acquire, for every thread's reads of A
     if (p.trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
-  };
-  if constexpr (kRingSlots > 0)
-    detail::rowMmaGemvRingProducts<kRingSlots, kTokens>(p.k, p.m, shared, rowChunk, tokenChunk, beforeTokens);
-  else
-    detail::rowMmaGemvProducts<kUnroll, kTokens>(p.k, p.m, shared, rowChunk, tokenChunk, beforeTokens);
-  auto* const warpSums = rowMmaGemvWarpSums<kTokens, kRingSlots>(shared);
+  });
+  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
   __syncthreads();
   // Thread i < 8 kTokens sums column i % 8 for token i / 8, over the warps, in warp order.
   const int token = tid / kRows, column = tid % kRows;

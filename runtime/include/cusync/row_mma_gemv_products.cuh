@@ -19,25 +19,18 @@ inline constexpr int kRowMmaGemvThreads = kRowMmaGemvWarps * 32;
 inline constexpr int kRowMmaGemvRows = 8;       // weight rows per block: one mma B tile
 inline constexpr int kRowMmaGemvMaxTokens = 8;  // mma A rows that carry tokens (of 16)
 
-// uint4s of one warp's transpose buffers: with the weights through registers (kRingSlots = 0), the piece's 8 weight
-// rows and `tokens` token rows of 512 bytes; with the weights through a cp.async ring (row_mma_gemv_ring_products.cuh),
-// `tokens` token rows and kRingSlots slots of 8 weight rows. Host + device.
-CUSYNC_HOST_DEVICE constexpr int rowMmaGemvWarpBufferChunks(int tokens, int ringSlots = 0) {
-  return ringSlots == 0 ? (kRowMmaGemvRows + tokens) * 32 : tokens * 32 + ringSlots * kRowMmaGemvRows * 32;
-}
-
-// Dynamic shared memory of a block taking up to `tokens` tokens: the warps' transpose buffers, then the warps' sums.
-// Host + device.
-CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens, int ringSlots = 0) {
-  return kRowMmaGemvWarps * rowMmaGemvWarpBufferChunks(tokens, ringSlots) * 16 +
+// Dynamic shared memory of a block taking up to `tokens` tokens: per warp, the piece's 8 weight rows and `tokens`
+// token rows of 512 bytes; then the warps' sums. Host + device.
+CUSYNC_HOST_DEVICE constexpr int rowMmaGemvSharedBytes(int tokens) {
+  return kRowMmaGemvWarps * (kRowMmaGemvRows + tokens) * 512 +
          kRowMmaGemvWarps * kRowMmaGemvMaxTokens * kRowMmaGemvRows * int(sizeof(float));
 }
 
 // The warps' sums behind the transpose buffers in `shared` (rowMmaGemvSharedBytes): [warp][token][row].
-template <int kTokens, int kRingSlots = 0>
+template <int kTokens>
 __device__ __forceinline__ float (*rowMmaGemvWarpSums(uint4* shared))[kRowMmaGemvMaxTokens][kRowMmaGemvRows] {
   return reinterpret_cast<float(*)[kRowMmaGemvMaxTokens][kRowMmaGemvRows]>(
-      shared + kRowMmaGemvWarps * rowMmaGemvWarpBufferChunks(kTokens, kRingSlots));
+      shared + kRowMmaGemvWarps * (kRowMmaGemvRows + kTokens) * 32);
 }
 
 namespace detail {

@@ -37,7 +37,6 @@
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
 #include "cusync/row_mma_gemv_products.cuh"
-#include "cusync/row_mma_gemv_ring_products.cuh"
 #include "cusync/paired_weight_rows.h"
 #include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
 #include "cusync/skinny_chain_kernel.cuh"
@@ -46,9 +45,7 @@ namespace cusync {
 
 // kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
 // chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
-// kRingSlots > 0: the weights stream by cp.async into a ring of that many slots per warp instead
-// (row_mma_gemv_ring_products.cuh; kUnroll unused).
-template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens, int kRingSlots = 0>
+template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens>
 __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     rowMmaGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
   constexpr int kRows = kRowMmaGemvRows;
@@ -81,15 +78,11 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   extern __shared__ __align__(16) uint4 shared[];
   // Stage 1 reads stage 0's outputs: its blocks, started early by PDL, wait for the whole first grid once their first
   // weight batch is in flight (while stage 0's last blocks finish).
-  const auto beforeTokens = [&] {
+  detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, [&] {
     if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
     if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
-  };
-  if constexpr (kRingSlots > 0)
-    detail::rowMmaGemvRingProducts<kRingSlots, kTokens>(k, p.m, shared, rowChunk, tokenChunk, beforeTokens);
-  else
-    detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, beforeTokens);
-  auto* const warpSums = rowMmaGemvWarpSums<kTokens, kRingSlots>(shared);
+  });
+  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
   __syncthreads();
   // Thread i < 64 sums row i % 8 for token i / 8.
   const int outToken = tid / kRows, row = tid % kRows;
