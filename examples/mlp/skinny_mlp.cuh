@@ -62,9 +62,6 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
-  GemvRowsMmaBox,  // as GemvRowsMma, the weights copied by TMA boxes into a ring of kDepth slots per warp
-                   // (row_mma_gemv_box_products.cuh), at most kGemvRowsMmaBoxBlocksPerSm blocks per SM
-                   // (gemv_rows_mma_t<slots>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -76,9 +73,6 @@ inline constexpr int kGemvRowsUnroll = 2;
 // chunks). At 2 blocks of 256 threads per SM (gemv_rows_mma_p2) no instance spills (93-122 registers); at 3, capped
 // at 80, the 8-token instance spilled 176 bytes and ran 1.5x slower at M = 8 (session 27, call 4).
 inline constexpr int kGemvRowsMmaUnroll = 1;
-// Blocks per SM gemv_rows_mma_t<slots> is built for (its register cap, 128); its ring's shared memory may allow fewer
-// (the occupancy query decides).
-inline constexpr int kGemvRowsMmaBoxBlocksPerSm = 2;
 
 // `Policy`: the TileSync policy of the skinny spec (gpt3_mlp_skinny.h or llama_mlp_skinny.h); `pairedSwiGlu` (a
 // constructor argument): LLaMA's GEMM 1 over paired gate/up rows (W1 [2 * intermediate, hidden], paired per
@@ -89,13 +83,11 @@ class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma || kPath == SkinnyPath::GemvRowsMmaBox
-                                        ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
                                                                        : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRowsMmaBox = kPath == SkinnyPath::GemvRowsMmaBox;
-  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma || kRowsMmaBox;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
@@ -106,7 +98,6 @@ class SkinnyMlpChain {
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
-    if (kRowsMmaBox) return "gemv_rows_mma_t" + std::to_string(kDepth);
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
@@ -133,7 +124,7 @@ class SkinnyMlpChain {
     // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
-                   : kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(m))
+                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
                    : kRows    ? 0
                               : 2 * longestKRange;
     const int perSm = blocksPerSm(sharedBytes_, m);  // also lets the kernel launch with sharedBytes_
@@ -269,7 +260,7 @@ class SkinnyMlpChain {
   // whole-rows GEMV's transpose buffers) and no k-range activation slice (the register paths', which grows with the
   // split: a chain checks its real occupancy when it is built). What the PyTorch op reports for a configuration.
   static int blocksPerSmAtMostTokens() {
-    return blocksPerSm(kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
+    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
   }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -297,12 +288,6 @@ class SkinnyMlpChain {
         p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kTileN, kSkinnyChunk);
         p.activationMaps[s] = rowMajorHalfTensorMap(g.a, std::uint64_t(m_), std::uint64_t(g.k), skinny::kTokens,
                                                     kSkinnyChunk);
-      }
-    if constexpr (kRowsMmaBox)  // a block's two 4-row halves, a warp's 256-k share of a piece each
-      for (int s = 0; s < kSkinnyChainStages; ++s) {
-        const SkinnyGemm& g = p.gemms[s];
-        p.weightMaps[s] = rowMajorHalfTensorMap(g.w, std::uint64_t(g.n), std::uint64_t(g.k), kRowMmaGemvRows / 2,
-                                                kRowMmaGemvThreads * 8 / kRowMmaGemvWarps);
       }
     if constexpr (kLaunchPerGemm) {
       launchKernel(kernelFor(m_), dim3(blocksOfStage(0)), dim3(kThreads), sharedBytes_, stream,
@@ -336,18 +321,10 @@ class SkinnyMlpChain {
   // The kernel that runs m tokens: the tensor-core whole-rows GEMV has an instance per token bound (1, 2, 4, 8: each
   // holds and transposes only the token rows it may have); the other paths one.
   static constexpr int tokensOfInstance(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
-  // Dynamic shared memory of the tensor-core whole-rows GEMV's instance for `tokens` tokens.
-  static constexpr int rowsMmaSharedBytes(int tokens) {
-    return kRowsMmaBox ? rowMmaGemvBoxSharedBytes(tokens, kDepth) : rowMmaGemvSharedBytes(tokens);
-  }
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
       constexpr auto instance = [](auto tokens) {
-        if constexpr (kRowsMmaBox)
-          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kGemvRowsMmaBoxBlocksPerSm, decltype(tokens)::value,
-                                       kDepth>;
-        else
-          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
+        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
       };
       switch (tokensOfInstance(m)) {
         case 1: return instance(std::integral_constant<int, 1>{});
@@ -398,9 +375,6 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaBox, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaBox, 3>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaBox, 4>>{});
 }
 
 }  // namespace cusync::examples

@@ -36,7 +36,6 @@
 #include "cusync/block_trace.cuh"
 #include "cusync/fast_silu.cuh"
 #include "cusync/gelu.cuh"
-#include "cusync/row_mma_gemv_box_products.cuh"
 #include "cusync/row_mma_gemv_products.cuh"
 #include "cusync/paired_weight_rows.h"
 #include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
@@ -46,9 +45,7 @@ namespace cusync {
 
 // kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
 // chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
-// kBoxSlots > 0: the weights come by TMA boxes into a ring of that many slots per warp instead
-// (row_mma_gemv_box_products.cuh; kUnroll unused; p.weightMaps[s] in boxes of 4 rows x 256 k).
-template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens, int kBoxSlots = 0>
+template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens>
 __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     rowMmaGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
   constexpr int kRows = kRowMmaGemvRows;
@@ -63,13 +60,13 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   const int k = gemm.k;
   // Unpaired, the block's rows are outputs [8 b, 8 b + 8); paired, rows 0-3 are the gate rows of outputs
   // [4 b, 4 b + 4) and rows 4-7 their up rows. The rows of each half are contiguous in W.
-  std::uint32_t halfRows[2];
   const __half* halves[2];
 #pragma unroll
   for (int h = 0; h < 2; ++h) {
-    halfRows[h] = paired ? pairedWeightRow(blockIdx.x, std::uint32_t(h * kRows / 2), kRows / 2, gemm.pairedGroupRows)
-                         : blockIdx.x * kRows + std::uint32_t(h * kRows / 2);
-    halves[h] = gemm.w + std::size_t(halfRows[h]) * std::size_t(k) + 8 * tid;
+    const std::uint32_t row = paired ? pairedWeightRow(blockIdx.x, std::uint32_t(h * kRows / 2), kRows / 2,
+                                                       gemm.pairedGroupRows)
+                                     : blockIdx.x * kRows + std::uint32_t(h * kRows / 2);
+    halves[h] = gemm.w + std::size_t(row) * std::size_t(k) + 8 * tid;
   }
   const auto rowChunk = [&](int r, int piece) {
     return reinterpret_cast<const uint4*>(halves[r / (kRows / 2)] + std::size_t(r % (kRows / 2)) * std::size_t(k) +
@@ -78,22 +75,14 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   const auto tokenChunk = [&](int token, std::size_t offset) {
     return detail::loadTokenPiece(gemm.a, s, std::size_t(token) * std::size_t(k) + offset);
   };
-  extern __shared__ __align__(128) uint4 shared[];  // 128: TMA box destinations
+  extern __shared__ __align__(16) uint4 shared[];
   // Stage 1 reads stage 0's outputs: its blocks, started early by PDL, wait for the whole first grid once their first
   // weight batch is in flight (while stage 0's last blocks finish).
-  const auto beforeTokens = [&] {
+  detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, [&] {
     if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
     if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
-  };
-  float(*warpSums)[kRowMmaGemvMaxTokens][kRows];
-  if constexpr (kBoxSlots > 0) {
-    detail::rowMmaGemvBoxProducts<kBoxSlots, kTokens>(k, p.m, shared, &p.weightMaps[s], halfRows, tokenChunk,
-                                                      beforeTokens);
-    warpSums = rowMmaGemvBoxWarpSums<kTokens, kBoxSlots>(shared);
-  } else {
-    detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, beforeTokens);
-    warpSums = rowMmaGemvWarpSums<kTokens>(shared);
-  }
+  });
+  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
   __syncthreads();
   // Thread i < 64 sums row i % 8 for token i / 8.
   const int outToken = tid / kRows, row = tid % kRows;
