@@ -23,7 +23,6 @@
 #include "cusync/fused_chain.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
-#include "cusync/row_mma_gemv_pair_stage_kernel.cuh"
 #include "cusync/row_mma_gemv_stage_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 #include "cusync/skinny_gemv_chain_kernel.cuh"
@@ -63,9 +62,6 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
-  GemvRowsMmaPair,  // as GemvRowsMma with 16 weight rows per block of 16 warps, each 256-k share's tokens loaded once
-                    // for two 8-row warps (row_mma_gemv_pair_stage_kernel.cuh; one block per SM:
-                    // gemv_rows_mma16_p1)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -87,25 +83,21 @@ class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma || kPath == SkinnyPath::GemvRowsMmaPair
-                                        ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
                                                                        : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRowsMmaPair = kPath == SkinnyPath::GemvRowsMmaPair;
-  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma || kRowsMmaPair;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
   static constexpr bool kLaunchPerGemm = kPath == SkinnyPath::GemvPdl || kRows;
-  static constexpr int kThreads = kRing          ? kSkinnyThreads
-                                  : kRowsMmaPair ? kRowMmaGemvPairThreads
-                                  : kRowsMma     ? kRowMmaGemvThreads
+  static constexpr int kThreads = kRing      ? kSkinnyThreads
+                                  : kRowsMma ? kRowMmaGemvThreads
                                   : kRows    ? kRowGemvThreads
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
-    if (kRowsMmaPair) return "gemv_rows_mma16_p1";
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
@@ -132,7 +124,7 @@ class SkinnyMlpChain {
     // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
-                   : kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(m))
+                   : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
                    : kRows    ? 0
                               : 2 * longestKRange;
     const int perSm = blocksPerSm(sharedBytes_, m);  // also lets the kernel launch with sharedBytes_
@@ -244,8 +236,7 @@ class SkinnyMlpChain {
   }
   // Output features per block of a whole-rows GEMV stage with this activation.
   static constexpr int outputsPerBlock(SkinnyActivation activation) {
-    return rowGemvOutputsPerBlock<kRowsMmaPair ? kRowMmaGemvPairRows : kRowsMma ? kRowMmaGemvRows : kGemvRows>(
-        activation);
+    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kGemvRows>(activation);
   }
   // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
   // shared memory (the register paths' activation slice grows with the k-range; the tensor-core whole-rows GEMV's
@@ -269,7 +260,7 @@ class SkinnyMlpChain {
   // whole-rows GEMV's transpose buffers) and no k-range activation slice (the register paths', which grows with the
   // split: a chain checks its real occupancy when it is built). What the PyTorch op reports for a configuration.
   static int blocksPerSmAtMostTokens() {
-    return blocksPerSm(kRowsMma ? rowsMmaSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
+    return blocksPerSm(kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(kMaxTokens)) : 0, kMaxTokens);
   }
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
@@ -330,17 +321,10 @@ class SkinnyMlpChain {
   // The kernel that runs m tokens: the tensor-core whole-rows GEMV has an instance per token bound (1, 2, 4, 8: each
   // holds and transposes only the token rows it may have); the other paths one.
   static constexpr int tokensOfInstance(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
-  // Dynamic shared memory of the tensor-core whole-rows GEMV's instance for `tokens` tokens.
-  static constexpr int rowsMmaSharedBytes(int tokens) {
-    return kRowsMmaPair ? rowMmaGemvPairSharedBytes(tokens) : rowMmaGemvSharedBytes(tokens);
-  }
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
       constexpr auto instance = [](auto tokens) {
-        if constexpr (kRowsMmaPair)
-          return rowMmaGemvPairStageKernel<Policy, decltype(tokens)::value>;
-        else
-          return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
+        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
       };
       switch (tokensOfInstance(m)) {
         case 1: return instance(std::integral_constant<int, 1>{});
@@ -391,7 +375,6 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaPair, 1>>{});
 }
 
 }  // namespace cusync::examples
