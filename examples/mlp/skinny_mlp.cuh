@@ -62,8 +62,6 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
-  GemvRowsMmaL2,  // as GemvRowsMma, each batch of weights also prefetching the next into L2
-                  // (gemv_rows_mma_p<blocks per SM>_l2)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -85,13 +83,11 @@ class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma || kPath == SkinnyPath::GemvRowsMmaL2
-                                        ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
                                                                        : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
-  static constexpr bool kRowsMmaL2 = kPath == SkinnyPath::GemvRowsMmaL2;
-  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma || kRowsMmaL2;
+  static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
@@ -102,7 +98,7 @@ class SkinnyMlpChain {
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
-    if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth) + (kRowsMmaL2 ? "_l2" : "");
+    if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
@@ -328,7 +324,7 @@ class SkinnyMlpChain {
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
       constexpr auto instance = [](auto tokens) {
-        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value, kRowsMmaL2>;
+        return rowMmaGemvStageKernel<Policy, kGemvRowsMmaUnroll, kDepth, decltype(tokens)::value>;
       };
       switch (tokensOfInstance(m)) {
         case 1: return instance(std::integral_constant<int, 1>{});
@@ -379,7 +375,6 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMmaL2, 2>>{});
 }
 
 }  // namespace cusync::examples

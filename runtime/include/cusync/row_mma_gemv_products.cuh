@@ -42,10 +42,8 @@ namespace detail {
 // token is read (where a stage waits for its producer).
 //
 // kUnroll: pieces of each row loaded together per batch (a thread holds 8 kUnroll weight chunks and kTokens kUnroll
-// token chunks in registers). kL2Ahead: each batch's loads also ask L2 to prefetch the batch after it (one request
-// per 128-byte line, no register held), so a warp keeps a second batch of weights in flight; the first batch and its
-// prefetch go out before beforeTokens().
-template <int kUnroll, int kTokens, bool kL2Ahead = false, class RowChunk, class TokenChunk, class BeforeTokens>
+// token chunks in registers).
+template <int kUnroll, int kTokens, class RowChunk, class TokenChunk, class BeforeTokens>
 __device__ __forceinline__ void rowMmaGemvProducts(int k, int m, uint4* shared, RowChunk rowChunk,
                                                    TokenChunk tokenChunk, BeforeTokens beforeTokens) {
   constexpr int kRows = kRowMmaGemvRows;
@@ -58,13 +56,6 @@ __device__ __forceinline__ void rowMmaGemvProducts(int k, int m, uint4* shared, 
   const int warpStart = warp * 256;
   const int pieces = warpStart < k ? (k - warpStart + kPiece - 1) / kPiece : 0;
   uint4 v[kUnroll][kRows], x[kUnroll][kTokens];
-  // Lanes 0, 8, 16, 24 each cover a 128-byte line of the warp's 512-byte share of a row.
-  const auto prefetchPiece = [&](int piece) {
-    if (kL2Ahead && lane % 8 == 0 && piece < pieces && piece * kPiece + 8 * tid < k) {
-#pragma unroll
-      for (int r = 0; r < kRows; ++r) asm volatile("prefetch.global.L2 [%0];" ::"l"(rowChunk(r, piece)));
-    }
-  };
   const auto loadPiece = [&](int u, int piece) {
     const bool inside = piece * kPiece + 8 * tid < k;
 #pragma unroll
@@ -96,10 +87,7 @@ __device__ __forceinline__ void rowMmaGemvProducts(int k, int m, uint4* shared, 
 
   // The first batch's weights load before beforeTokens(): they depend on nothing.
 #pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    loadPiece(u, u);
-    prefetchPiece(kUnroll + u);
-  }
+  for (int u = 0; u < kUnroll; ++u) loadPiece(u, u);
   beforeTokens();
 #pragma unroll
   for (int u = 0; u < kUnroll; ++u) loadTokens(u, u);
@@ -117,7 +105,6 @@ __device__ __forceinline__ void rowMmaGemvProducts(int k, int m, uint4* shared, 
       if (first + kUnroll + u < pieces) {
         loadPiece(u, first + kUnroll + u);
         loadTokens(u, first + kUnroll + u);
-        prefetchPiece(first + 2 * kUnroll + u);
       }
       __syncwarp();
       multiplyPiece();

@@ -45,8 +45,7 @@ namespace cusync {
 
 // kUnroll: 4 KB pieces of each of the block's 8 rows loaded together per batch (a thread holds 8 kUnroll weight
 // chunks). kTokens: the most tokens (p.m) the instance takes (a thread holds kTokens kUnroll token chunks).
-// kL2Ahead: each batch also prefetches the next into L2 (rowMmaGemvProducts).
-template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens, bool kL2Ahead = false>
+template <class Policy, int kUnroll, int kBlocksPerSm, int kTokens>
 __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     rowMmaGemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
   constexpr int kRows = kRowMmaGemvRows;
@@ -79,7 +78,7 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
   extern __shared__ __align__(16) uint4 shared[];
   // Stage 1 reads stage 0's outputs: its blocks, started early by PDL, wait for the whole first grid once their first
   // weight batch is in flight (while stage 0's last blocks finish).
-  detail::rowMmaGemvProducts<kUnroll, kTokens, kL2Ahead>(k, p.m, shared, rowChunk, tokenChunk, [&] {
+  detail::rowMmaGemvProducts<kUnroll, kTokens>(k, p.m, shared, rowChunk, tokenChunk, [&] {
     if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
     if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
   });
