@@ -50,6 +50,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/interleaved_graph_timer.cuh"
+#include "phase_argument.h"
 #include "cusync/stage.cuh"
 #include "stock_gemm_registry.h"
 #include "streamk_gemm.h"
@@ -141,10 +142,7 @@ int run(int argc, char** argv) {
     if (arg == "--m") {
       ms = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--phase") {
-      const std::string v = value();
-      if (v != "prompt" && v != "decode")
-        exitWithUsageError(kProgram, "--phase: '" + v + "' is neither prompt nor decode");
-      phase = v == "prompt" ? Phase::Prompt : Phase::Decode;
+      phase = phaseArgument(kProgram, arg, value());
     } else if (arg == "--parts") {
       extraParts = positiveIntListArgument(kProgram, arg, value());
     } else if (arg == "--group-rows") {

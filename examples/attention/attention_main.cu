@@ -30,6 +30,7 @@
 
 #include "attention_chain.h"
 #include "attention_problem.h"
+#include "phase_argument.h"
 #include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
@@ -160,10 +161,7 @@ Options parseOptions(int argc, char** argv) {
       else if (v == "llama") options.problem.shape = kLlama;
       else exitWithUsageError(program, "--model: '" + v + "' is neither gpt3 nor llama");
     } else if (arg == "--phase") {
-      const std::string v = value();
-      if (v == "decode") options.problem.phase = Phase::Decode;
-      else if (v == "prompt") options.problem.phase = Phase::Prompt;
-      else exitWithUsageError(program, "--phase: '" + v + "' is neither decode nor prompt");
+      options.problem.phase = phaseArgument(program, arg, value());
     } else if (arg == "--batch") {
       options.problem.batch = int(integerArgument(program, arg, value(), 1, 4096));
     } else if (arg == "--seq") {
