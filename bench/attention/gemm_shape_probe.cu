@@ -50,8 +50,8 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/interleaved_graph_timer.cuh"
-#include "phase_argument.h"
 #include "cusync/stage.cuh"
+#include "phase_argument.h"
 #include "stock_gemm_registry.h"
 #include "streamk_gemm.h"
 

@@ -30,10 +30,10 @@
 
 #include "attention_chain.h"
 #include "attention_problem.h"
-#include "phase_argument.h"
 #include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "phase_argument.h"
 
 using namespace cusync;
 using namespace cusync::examples;
