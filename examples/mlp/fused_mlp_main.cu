@@ -275,6 +275,7 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
       chain->setPdlGridSync(ordering == 2);
       chain->setConsumerL2Prefetch(prefetch);
       chain->setSecondPartOrder(secondOrder);
+      chain->packWeights(operands, c.device->stream());  // the packed-weights path's copies of W1 and W2
       const std::string config = Chain::configName() + split.label() +
                                  (prefetch ? "_l2pf" + std::to_string(prefetch) : std::string()) +
                                  (secondOrder == PartOrder::KRangesInTurn ? "_kr" : "");

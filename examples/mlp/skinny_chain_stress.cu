@@ -112,6 +112,7 @@ int main(int argc, char** argv) {
                 Chain::configName().c_str(), c.m, c.hidden, c.intermediate, c.split.firstParts, c.split.secondParts);
     const auto start = std::chrono::steady_clock::now();
     Chain chain(c.m, c.hidden, c.intermediate, c.swiGlu, c.split, properties.multiProcessorCount, false);
+    chain.packWeights(operands, stream);  // the packed-weights path's copies, before the graph captures the chain
     const unsigned long long bad = stress(chain, operands, intermediate, y, reference);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     totalExecutions += perGraph * replays;

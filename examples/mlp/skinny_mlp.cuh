@@ -5,7 +5,8 @@
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
 // launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
 // 26; row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid,
-// which is what it reads. GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
+// which is what it reads; or the same over weights packed once in mma fragment order (packed_mma_gemv_stage_kernel.cuh,
+// the fastest at M = 1-8, session 30). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
 // a .cu file: it instantiates the kernels.
 #pragma once
 
@@ -22,6 +23,8 @@
 #include "cusync/error.h"
 #include "cusync/fused_chain.cuh"
 #include "cusync/launch.cuh"
+#include "cusync/packed_gemv_pack.cuh"
+#include "cusync/packed_mma_gemv_stage_kernel.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
 #include "cusync/row_mma_gemv_stage_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
@@ -62,6 +65,9 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
+  GemvPackedMma,  // packed_mma_gemv_stage_kernel.cuh, as GemvRowsMma over W packed once in mma fragment order (the
+                  // chain's own copy, packGemvWeights), M <= 8; 13-24% faster than GemvRowsMma per GEMM at M = 8 and
+                  // 1-13% at M = 1 (session 30, call 2; gemv_packed_mma_p<blocks per SM>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -82,23 +88,29 @@ template <class Policy, SkinnyPath kPath_ = SkinnyPath::MmaRing, int kDepth = 4>
 class SkinnyMlpChain {
  public:
   static constexpr SkinnyPath kPath = kPath_;
-  static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing       ? skinny::kTokens
-                                    : kPath == SkinnyPath::GemvRowsMma ? kRowMmaGemvMaxTokens
-                                                                       : 1;
+  static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing         ? skinny::kTokens
+                                    : kPath == SkinnyPath::GemvRowsMma   ? kRowMmaGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvPackedMma ? kPackedGemvMaxTokens
+                                                                         : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
   static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
-  // The whole-rows GEMVs (CUDA cores or tensor cores): unsplit, a block per few whole weight rows.
-  static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma;
+  // The packed-weights GEMV: its blocks read the chain's packed copy of W1 and W2 (packWeights).
+  static constexpr bool kPacked = kPath == SkinnyPath::GemvPackedMma;
+  // The whole-rows GEMVs (CUDA cores or tensor cores, row-major or packed weights): unsplit, a block per few whole
+  // weight rows.
+  static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma || kPacked;
   // A launch per GEMM (no queue): the block-per-unit and the whole-rows GEMVs.
   static constexpr bool kLaunchPerGemm = kPath == SkinnyPath::GemvPdl || kRows;
   static constexpr int kThreads = kRing      ? kSkinnyThreads
                                   : kRowsMma ? kRowMmaGemvThreads
+                                  : kPacked  ? kPackedGemvThreads
                                   : kRows    ? kRowGemvThreads
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
+    if (kPacked) return "gemv_packed_mma_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
@@ -121,7 +133,8 @@ class SkinnyMlpChain {
     // whole first grid (griddepcontrol.wait; no semaphores).
     if (!streamOrdered && kRows) pdlGridSync_ = true;
     // The register paths stage a unit's activations: the longest k-range of either stage. The CUDA-core whole-rows
-    // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens.
+    // GEMV stages nothing; the tensor-core one its warps' transpose buffers, which grow with the instance's tokens;
+    // the packed one only its warps' sums (static).
     const int longestKRange = std::max(longestPart(hidden, split.firstParts), longestPart(intermediate, split.secondParts));
     sharedBytes_ = kRing       ? skinnySharedBytes<kTileN, kDepth>()
                    : kRowsMma ? rowMmaGemvSharedBytes(tokensOfInstance(m))
@@ -236,7 +249,7 @@ class SkinnyMlpChain {
   }
   // Output features per block of a whole-rows GEMV stage with this activation.
   static constexpr int outputsPerBlock(SkinnyActivation activation) {
-    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kGemvRows>(activation);
+    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kPacked ? kPackedGemvRows : kGemvRows>(activation);
   }
   // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
   // shared memory (the register paths' activation slice grows with the k-range; the tensor-core whole-rows GEMV's
@@ -265,7 +278,35 @@ class SkinnyMlpChain {
   const Stage& first() const { return first_; }
   const Stage& second() const { return second_; }
 
+  // The packed-weights path: packs W1 and W2 of `operands` into the chain's own copies (packed_gemv_layout.h), in
+  // `stream`. enqueue does it itself the first time it sees these weights outside a graph capture; call it again
+  // after changing the weights in place (the copies are not refreshed otherwise).
+  void packWeights(const MlpOperands& operands, cudaStream_t stream) const {
+    if constexpr (kPacked) {
+      const int widths[2] = {gemm1Rows(), hidden_}, depths[2] = {hidden_, intermediate_};
+      const __half* weights[2] = {operands.w1, operands.w2};
+      for (int s = 0; s < 2; ++s) {
+        if (!packed_[s]) packed_[s] = std::make_unique<DeviceBuffer<uint4>>(packedGemvVectors(widths[s], depths[s]));
+        packGemvWeights(weights[s], packed_[s]->get(), widths[s], depths[s],
+                        s == 0 && paired_ ? pairedGroupRows_ : 0u, stream);
+        packedFrom_[s] = weights[s];
+      }
+    } else {
+      (void)operands;
+      (void)stream;
+    }
+  }
+
   void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
+    if constexpr (kPacked)
+      if (operands.w1 != packedFrom_[0] || operands.w2 != packedFrom_[1]) {
+        cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
+        CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
+        if (capture != cudaStreamCaptureStatusNone)
+          throw Error("skinny MLP chain " + configName() +
+                      ": these weights are not packed yet; run the chain (or packWeights) once outside the capture");
+        packWeights(operands, stream);
+      }
     SkinnyChainParams<Policy> p;
     p.m = m_;
     p.gemms[0] = SkinnyGemm{operands.x,          operands.w1, operands.intermediate, firstSplit_.partialsPointer(),
@@ -278,6 +319,10 @@ class SkinnyMlpChain {
     p.stages[1] = second_.view();
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
+    if constexpr (kPacked) {  // the kernel reads the packed copies in W's place
+      p.gemms[0].w = reinterpret_cast<const __half*>(packed_[0]->get());
+      p.gemms[1].w = reinterpret_cast<const __half*>(packed_[1]->get());
+    }
     p.secondWaitsForWholeGrid = pdlGridSync_;
     p.consumerL2PrefetchBytes = consumerL2PrefetchBytes_;
     p.traces[0] = traces_[0];
@@ -313,6 +358,8 @@ class SkinnyMlpChain {
       return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
     else if constexpr (kRowsMma)
       static_assert(!kRowsMma, "kernelFor picks the tensor-core whole-rows GEMV's instance by token count");
+    else if constexpr (kPacked)
+      return packedMmaGemvStageKernel<Policy, kDepth>;
     else if constexpr (kRows)
       return rowGemvStageKernel<Policy, kGemvRows, kGemvRowsUnroll, kDepth>;
     else
@@ -355,6 +402,10 @@ class SkinnyMlpChain {
   std::uint32_t consumerL2PrefetchBytes_ = 0;
   BlockTrace* traces_[2] = {nullptr, nullptr};
   std::vector<std::unique_ptr<FusedChain>> launches_;
+  // The packed-weights path: W1 and W2 in the kernel's layout, and the weights they were packed from (a cache of the
+  // operands, filled by packWeights, hence mutable).
+  mutable std::unique_ptr<DeviceBuffer<uint4>> packed_[2];
+  mutable const __half* packedFrom_[2] = {nullptr, nullptr};
 };
 
 // A type as a value, for forEachSkinnyPath's visitor (std::type_identity is C++20; the examples are C++17).
@@ -375,6 +426,8 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma, 2>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma, 3>>{});
 }
 
 }  // namespace cusync::examples

@@ -42,11 +42,15 @@ CUSYNC_HOST_DEVICE constexpr int rowGemvOutputsPerBlock(SkinnyActivation activat
 
 namespace detail {
 
-// Stage 1's activations were written by the stage-0 grid, which may still have been running when this block
-// started (PDL): read them from L2, never through the non-coherent path. Stage 0's tokens never change in a launch.
+// Stage 0's tokens never change in a launch: the non-coherent path. Stage 1's were written by the stage-0 grid, which
+// may still have been running when this block started (PDL), so never through the non-coherent path (data read-only
+// for the kernel's whole life); but every read of them follows the whole-grid wait (griddepcontrol.wait makes the
+// first grid's writes visible to this grid) or a stream-ordered launch, so ordinary loads cached in L1 see them. L1
+// matters: the blocks on one SM walk K in the same order at about the same time, and at 8 tokens a block reads as many
+// token bytes as weight bytes (session 30, call 4, measured L2-only loads against these).
 __device__ __forceinline__ uint4 loadTokenPiece(const __half* a, std::uint32_t s, std::size_t offset) {
   const uint4* p = reinterpret_cast<const uint4*>(a + offset);
-  return s == 0 ? __ldg(p) : __ldcg(p);
+  return s == 0 ? __ldg(p) : __ldca(p);
 }
 
 }  // namespace detail
