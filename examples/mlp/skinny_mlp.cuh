@@ -297,9 +297,17 @@ class SkinnyMlpChain {
     }
   }
 
+  // The packed-weights path: the caller packs (packGemvWeights, pairing W1 per pairedGroupRows when paired) and passes
+  // the packed copies as the operands' w1 and w2; the chain keeps none of its own. The PyTorch op's mode: it packs
+  // once per weight tensor, not per chain.
+  void setWeightsPrepacked() {
+    if (!kPacked) throw Error("skinny MLP chain " + configName() + ": only gemv_packed_mma_p* chains read packed weights");
+    prepacked_ = true;
+  }
+
   void enqueue(const MlpOperands& operands, cudaStream_t stream) const {
     if constexpr (kPacked)
-      if (operands.w1 != packedFrom_[0] || operands.w2 != packedFrom_[1]) {
+      if (!prepacked_ && (operands.w1 != packedFrom_[0] || operands.w2 != packedFrom_[1])) {
         cudaStreamCaptureStatus capture = cudaStreamCaptureStatusNone;
         CUSYNC_CUDA_CHECK(cudaStreamIsCapturing(stream, &capture));
         if (capture != cudaStreamCaptureStatusNone)
@@ -319,10 +327,11 @@ class SkinnyMlpChain {
     p.stages[1] = second_.view();
     p.gemm0Output = gemm0Output_;
     p.producerColumnsPerTile = std::uint32_t(paired_ ? kTileN / 2 : kTileN);
-    if constexpr (kPacked) {  // the kernel reads the packed copies in W's place
-      p.gemms[0].w = reinterpret_cast<const __half*>(packed_[0]->get());
-      p.gemms[1].w = reinterpret_cast<const __half*>(packed_[1]->get());
-    }
+    if constexpr (kPacked)  // the kernel reads the packed copies in W's place
+      if (!prepacked_) {
+        p.gemms[0].w = reinterpret_cast<const __half*>(packed_[0]->get());
+        p.gemms[1].w = reinterpret_cast<const __half*>(packed_[1]->get());
+      }
     p.secondWaitsForWholeGrid = pdlGridSync_;
     p.consumerL2PrefetchBytes = consumerL2PrefetchBytes_;
     p.traces[0] = traces_[0];
@@ -406,6 +415,7 @@ class SkinnyMlpChain {
   // operands, filled by packWeights, hence mutable).
   mutable std::unique_ptr<DeviceBuffer<uint4>> packed_[2];
   mutable const __half* packedFrom_[2] = {nullptr, nullptr};
+  bool prepacked_ = false;  // setWeightsPrepacked: the operands' w1 and w2 are packed copies
 };
 
 // A type as a value, for forEachSkinnyPath's visitor (std::type_identity is C++20; the examples are C++17).

@@ -25,6 +25,7 @@ using cusync::python::MlpTileOrders;
 using cusync::python::gemvTileConfigName;
 using cusync::python::gemvRowsConfigName;
 using cusync::python::gemvRowsMmaConfigName;
+using cusync::python::gemvPackedMmaConfigName;
 
 struct cusync_mlp_plan {
   int device;
@@ -102,7 +103,7 @@ const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name)
                 std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
                     (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
                     " (it has: " + known + ", " + gemvTileConfigName() + ", " + gemvRowsConfigName() + ", " +
-                    gemvRowsMmaConfigName() +
+                    gemvRowsMmaConfigName() + ", " + gemvPackedMmaConfigName() +
                     "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
 }
 
@@ -222,8 +223,10 @@ void createGemvPlan(int device, int m, int hidden, int intermediate, bool swiGlu
 
 bool isGemvRowsConfig(const char* name) { return name != nullptr && gemvRowsConfigName() == name; }
 bool isGemvRowsMmaConfig(const char* name) { return name != nullptr && gemvRowsMmaConfigName() == name; }
+bool isGemvPackedMmaConfig(const char* name) { return name != nullptr && gemvPackedMmaConfigName() == name; }
 bool isGemvConfig(const char* name) {
-  return name != nullptr && (gemvTileConfigName() == name || isGemvRowsConfig(name) || isGemvRowsMmaConfig(name));
+  return name != nullptr && (gemvTileConfigName() == name || isGemvRowsConfig(name) || isGemvRowsMmaConfig(name) ||
+                             isGemvPackedMmaConfig(name));
 }
 
 // Calls visit(chain) with a value of the GEMV chain type that `config` (one of isGemvConfig's) names for
@@ -238,6 +241,9 @@ decltype(auto) withGemvChain(int activation, const char* config, Visit&& visit) 
   if (isGemvRowsMmaConfig(config))
     return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvRowsMmaSwiGluChain>{})
                   : visit(cusync::examples::SkinnyChainType<GemvRowsMmaGeluChain>{});
+  if (isGemvPackedMmaConfig(config))
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvPackedMmaSwiGluChain>{})
+                  : visit(cusync::examples::SkinnyChainType<GemvPackedMmaGeluChain>{});
   return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvTileSwiGluChain>{})
                 : visit(cusync::examples::SkinnyChainType<GemvTileGeluChain>{});
 }
@@ -250,10 +256,24 @@ int gemvBlocksPerSm(int activation, const char* config) {
 
 // The GEMV chains, in the order the configuration lists give them after the fused registry.
 const std::string& gemvConfigAt(std::size_t index) {
-  static const std::string names[] = {gemvTileConfigName(), gemvRowsConfigName(), gemvRowsMmaConfigName()};
+  static const std::string names[] = {gemvTileConfigName(), gemvRowsConfigName(), gemvRowsMmaConfigName(),
+                                      gemvPackedMmaConfigName()};
   return names[index];
 }
-constexpr std::size_t kGemvConfigs = 3;
+constexpr std::size_t kGemvConfigs = 4;
+
+// The rows and K of W1 (`which` 1: [I, H], or for SwiGLU the paired [2I, H]) or W2 (`which` 2: [H, I]).
+std::pair<int, int> weightShape(int activation, int hidden, int intermediate, int which) {
+  requireActivation(activation);
+  require(which == 1 || which == 2, CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: `which` must be 1 (W1) or 2 (W2), got " + std::to_string(which));
+  require(hidden > 0 && intermediate > 0 && hidden % 8 == 0 && intermediate % 8 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
+          "cusync mlp: hidden and intermediate must be positive multiples of 8");
+  require(activation != CUSYNC_MLP_SWIGLU || intermediate % int(cusync::python::kOpPairedGroupRows) == 0,
+          CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: SwiGLU needs the intermediate size to be a multiple of 64");
+  if (which == 2) return {hidden, intermediate};
+  return {(activation == CUSYNC_MLP_SWIGLU ? 2 : 1) * intermediate, hidden};
+}
 
 }  // namespace
 
@@ -292,6 +312,13 @@ int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int*
       *tile_m = 1;
       *tile_n = cusync::examples::kGemvRows;
       *tile_k = cusync::kRowGemvThreads * 8;
+      return;
+    }
+    if (isGemvPackedMmaConfig(config)) {  // up to 8 tokens by a block's 8 weight rows, each warp 256 k of 2048
+      requireActivation(activation);
+      *tile_m = cusync::kPackedGemvMaxTokens;
+      *tile_n = cusync::kPackedGemvRows;
+      *tile_k = cusync::kPackedGemvShareK * cusync::kPackedGemvWarps;
       return;
     }
     if (isGemvRowsMmaConfig(config)) {  // up to 8 tokens by a block's weight rows, k read in block-wide pieces
@@ -337,6 +364,38 @@ int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int devi
       const auto& entry = findConfig<decltype(policy)>(config);
       onPlanDevice([&] { return entry.maxActiveBlocksPerSm(); });
     });
+  });
+}
+
+int cusync_mlp_config_packs_weights(int activation, const char* config, int* packs) {
+  return guarded([&] {
+    require(packs != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    requireActivation(activation);
+    if (!isGemvConfig(config))
+      withChain(activation, [&](auto policy) { findConfig<decltype(policy)>(config); });  // known, or refused
+    *packs = isGemvPackedMmaConfig(config) ? 1 : 0;
+  });
+}
+
+int cusync_mlp_packed_weight_bytes(int activation, int hidden, int intermediate, int which, uint64_t* bytes) {
+  return guarded([&] {
+    require(bytes != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
+    const auto [rows, k] = weightShape(activation, hidden, intermediate, which);
+    *bytes = uint64_t(cusync::packedGemvVectors(rows, k)) * sizeof(uint4);
+  });
+}
+
+int cusync_mlp_pack_weights(int activation, int hidden, int intermediate, int which, const void* w, void* packed,
+                            void* stream) {
+  return guarded([&] {
+    const auto [rows, k] = weightShape(activation, hidden, intermediate, which);
+    for (const void* pointer : {w, static_cast<const void*>(packed)})
+      require(pointer != nullptr && std::uintptr_t(pointer) % 16 == 0, CUSYNC_MLP_INVALID_ARGUMENT,
+              "cusync mlp: the weights and their packed copy must be non-null, 16-byte aligned device pointers");
+    // On the current device, the caller's (the weights' device).
+    cusync::packGemvWeights(static_cast<const __half*>(w), static_cast<uint4*>(packed), rows, k,
+                            which == 1 && activation == CUSYNC_MLP_SWIGLU ? cusync::python::kOpPairedGroupRows : 0u,
+                            static_cast<cudaStream_t>(stream));
   });
 }
 

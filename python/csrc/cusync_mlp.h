@@ -27,7 +27,7 @@
 extern "C" {
 #endif
 
-#define CUSYNC_MLP_ABI_VERSION 4
+#define CUSYNC_MLP_ABI_VERSION 5
 
 typedef enum {
   CUSYNC_MLP_OK = 0,
@@ -64,6 +64,18 @@ CUSYNC_MLP_API int cusync_mlp_config_tile(int activation, const char* config, in
 /* Blocks of the configuration's kernel that fit on one SM of `device` (0: it does not fit). */
 CUSYNC_MLP_API int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks);
 
+/* Whether `config` reads its weights packed (*packs = 1: the gemv_packed_mma_p* GEMV chains) rather than as given.
+ * Such a configuration's cusync_mlp_run takes, in W1's and W2's place, copies made by cusync_mlp_pack_weights. */
+CUSYNC_MLP_API int cusync_mlp_config_packs_weights(int activation, const char* config, int* packs);
+/* Bytes of the packed copy of W1 (`which` 1) or W2 (`which` 2) of an MLP with these sizes. */
+CUSYNC_MLP_API int cusync_mlp_packed_weight_bytes(int activation, int hidden, int intermediate, int which,
+                                                  uint64_t* bytes);
+/* Enqueues on `stream` the packing of W1 (`which` 1; for SwiGLU in the paired layout above) or W2 (`which` 2) into
+ * `packed` (cusync_mlp_packed_weight_bytes, 16-byte aligned): a read of W and a write of the copy. The copy is the
+ * packed configurations' operand until W changes; packing again refreshes it. */
+CUSYNC_MLP_API int cusync_mlp_pack_weights(int activation, int hidden, int intermediate, int which, const void* w,
+                                           void* packed, void* stream);
+
 /* A plan for X [m, hidden] on `device` with configuration `config`, split-K parts per GEMM (1: none) and tile
  * orders as rows per group (1: row-major, 0: column-major, N: groups of N rows; grouped_order.h). `stream`
  * (a cudaStream_t, may be NULL) is only asked whether it is capturing. */
@@ -83,7 +95,8 @@ CUSYNC_MLP_API int cusync_mlp_plan_info(const cusync_mlp_plan* plan, uint32_t* w
                                         uint32_t* persistent_blocks);
 
 /* Enqueues Y = act(X W1^T) W2^T on `stream`: fp16, row-major and contiguous, 16-byte aligned; `intermediate` is
- * [m, I] (GELU(X W1^T) or the SwiGLU product, written), `out` [m, hidden]. Returns once enqueued. */
+ * [m, I] (GELU(X W1^T) or the SwiGLU product, written), `out` [m, hidden]. Returns once enqueued. For a configuration
+ * that packs its weights (cusync_mlp_config_packs_weights), w1 and w2 are the packed copies. */
 CUSYNC_MLP_API int cusync_mlp_run(cusync_mlp_plan* plan, const void* x, const void* w1, const void* w2,
                                   void* intermediate, void* out, void* stream);
 

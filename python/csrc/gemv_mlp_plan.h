@@ -1,5 +1,10 @@
-// The op's plans for a few tokens, three GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
+// The op's plans for a few tokens, four GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
 // launched with programmatic dependent launch:
+// - gemv_packed_mma_p3 (SkinnyPath::GemvPackedMma), M = 1-8: as gemv_rows_mma_p2 over weights packed once in mma
+//   fragment order (runtime/include/cusync/packed_gemv_layout.h); the caller passes the packed copies
+//   (cusync_mlp_pack_weights) in W1's and W2's place. At M = 2-8: 72.3-75.9 us (GPT-3) and 36.4-39.0 (LLaMA) against
+//   76.6-100.5 and 41.5-51.5 for gemv_rows_mma_p2 and 84.9-86.9 and 42.3-42.7 for cuBLASLt, H200 (docs/BENCHMARKS.md,
+//   issue 12, session 30, call 4).
 // - gemv_rows_mma_p2 (SkinnyPath::GemvRowsMma), M = 1-8: as gemv_rows_p4, 8 whole weight rows per block multiplied by
 //   the tokens on tensor cores. At M = 2-4: 75.9-78.2 us (GPT-3) and 42.8-45.3 (LLaMA) against 94.7-100.3 and
 //   51.4-51.9 for the op's fused chain split at small M and 84.8-86.0 and 42.8-43.2 for cuBLASLt, H200
@@ -18,8 +23,8 @@
 // us (GPT-3) and 56.8 against 66.3 us (LLaMA) on the H100 (docs/BENCHMARKS.md, issue 12, session 20 call 5 and
 // session 3), 83.3 against 95.3 and 44.3 against 55.1 us on the H200 (session 25, call 2; both tile by tile).
 //
-// SwiGLU: the GEMV reads the op's paired W1 in place (gate and up rows paired in groups of 64, cusync_mlp.h) through
-// SkinnyGemm::pairedGroupRows; nothing is repacked.
+// SwiGLU: the row-major GEMVs read the op's paired W1 in place (gate and up rows paired in groups of 64, cusync_mlp.h)
+// through SkinnyGemm::pairedGroupRows; the packed GEMV reads a copy packed with the same pairing.
 //
 // Counters between runs: as for the fused chain (mlp_plan.h). GEMM 2's blocks take the launch's iteration from the
 // stage's 64-bit tile counter, its waits are wrap-safe, and split-K parts leave their fp32 partials and arrival
@@ -49,12 +54,17 @@ template <class Policy>
 using GemvRowsMmaChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRowsMma, 2>;
 using GemvRowsMmaGeluChain = GemvRowsMmaChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
 using GemvRowsMmaSwiGluChain = GemvRowsMmaChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+template <class Policy>
+using GemvPackedMmaChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPackedMma, 3>;
+using GemvPackedMmaGeluChain = GemvPackedMmaChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
+using GemvPackedMmaSwiGluChain = GemvPackedMmaChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
 
 // The configurations' names, as the library lists them after the fused chain's (the examples' names for these
 // chains).
 inline std::string gemvTileConfigName() { return GemvTileGeluChain::configName(); }
 inline std::string gemvRowsConfigName() { return GemvRowsGeluChain::configName(); }
 inline std::string gemvRowsMmaConfigName() { return GemvRowsMmaGeluChain::configName(); }
+inline std::string gemvPackedMmaConfigName() { return GemvPackedMmaGeluChain::configName(); }
 
 // Gate rows per pairing group of the op's SwiGLU W1 (cusync_mlp.h, python/cusync/op.py's PAIRED_ROWS).
 inline constexpr std::uint32_t kOpPairedGroupRows = 64;
@@ -82,6 +92,7 @@ class GemvMlpPlan final : public MlpPlan {
                /*streamOrdered=*/!Chain::kRows && gemvWaitsForWholeGrid(split),
                swiGlu ? kOpPairedGroupRows : Chain::kTileN / 2) {
     chain_.setPdlGridSync(gemvWaitsForWholeGrid(split));
+    if constexpr (Chain::kPacked) chain_.setWeightsPrepacked();  // cusync_mlp_run gets the packed copies
   }
 
   std::uint32_t workUnits() const override { return chain_.blocksOfStage(0) + chain_.blocksOfStage(1); }

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .tuning import ConfigInfo
 
-ABI_VERSION = 4  # CUSYNC_MLP_ABI_VERSION
+ABI_VERSION = 5  # CUSYNC_MLP_ABI_VERSION
 LIBRARY_ENVIRONMENT = "CUSYNC_MLP_LIBRARY"
 LIBRARY_NAME = "libcusync_mlp.so"
 
@@ -53,6 +53,9 @@ def _declare(lib):
         "cusync_mlp_config_name": (c_char_p, [c_int, c_int]),
         "cusync_mlp_config_tile": (c_int, [c_int, c_char_p, pointer_int, pointer_int, pointer_int]),
         "cusync_mlp_config_blocks_per_sm": (c_int, [c_int, c_char_p, c_int, pointer_int]),
+        "cusync_mlp_config_packs_weights": (c_int, [c_int, c_char_p, pointer_int]),
+        "cusync_mlp_packed_weight_bytes": (c_int, [c_int, c_int, c_int, c_int, ctypes.POINTER(ctypes.c_uint64)]),
+        "cusync_mlp_pack_weights": (c_int, [c_int, c_int, c_int, c_int, c_void_p, c_void_p, c_void_p]),
         "cusync_mlp_plan_create": (c_int, [c_int, c_int, c_int, c_int, c_int, c_char_p, c_uint32, c_uint32, c_uint32,
                                            c_uint32, c_void_p, ctypes.POINTER(c_void_p)]),
         "cusync_mlp_plan_set_unit_wait": (c_int, [c_void_p, c_int]),
@@ -120,6 +123,28 @@ def config_info(name: str, device: int, activation: str = "gelu") -> ConfigInfo:
     blocks = ctypes.c_int()
     check(lib.cusync_mlp_config_blocks_per_sm(code, name.encode(), device, ctypes.byref(blocks)))
     return ConfigInfo(tile[0].value, tile[1].value, tile[2].value, blocks.value)
+
+
+def config_packs_weights(name: str, activation: str = "gelu") -> bool:
+    """Whether configuration `name` reads packed copies of W1 and W2 (pack_weights) instead of the weights."""
+    packs = ctypes.c_int()
+    check(library().cusync_mlp_config_packs_weights(ACTIVATION_CODES[activation], name.encode(), ctypes.byref(packs)))
+    return packs.value == 1
+
+
+def packed_weight_bytes(activation: str, hidden: int, intermediate: int, which: int) -> int:
+    """Bytes of the packed copy of W1 (which 1) or W2 (which 2)."""
+    size = ctypes.c_uint64()
+    check(library().cusync_mlp_packed_weight_bytes(ACTIVATION_CODES[activation], hidden, intermediate, which,
+                                                   ctypes.byref(size)))
+    return size.value
+
+
+def pack_weights(activation: str, hidden: int, intermediate: int, which: int, w: int, packed: int,
+                 stream: int) -> None:
+    """Enqueues the packing of W1 (which 1) or W2 (which 2) at device address `w` into `packed` on `stream`."""
+    check(library().cusync_mlp_pack_weights(ACTIVATION_CODES[activation], hidden, intermediate, which,
+                                            ctypes.c_void_p(w), ctypes.c_void_p(packed), ctypes.c_void_p(stream)))
 
 
 class Plan:

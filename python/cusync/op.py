@@ -8,13 +8,16 @@ chain (a launch per GEMM, the second launched with PDL, waiting tile by tile or,
 The op runs on the current stream, allocates its output and intermediate through torch's allocator, and only
 enqueues kernels, so it can be captured into a CUDA graph; its fake implementation lets torch.compile trace it.
 Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, a fused chain's queue) created
-at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. See
-docs/PYTORCH_OP.md.
+at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. At 2-8
+tokens the GEMV chain it picks reads W1 and W2 packed in mma fragment order: the op packs each weight tensor at its
+first call with it (and again after an in-place change), keeps the copy while the tensor lives, and refuses to pack
+inside a capture. See docs/PYTORCH_OP.md.
 """
 
 import collections
 import os
 import threading
+import weakref
 from dataclasses import dataclass
 
 import torch
@@ -219,6 +222,65 @@ def clear_plans(include_captured: bool = False) -> None:
         _registry.tables.clear()
 
 
+# --- packed weights ----------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _PackedCopy:
+    owner: weakref.ref   # the weight tensor it was packed from
+    data_ptr: int        # its address and version counter then: a change to either means a stale copy
+    version: int
+    key: tuple           # (activation, hidden, intermediate, which)
+    packed: torch.Tensor  # uint8, cusync_mlp_packed_weight_bytes long
+    captured: bool = False  # read inside a stream capture: a graph may replay it, so never freed
+
+
+_packed_lock = threading.Lock()
+_packed_copies = {}  # id(weight tensor) -> _PackedCopy, dropped when the tensor dies
+_captured_retired = []  # replaced copies that a captured graph may still read
+
+
+def _forget_packed(key: int) -> None:
+    with _packed_lock:
+        copy = _packed_copies.pop(key, None)
+        if copy is not None and copy.captured:
+            _captured_retired.append(copy.packed)
+
+
+def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: bool) -> torch.Tensor:
+    """The packed copy of W1 (which 1) or W2 (which 2) that a packing configuration reads in w's place. Made at the
+    first call with this tensor and again whenever torch's version counter says it changed in place; refused inside
+    a stream capture (it allocates and launches a kernel that a graph would otherwise replay every time). Packing
+    reads W and writes the copy once: about twice the time of one call at these M."""
+    key = (activation, shape.hidden, shape.intermediate, which)
+    with _packed_lock:
+        copy = _packed_copies.get(id(w))
+        if (copy is not None and copy.owner() is w and copy.data_ptr == w.data_ptr() and copy.version == w._version
+                and copy.key == key):
+            copy.captured = copy.captured or capturing
+            return copy.packed
+        if capturing:
+            raise RuntimeError(
+                f"cusync.mlp: w{which} has no packed copy yet (or changed since it was packed), and packing it is not "
+                "allowed while a CUDA graph is being captured; call the op once with these weights before capturing "
+                "(the same warm-up that creates the plan)")
+        if copy is not None:
+            # A run of the old copy may still be in flight on any stream: let it finish before the copy is freed.
+            torch.cuda.synchronize(w.device)
+            if copy.captured:
+                _captured_retired.append(copy.packed)
+        packed = torch.empty(_library.packed_weight_bytes(activation, shape.hidden, shape.intermediate, which),
+                             dtype=torch.uint8, device=w.device)
+        _library.pack_weights(activation, shape.hidden, shape.intermediate, which, w.data_ptr(), packed.data_ptr(),
+                              stream.cuda_stream)
+        # Later calls may run on other streams: the copy is complete before any of them reads it.
+        stream.synchronize()
+        if copy is None or copy.owner() is not w:
+            weakref.finalize(w, _forget_packed, id(w))
+        _packed_copies[id(w)] = _PackedCopy(weakref.ref(w), w.data_ptr(), w._version, key, packed)
+        return packed
+
+
 # --- the op ------------------------------------------------------------------------------------------------------
 
 
@@ -243,6 +305,9 @@ def run_into(x, w1, w2, intermediate, out, activation: str = "gelu") -> dict:
         stream = torch.cuda.current_stream(device)
         capturing = torch.cuda.is_current_stream_capturing()
         entry = _plan_for(device, stream.cuda_stream, shape, activation, capturing)
+        if tuning.packs_weights(entry.choice.config):
+            w1 = _packed(w1, 1, shape, activation, stream, capturing)
+            w2 = _packed(w2, 2, shape, activation, stream, capturing)
         entry.plan.run(x.data_ptr(), w1.data_ptr(), w2.data_ptr(), intermediate.data_ptr(), out.data_ptr(),
                        stream.cuda_stream)
     return entry.description

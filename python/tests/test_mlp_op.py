@@ -105,10 +105,18 @@ def test_swiglu_with_unpaired_weights_is_wrong():
     assert relative_error(cusync.mlp(x, w1, w2, "swiglu"), swiglu_reference(x, w1, w2)) > 10 * BOUND
 
 
+def unpair_gate_up(paired):
+    """[Wg; Wu] from the op's paired layout (pair_gate_up's inverse)."""
+    rows, hidden = paired.shape
+    groups = rows // (2 * op.PAIRED_ROWS)
+    return paired.reshape(groups, 2, op.PAIRED_ROWS, hidden).transpose(0, 1).contiguous().reshape(rows, hidden)
+
+
 def test_pair_gate_up_puts_each_group_of_gate_rows_before_its_up_rows():
     i, h = 128, 16
     w = torch.arange(2 * i * h, dtype=torch.float32).reshape(2 * i, h)
     paired = cusync.pair_gate_up(w)
+    assert torch.equal(unpair_gate_up(paired), w)
     assert torch.equal(paired[0:64], w[0:64]) and torch.equal(paired[64:128], w[i:i + 64])
     assert torch.equal(paired[128:192], w[64:128]) and torch.equal(paired[192:256], w[i + 64:i + 128])
 
@@ -358,6 +366,74 @@ def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_re
     with pytest.raises(ValueError, match="does not split K"):
         _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 2, 1, 1, 1, "test"),
                       torch.cuda.current_stream().cuda_stream)
+
+
+# gemv_packed_mma_p3: 1-8 tokens on tensor cores over copies of W1 and W2 packed by the op (op._packed).
+@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
+def test_the_packed_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
+                                                                                        activation):
+    config = "gemv_packed_mma_p3"
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=6)
+    assert _library.config_packs_weights(config, activation)
+    for m in (1, 2, 3, 5, 8):
+        x = random_x(m, shape[0])
+        assert cusync.explain(x, op_w1, w2, activation)["config"] == config
+        for _ in range(2):
+            assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
+    x9 = random_x(9, shape[0])
+    assert not tuning.is_gemv_chain(cusync.explain(x9, op_w1, w2, activation)["config"])
+    with pytest.raises(ValueError, match="outside 1..8"):
+        _library.Plan(0, 9, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
+                      torch.cuda.current_stream().cuda_stream)
+
+
+@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
+def test_the_packed_copy_follows_in_place_changes_of_the_weights_and_dies_with_them(tmp_path, monkeypatch,
+                                                                                   activation):
+    config = "gemv_packed_mma_p3"
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=7)
+    x = random_x(4, shape[0])
+    assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
+    # In place: same tensors, same addresses, new values (torch's version counter moves). A stale copy would give the
+    # old result, which differs from the new reference by far more than the bound.
+    w2.mul_(-0.5)
+    assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
+    op_w1.mul_(-1.5)
+    w1_now = op_w1 if activation == "gelu" else unpair_gate_up(op_w1)
+    assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1_now, w2)) < BOUND
+    # The copies live as long as the weights.
+    held = len(op._packed_copies)
+    del op_w1, w2, w1, w1_now
+    import gc
+    gc.collect()
+    assert len(op._packed_copies) <= held - 2
+
+
+@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
+def test_capturing_with_weights_never_packed_raises_and_a_warmed_up_capture_replays(tmp_path, monkeypatch,
+                                                                                  activation):
+    config = "gemv_packed_mma_p3"
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=8)
+    static_x = random_x(4, shape[0])
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        cusync.mlp(static_x, op_w1, w2, activation)  # warm-up: the plan and both packed copies
+    torch.cuda.current_stream().wait_stream(side)
+    other_w2 = w2.clone()  # never seen by the op: no packed copy
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        with pytest.raises(RuntimeError, match="packed copy"):
+            cusync.mlp(static_x, op_w1, other_w2, activation)
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = cusync.mlp(static_x, op_w1, w2, activation)
+    for replay in range(3):
+        x = random_x(4, shape[0], seed=400 + replay)
+        static_x.copy_(x)
+        static_y.fill_(float("nan"))
+        graph.replay()
+        assert relative_error(static_y, ref(x, w1, w2)) < BOUND, replay
 
 
 def test_the_whole_rows_gemv_chain_refuses_a_split_by_name():
