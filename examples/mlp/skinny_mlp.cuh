@@ -24,6 +24,7 @@
 #include "cusync/fused_chain.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/packed_gemv_pack.cuh"
+#include "cusync/packed_mma16_gemv_stage_kernel.cuh"
 #include "cusync/packed_mma_gemv_stage_kernel.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
 #include "cusync/row_mma_gemv_stage_kernel.cuh"
@@ -68,6 +69,8 @@ enum class SkinnyPath {
   GemvPackedMma,  // packed_mma_gemv_stage_kernel.cuh, as GemvRowsMma over W packed once in mma fragment order (the
                   // chain's own copy, packGemvWeights), M <= 8; 13-24% faster than GemvRowsMma per GEMM at M = 8 and
                   // 1-13% at M = 1 (session 30, call 2; gemv_packed_mma_p<blocks per SM>)
+  GemvPackedMma16,  // packed_mma16_gemv_stage_kernel.cuh, as GemvPackedMma with 16 rows per block, the weights as the
+                    // mma's A operand (gemv_packed_mma16_p<blocks per SM>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -91,12 +94,15 @@ class SkinnyMlpChain {
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing         ? skinny::kTokens
                                     : kPath == SkinnyPath::GemvRowsMma   ? kRowMmaGemvMaxTokens
                                     : kPath == SkinnyPath::GemvPackedMma ? kPackedGemvMaxTokens
+                                    : kPath == SkinnyPath::GemvPackedMma16 ? kPacked16GemvMaxTokens
                                                                          : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
   static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The packed-weights GEMV: its blocks read the chain's packed copy of W1 and W2 (packWeights).
-  static constexpr bool kPacked = kPath == SkinnyPath::GemvPackedMma;
+  static constexpr bool kPacked = kPath == SkinnyPath::GemvPackedMma || kPath == SkinnyPath::GemvPackedMma16;
+  // Weight rows per block of the packed GEMVs (the packed layout's block height, packed_gemv_layout.h).
+  static constexpr int kPackedRows = kPath == SkinnyPath::GemvPackedMma16 ? kPacked16GemvRows : kPackedGemvRows;
   // The whole-rows GEMVs (CUDA cores or tensor cores, row-major or packed weights): unsplit, a block per few whole
   // weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma || kPacked;
@@ -110,7 +116,8 @@ class SkinnyMlpChain {
 
   static std::string configName() {
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
-    if (kPacked) return "gemv_packed_mma_p" + std::to_string(kDepth);
+    if (kPacked)
+      return (kPackedRows == 16 ? "gemv_packed_mma16_p" : "gemv_packed_mma_p") + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
@@ -249,7 +256,7 @@ class SkinnyMlpChain {
   }
   // Output features per block of a whole-rows GEMV stage with this activation.
   static constexpr int outputsPerBlock(SkinnyActivation activation) {
-    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kPacked ? kPackedGemvRows : kGemvRows>(activation);
+    return rowGemvOutputsPerBlock<kRowsMma ? kRowMmaGemvRows : kPacked ? kPackedRows : kGemvRows>(activation);
   }
   // Blocks of this chain's kernel for m tokens that fit on an SM of the current device with `sharedBytes` of dynamic
   // shared memory (the register paths' activation slice grows with the k-range; the tensor-core whole-rows GEMV's
@@ -286,9 +293,10 @@ class SkinnyMlpChain {
       const int widths[2] = {gemm1Rows(), hidden_}, depths[2] = {hidden_, intermediate_};
       const __half* weights[2] = {operands.w1, operands.w2};
       for (int s = 0; s < 2; ++s) {
-        if (!packed_[s]) packed_[s] = std::make_unique<DeviceBuffer<uint4>>(packedGemvVectors(widths[s], depths[s]));
+        if (!packed_[s])
+          packed_[s] = std::make_unique<DeviceBuffer<uint4>>(packedGemvVectors(widths[s], depths[s], kPackedRows));
         packGemvWeights(weights[s], packed_[s]->get(), widths[s], depths[s],
-                        s == 0 && paired_ ? pairedGroupRows_ : 0u, stream);
+                        s == 0 && paired_ ? pairedGroupRows_ : 0u, stream, kPackedRows);
         packedFrom_[s] = weights[s];
       }
     } else {
@@ -301,7 +309,8 @@ class SkinnyMlpChain {
   // the packed copies as the operands' w1 and w2; the chain keeps none of its own. The PyTorch op's mode: it packs
   // once per weight tensor, not per chain.
   void setWeightsPrepacked() {
-    if (!kPacked) throw Error("skinny MLP chain " + configName() + ": only gemv_packed_mma_p* chains read packed weights");
+    if (!kPacked)
+      throw Error("skinny MLP chain " + configName() + ": only gemv_packed_mma* chains read packed weights");
     prepacked_ = true;
   }
 
@@ -367,6 +376,8 @@ class SkinnyMlpChain {
       return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
     else if constexpr (kRowsMma)
       static_assert(!kRowsMma, "kernelFor picks the tensor-core whole-rows GEMV's instance by token count");
+    else if constexpr (kPath == SkinnyPath::GemvPackedMma16)
+      return packedMma16GemvStageKernel<Policy, kDepth>;
     else if constexpr (kPacked)
       return packedMmaGemvStageKernel<Policy, kDepth>;
     else if constexpr (kRows)
@@ -438,6 +449,8 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
   // 3 blocks per SM: 1-2.5 us faster than 2 at every M of both models (session 30, call 4).
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma, 3>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma16, 3>>{});
+  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma16, 4>>{});
 }
 
 }  // namespace cusync::examples

@@ -69,3 +69,36 @@ TEST_CASE("A paired block packs the gate rows of its 4 outputs, then their up ro
       CHECK(cusync::packedGemvSource(index, kK, kGroup).row == (g < 4 ? gate : gate + kGroup));
     }
 }
+
+TEST_CASE("16-row blocks pack rows g and g + 8 of a step side by side, 128 k per share, every element once",
+          "[packed_gemv]") {
+  constexpr int kRows = 16, kK = 2752;  // 22 shares of 128, the last 64 k past K
+  CHECK(cusync::packedGemvShareK(kRows) == 128);
+  const int shares = cusync::packedGemvShares(kK, kRows);
+  CHECK(shares == 22);
+  std::map<std::pair<std::uint32_t, int>, int> seen;
+  std::size_t pastK = 0;
+  for (std::size_t i = 0; i < cusync::packedGemvVectors(48, kK, kRows); ++i) {
+    const cusync::PackedGemvSource source = cusync::packedGemvSource(i, kK, 0, kRows);
+    const int lane = int(i % 32), position = int(i / 32 % 8), q = position / 2, h = position % 2;
+    const std::size_t blockShare = i / 256;
+    const int share = int(blockShare % shares), block = int(blockShare / shares);
+    REQUIRE(source.row == std::uint32_t(block * 16 + lane / 4 + 8 * h));
+    REQUIRE(source.k == 128 * share + 32 * q + 8 * (lane % 4));
+    if (source.k >= kK) ++pastK;
+    else ++seen[{source.row, source.k}];
+  }
+  CHECK(seen.size() == std::size_t(48) * (kK / 8));
+  for (const auto& [where, count] : seen) CHECK(count == 1);
+  CHECK(pastK == std::size_t(48) * (shares * 128 - kK) / 8);
+  // Paired (groups of 16 gate rows): block b's rows 0-7 are the gate rows of outputs 8 b .. 8 b + 7, rows 8-15 their
+  // up rows, so lane (g, t) holds an output's gate row (h = 0) and its up row (h = 1).
+  for (std::uint32_t block = 0; block < 4; ++block)
+    for (int g = 0; g < 8; ++g) {
+      const std::uint32_t output = block * 8 + std::uint32_t(g);
+      const std::uint32_t gate = 32 * (output / 16) + output % 16;
+      const std::size_t first = std::size_t(block) * shares * 256 + 4 * std::size_t(g);
+      CHECK(cusync::packedGemvSource(first, kK, 16, kRows).row == gate);
+      CHECK(cusync::packedGemvSource(first + 32, kK, 16, kRows).row == gate + 16);
+    }
+}

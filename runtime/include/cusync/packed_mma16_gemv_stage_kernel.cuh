@@ -1,0 +1,129 @@
+// The packed-weights GEMV of 1-8 tokens with 16 weight rows per block, the weights as the mma's A operand: as
+// packed_mma_gemv_stage_kernel.cuh (a launch per stage, each block over the whole of K, W read from a copy packed once
+// in fragment order, nothing through shared memory until the warps' sums meet), but each m16n8k16 multiplies 16
+// weight rows by the 8 token columns, where the 8-row kernel multiplies 8 rows by 16 token rows of which 8 are empty.
+// Device code; host side in examples/mlp/skinny_mlp.cuh (configuration gemv_packed_mma16_p<blocks per SM>).
+//
+// Why: at 8 tokens the 8-row kernel loads a token chunk (16 bytes per lane) for every 16 bytes of weights, and half
+// of each mma multiplies zeros. Here lane (g, t) loads 16 bytes of rows g and g + 8 and one token chunk per step: the
+// token loads per weight byte and the mmas halve, and a warp's 4 KB share (128 k of 16 rows) holds 8 weight and 4 token
+// registers of 16 bytes against 8 and 8. The 8-row kernel's chain was 4.8 us (GPT-3) and 2.9 us (LLaMA) slower at 8
+// tokens than at one (docs/BENCHMARKS.md, issue 12, session 30, call 4).
+//
+// Fragments (packed_gemv_layout.h at 16 rows): A = {row g .x, row g + 8 .x, row g .y, row g + 8 .y} then .z/.w; B =
+// {token g .x, .y} then .z/.w; C: c0, c1 = row g, tokens 2t, 2t + 1; c2, c3 = row g + 8. A paired SwiGLU block's
+// rows 0-7 are the gate rows of its 8 outputs and rows 8-15 their up rows.
+//
+// Synchronization: as the 8-row kernel (the whole first grid, griddepcontrol.wait, or stream order).
+#pragma once
+
+#include <cstdint>
+
+#include <cuda_fp16.h>
+
+#include "cusync/block_trace.cuh"
+#include "cusync/fast_silu.cuh"
+#include "cusync/gelu.cuh"
+#include "cusync/packed_gemv_layout.h"
+#include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock
+#include "cusync/skinny_chain_kernel.cuh"
+
+namespace cusync {
+
+inline constexpr int kPacked16GemvRows = 16;
+inline constexpr int kPacked16GemvWarps = 8;
+inline constexpr int kPacked16GemvThreads = kPacked16GemvWarps * 32;
+inline constexpr int kPacked16GemvMaxTokens = 8;  // mma B columns
+
+namespace detail {
+
+// d += A B for one m16n8k16, fp16 operands, fp32 accumulators: 16 weight rows (A) by 8 token columns (B).
+__device__ __forceinline__ void mmaRowsByTokens(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                                std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
+      "{%0, %1, %2, %3};\n"
+      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+}  // namespace detail
+
+// p.gemms[s].w holds W packed in 16-row blocks (packed_gemv_layout.h, pairing included), not W.
+template <class Policy, int kBlocksPerSm>
+__global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
+    packedMma16GemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
+  constexpr int kRows = kPacked16GemvRows;
+  constexpr int kSteps = packedGemvShareK(kRows) / kPackedGemvStepK;  // 4
+  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
+  __shared__ std::uint64_t traceTimes[2];  // thread 0's, for the block trace (kept out of the loop's registers)
+  const bool tracing = p.traces[s] != nullptr && tid == 0;
+  if (tracing) traceTimes[0] = detail::globalTimerNs();
+  triggerDependentLaunch();
+  const SkinnyGemm& gemm = p.gemms[s];
+  const int k = gemm.k, shares = packedGemvShares(k, kRows);
+  const uint4* const packed = reinterpret_cast<const uint4*>(gemm.w) + std::size_t(blockIdx.x) * shares * 256 + lane;
+  // Lane (g, t) carries token g (B column g; columns g >= m multiply zeros) at k = 128 share + 32 q + 8 t; its loads
+  // stop at kLeft (0 without a token).
+  const __half* const tokenBase = gemm.a + std::size_t(g) * std::size_t(k) + 8 * t;
+  const int kLeft = g < p.m ? k - 8 * t : 0;
+  uint4 weights[2 * kSteps], tokens[kSteps];
+  const auto loadWeights = [&](int share) {
+#pragma unroll
+    for (int i = 0; i < 2 * kSteps; ++i) weights[i] = __ldcs(packed + (std::size_t(share) * 8 + i) * 32);
+  };
+  const auto loadTokens = [&](int share) {
+#pragma unroll
+    for (int q = 0; q < kSteps; ++q) {
+      const int at = packedGemvShareK(kRows) * share + kPackedGemvStepK * q;
+      // Both stages' tokens through L1 (detail::loadTokenPiece says why that is sound for stage 1).
+      tokens[q] = at < kLeft ? __ldca(reinterpret_cast<const uint4*>(tokenBase + at)) : uint4{};
+    }
+  };
+
+  int share = warp;
+  if (share < shares) loadWeights(share);
+  if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
+  if (tracing) traceTimes[1] = detail::globalTimerNs();
+  float acc[4] = {};
+  for (; share < shares; share += kPacked16GemvWarps) {
+    loadTokens(share);
+#pragma unroll
+    for (int q = 0; q < kSteps; ++q) {
+      const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1], x = tokens[q];
+      detail::mmaRowsByTokens(acc, rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
+      detail::mmaRowsByTokens(acc, rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+    }
+    if (share + kPacked16GemvWarps < shares) loadWeights(share + kPacked16GemvWarps);
+  }
+
+  __shared__ float warpSums[kPacked16GemvWarps][kPacked16GemvMaxTokens][kRows];
+  warpSums[warp][2 * t][g] = acc[0];
+  warpSums[warp][2 * t + 1][g] = acc[1];
+  warpSums[warp][2 * t][g + 8] = acc[2];
+  warpSums[warp][2 * t + 1][g + 8] = acc[3];
+  __syncthreads();
+  // Thread i < 128 sums row i % 16 for token i / 16.
+  const int outToken = tid / kRows, row = tid % kRows;
+  const auto rowSum = [&](int r) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kPacked16GemvWarps; ++w) sum += warpSums[w][outToken][r];
+    return sum;
+  };
+  const bool paired = gemm.activation == SkinnyActivation::PairedSwiGlu;
+  const int outputs = rowGemvOutputsPerBlock<kRows>(gemm.activation);
+  if (outToken < p.m && row < outputs) {
+    float y = rowSum(row);
+    if (paired)
+      y = fastSilu(y) * rowSum(row + kRows / 2);
+    else if (gemm.activation == SkinnyActivation::Gelu)
+      y = geluFast(y);
+    const std::size_t width = paired ? std::size_t(gemm.n / 2) : std::size_t(gemm.n);  // D's row length
+    gemm.d[std::size_t(outToken) * width + blockIdx.x * std::uint32_t(outputs) + std::uint32_t(row)] =
+        __float2half(y);
+  }
+  if (p.traces[s] != nullptr && tid == 0) recordBlockTrace(p.traces[s], s, blockIdx.x, traceTimes[0], traceTimes[1]);
+}
+
+}  // namespace cusync
