@@ -5,8 +5,8 @@
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
 // launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
 // 26; row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid,
-// which is what it reads; or the same over weights packed once in mma fragment order (packed_mma_gemv_stage_kernel.cuh,
-// the fastest at M = 1-8, session 30). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
+// which is what it reads; or the same over weights packed once in mma fragment order
+// (packed_mma16_gemv_stage_kernel.cuh, the fastest at M = 1-8, session 30). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
 // a .cu file: it instantiates the kernels.
 #pragma once
 
@@ -25,7 +25,6 @@
 #include "cusync/launch.cuh"
 #include "cusync/packed_gemv_pack.cuh"
 #include "cusync/packed_mma16_gemv_stage_kernel.cuh"
-#include "cusync/packed_mma_gemv_stage_kernel.cuh"
 #include "cusync/row_gemv_stage_kernel.cuh"
 #include "cusync/row_mma_gemv_stage_kernel.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
@@ -66,11 +65,10 @@ enum class SkinnyPath {
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
                 // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
-  GemvPackedMma,  // packed_mma_gemv_stage_kernel.cuh, as GemvRowsMma over W packed once in mma fragment order (the
-                  // chain's own copy, packGemvWeights), M <= 8; 13-24% faster than GemvRowsMma per GEMM at M = 8 and
-                  // 1-13% at M = 1 (session 30, call 2; gemv_packed_mma_p<blocks per SM>)
-  GemvPackedMma16,  // packed_mma16_gemv_stage_kernel.cuh, as GemvPackedMma with 16 rows per block, the weights as the
-                    // mma's A operand (gemv_packed_mma16_p<blocks per SM>)
+  GemvPackedMma16,  // packed_mma16_gemv_stage_kernel.cuh, as GemvRowsMma with 16 whole weight rows per block read
+                    // from W packed once in mma fragment order (the chain's own copy, packGemvWeights), the weights as
+                    // the mma's A operand, M <= 8; the fastest at M = 1-8 (session 30, calls 4-6;
+                    // gemv_packed_mma16_p<blocks per SM>)
 };
 
 // Weight rows a gemv_rows block loads (2 outputs of a paired SwiGLU GEMM 1, 4 of the others) and 16-byte pieces of
@@ -93,16 +91,15 @@ class SkinnyMlpChain {
   static constexpr SkinnyPath kPath = kPath_;
   static constexpr int kMaxTokens = kPath == SkinnyPath::MmaRing         ? skinny::kTokens
                                     : kPath == SkinnyPath::GemvRowsMma   ? kRowMmaGemvMaxTokens
-                                    : kPath == SkinnyPath::GemvPackedMma ? kPackedGemvMaxTokens
                                     : kPath == SkinnyPath::GemvPackedMma16 ? kPacked16GemvMaxTokens
                                                                          : 1;
   static constexpr int kTileN = 32;
   static constexpr bool kRing = kPath == SkinnyPath::MmaRing || kPath == SkinnyPath::GemvRing;
   static constexpr bool kRowsMma = kPath == SkinnyPath::GemvRowsMma;
   // The packed-weights GEMV: its blocks read the chain's packed copy of W1 and W2 (packWeights).
-  static constexpr bool kPacked = kPath == SkinnyPath::GemvPackedMma || kPath == SkinnyPath::GemvPackedMma16;
-  // Weight rows per block of the packed GEMVs (the packed layout's block height, packed_gemv_layout.h).
-  static constexpr int kPackedRows = kPath == SkinnyPath::GemvPackedMma16 ? kPacked16GemvRows : kPackedGemvRows;
+  static constexpr bool kPacked = kPath == SkinnyPath::GemvPackedMma16;
+  // Weight rows per block of the packed GEMV (the packed layout's block height, packed_gemv_layout.h).
+  static constexpr int kPackedRows = kPacked16GemvRows;
   // The whole-rows GEMVs (CUDA cores or tensor cores, row-major or packed weights): unsplit, a block per few whole
   // weight rows.
   static constexpr bool kRows = kPath == SkinnyPath::GemvRows || kRowsMma || kPacked;
@@ -110,14 +107,13 @@ class SkinnyMlpChain {
   static constexpr bool kLaunchPerGemm = kPath == SkinnyPath::GemvPdl || kRows;
   static constexpr int kThreads = kRing      ? kSkinnyThreads
                                   : kRowsMma ? kRowMmaGemvThreads
-                                  : kPacked  ? kPackedGemvThreads
+                                  : kPacked  ? kPacked16GemvThreads
                                   : kRows    ? kRowGemvThreads
                                              : kSkinnyConsumerWarps * 32;
 
   static std::string configName() {
     if (kRowsMma) return "gemv_rows_mma_p" + std::to_string(kDepth);
-    if (kPacked)
-      return (kPackedRows == 16 ? "gemv_packed_mma16_p" : "gemv_packed_mma_p") + std::to_string(kDepth);
+    if (kPacked) return "gemv_packed_mma16_p" + std::to_string(kDepth);
     if (kRows) return "gemv_rows_p" + std::to_string(kDepth);
     return std::string(kPath == SkinnyPath::MmaRing ? "skinny_" : "gemv_") + std::to_string(kTileN) +
            (kRing ? "_r" : kPath == SkinnyPath::GemvStream ? "_s" : "_p") + std::to_string(kDepth);
@@ -376,10 +372,8 @@ class SkinnyMlpChain {
       return skinnyGemvStageKernel<Policy, kTileN, 2, kDepth>;
     else if constexpr (kRowsMma)
       static_assert(!kRowsMma, "kernelFor picks the tensor-core whole-rows GEMV's instance by token count");
-    else if constexpr (kPath == SkinnyPath::GemvPackedMma16)
-      return packedMma16GemvStageKernel<Policy, kDepth>;
     else if constexpr (kPacked)
-      return packedMmaGemvStageKernel<Policy, kDepth>;
+      return packedMma16GemvStageKernel<Policy, kDepth>;
     else if constexpr (kRows)
       return rowGemvStageKernel<Policy, kGemvRows, kGemvRowsUnroll, kDepth>;
     else
@@ -447,8 +441,7 @@ void forEachSkinnyPath(Visit&& visit) {
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPdl, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRows, 4>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvRowsMma, 2>>{});
-  // 3 blocks per SM: 1-2.5 us faster than 2 at every M of both models (session 30, call 4).
-  visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma, 3>>{});
+  // 3 blocks per SM the faster for GPT-3's shapes, 4 for LLaMA's (session 30, call 6).
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma16, 3>>{});
   visit(SkinnyChainType<SkinnyMlpChain<Policy, SkinnyPath::GemvPackedMma16, 4>>{});
 }

@@ -25,7 +25,7 @@ using cusync::python::MlpTileOrders;
 using cusync::python::gemvTileConfigName;
 using cusync::python::gemvRowsConfigName;
 using cusync::python::gemvRowsMmaConfigName;
-using cusync::python::gemvPackedMmaConfigName;
+using cusync::python::gemvPackedConfigName;
 
 struct cusync_mlp_plan {
   int device;
@@ -103,7 +103,7 @@ const cusync::examples::FusedChainEntryFor<Policy>& findConfig(const char* name)
                 std::string("cusync mlp: configuration '") + name + "' is not compiled into this library for " +
                     (std::is_same_v<Policy, cusync::examples::SwiGluMlpPolicy> ? "SwiGLU" : "GELU") +
                     " (it has: " + known + ", " + gemvTileConfigName() + ", " + gemvRowsConfigName() + ", " +
-                    gemvRowsMmaConfigName() + ", " + gemvPackedMmaConfigName() +
+                    gemvRowsMmaConfigName() + ", " + gemvPackedConfigName<3>() + ", " + gemvPackedConfigName<4>() +
                     "; CUSYNC_FUSED_CONFIGS and CUSYNC_SWIGLU_FUSED_CONFIGS choose them at build time)"};
 }
 
@@ -223,10 +223,14 @@ void createGemvPlan(int device, int m, int hidden, int intermediate, bool swiGlu
 
 bool isGemvRowsConfig(const char* name) { return name != nullptr && gemvRowsConfigName() == name; }
 bool isGemvRowsMmaConfig(const char* name) { return name != nullptr && gemvRowsMmaConfigName() == name; }
-bool isGemvPackedMmaConfig(const char* name) { return name != nullptr && gemvPackedMmaConfigName() == name; }
+// The packed GEMV chain's blocks per SM (3 or 4) that `name` names; 0: not a packed GEMV chain.
+int packedGemvBlocksPerSm(const char* name) {
+  if (name == nullptr) return 0;
+  return gemvPackedConfigName<3>() == name ? 3 : gemvPackedConfigName<4>() == name ? 4 : 0;
+}
 bool isGemvConfig(const char* name) {
   return name != nullptr && (gemvTileConfigName() == name || isGemvRowsConfig(name) || isGemvRowsMmaConfig(name) ||
-                             isGemvPackedMmaConfig(name));
+                             packedGemvBlocksPerSm(name) != 0);
 }
 
 // Calls visit(chain) with a value of the GEMV chain type that `config` (one of isGemvConfig's) names for
@@ -241,9 +245,12 @@ decltype(auto) withGemvChain(int activation, const char* config, Visit&& visit) 
   if (isGemvRowsMmaConfig(config))
     return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvRowsMmaSwiGluChain>{})
                   : visit(cusync::examples::SkinnyChainType<GemvRowsMmaGeluChain>{});
-  if (isGemvPackedMmaConfig(config))
-    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvPackedMmaSwiGluChain>{})
-                  : visit(cusync::examples::SkinnyChainType<GemvPackedMmaGeluChain>{});
+  if (packedGemvBlocksPerSm(config) == 3)
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvPackedSwiGluChain<3>>{})
+                  : visit(cusync::examples::SkinnyChainType<GemvPackedGeluChain<3>>{});
+  if (packedGemvBlocksPerSm(config) == 4)
+    return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvPackedSwiGluChain<4>>{})
+                  : visit(cusync::examples::SkinnyChainType<GemvPackedGeluChain<4>>{});
   return swiGlu ? visit(cusync::examples::SkinnyChainType<GemvTileSwiGluChain>{})
                 : visit(cusync::examples::SkinnyChainType<GemvTileGeluChain>{});
 }
@@ -257,10 +264,10 @@ int gemvBlocksPerSm(int activation, const char* config) {
 // The GEMV chains, in the order the configuration lists give them after the fused registry.
 const std::string& gemvConfigAt(std::size_t index) {
   static const std::string names[] = {gemvTileConfigName(), gemvRowsConfigName(), gemvRowsMmaConfigName(),
-                                      gemvPackedMmaConfigName()};
+                                      gemvPackedConfigName<3>(), gemvPackedConfigName<4>()};
   return names[index];
 }
-constexpr std::size_t kGemvConfigs = 4;
+constexpr std::size_t kGemvConfigs = 5;
 
 // The rows and K of W1 (`which` 1: [I, H], or for SwiGLU the paired [2I, H]) or W2 (`which` 2: [H, I]).
 std::pair<int, int> weightShape(int activation, int hidden, int intermediate, int which) {
@@ -314,11 +321,11 @@ int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int*
       *tile_k = cusync::kRowGemvThreads * 8;
       return;
     }
-    if (isGemvPackedMmaConfig(config)) {  // up to 8 tokens by a block's 8 weight rows, each warp 256 k of 2048
+    if (packedGemvBlocksPerSm(config) != 0) {  // up to 8 tokens by a block's 16 weight rows, each warp 128 k of 1024
       requireActivation(activation);
-      *tile_m = cusync::kPackedGemvMaxTokens;
-      *tile_n = cusync::kPackedGemvRows;
-      *tile_k = cusync::kPackedGemvShareK * cusync::kPackedGemvWarps;
+      *tile_m = cusync::kPacked16GemvMaxTokens;
+      *tile_n = cusync::kPacked16GemvRows;
+      *tile_k = cusync::packedGemvShareK(cusync::kPacked16GemvRows) * cusync::kPacked16GemvWarps;
       return;
     }
     if (isGemvRowsMmaConfig(config)) {  // up to 8 tokens by a block's weight rows, k read in block-wide pieces
@@ -373,7 +380,7 @@ int cusync_mlp_config_packs_weights(int activation, const char* config, int* pac
     requireActivation(activation);
     if (!isGemvConfig(config))
       withChain(activation, [&](auto policy) { findConfig<decltype(policy)>(config); });  // known, or refused
-    *packs = isGemvPackedMmaConfig(config) ? 1 : 0;
+    *packs = packedGemvBlocksPerSm(config) != 0 ? 1 : 0;
   });
 }
 
@@ -381,7 +388,7 @@ int cusync_mlp_packed_weight_bytes(int activation, int hidden, int intermediate,
   return guarded([&] {
     require(bytes != nullptr, CUSYNC_MLP_INVALID_ARGUMENT, "cusync mlp: null output pointer");
     const auto [rows, k] = weightShape(activation, hidden, intermediate, which);
-    *bytes = uint64_t(cusync::packedGemvVectors(rows, k)) * sizeof(uint4);
+    *bytes = uint64_t(cusync::packedGemvVectors(rows, k, cusync::kPacked16GemvRows)) * sizeof(uint4);
   });
 }
 
@@ -395,7 +402,7 @@ int cusync_mlp_pack_weights(int activation, int hidden, int intermediate, int wh
     // On the current device, the caller's (the weights' device).
     cusync::packGemvWeights(static_cast<const __half*>(w), static_cast<uint4*>(packed), rows, k,
                             which == 1 && activation == CUSYNC_MLP_SWIGLU ? cusync::python::kOpPairedGroupRows : 0u,
-                            static_cast<cudaStream_t>(stream));
+                            static_cast<cudaStream_t>(stream), cusync::kPacked16GemvRows);
   });
 }
 

@@ -64,7 +64,7 @@ CUSYNC_MLP_API int cusync_mlp_config_tile(int activation, const char* config, in
 /* Blocks of the configuration's kernel that fit on one SM of `device` (0: it does not fit). */
 CUSYNC_MLP_API int cusync_mlp_config_blocks_per_sm(int activation, const char* config, int device, int* blocks);
 
-/* Whether `config` reads its weights packed (*packs = 1: the gemv_packed_mma_p* GEMV chains) rather than as given.
+/* Whether `config` reads its weights packed (*packs = 1: the gemv_packed_mma16_p* GEMV chains) rather than as given.
  * Such a configuration's cusync_mlp_run takes, in W1's and W2's place, copies made by cusync_mlp_pack_weights. */
 CUSYNC_MLP_API int cusync_mlp_config_packs_weights(int activation, const char* config, int* packs);
 /* Bytes of the packed copy of W1 (`which` 1) or W2 (`which` 2) of an MLP with these sizes. */

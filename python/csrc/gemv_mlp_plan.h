@@ -1,10 +1,10 @@
-// The op's plans for a few tokens, four GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
+// The op's plans for a few tokens, five GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
 // launched with programmatic dependent launch:
-// - gemv_packed_mma_p3 (SkinnyPath::GemvPackedMma), M = 1-8: as gemv_rows_mma_p2 over weights packed once in mma
-//   fragment order (runtime/include/cusync/packed_gemv_layout.h); the caller passes the packed copies
-//   (cusync_mlp_pack_weights) in W1's and W2's place. At M = 2-8: 72.3-75.9 us (GPT-3) and 36.4-39.0 (LLaMA) against
-//   76.6-100.5 and 41.5-51.5 for gemv_rows_mma_p2 and 84.9-86.9 and 42.3-42.7 for cuBLASLt, H200 (docs/BENCHMARKS.md,
-//   issue 12, session 30, call 4).
+// - gemv_packed_mma16_p3 and _p4 (SkinnyPath::GemvPackedMma16, 3 or 4 blocks per SM), M = 1-8: 16 whole weight rows
+//   per block on tensor cores over weights packed once in mma fragment order (runtime/include/cusync/
+//   packed_gemv_layout.h); the caller passes the packed copies (cusync_mlp_pack_weights) in W1's and W2's place. At
+//   M = 1-8, H200: GPT-3 70.0-71.3 us (p3) against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8 for cuBLASLt; LLaMA
+//   33.6-34.6 (p4) against 35.6 and 42.5-43.2 (docs/BENCHMARKS.md, issue 12, session 30, call 6).
 // - gemv_rows_mma_p2 (SkinnyPath::GemvRowsMma), M = 1-8: as gemv_rows_p4, 8 whole weight rows per block multiplied by
 //   the tokens on tensor cores. At M = 2-4: 75.9-78.2 us (GPT-3) and 42.8-45.3 (LLaMA) against 94.7-100.3 and
 //   51.4-51.9 for the op's fused chain split at small M and 84.8-86.0 and 42.8-43.2 for cuBLASLt, H200
@@ -54,17 +54,20 @@ template <class Policy>
 using GemvRowsMmaChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvRowsMma, 2>;
 using GemvRowsMmaGeluChain = GemvRowsMmaChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
 using GemvRowsMmaSwiGluChain = GemvRowsMmaChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
-template <class Policy>
-using GemvPackedMmaChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPackedMma, 3>;
-using GemvPackedMmaGeluChain = GemvPackedMmaChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>;
-using GemvPackedMmaSwiGluChain = GemvPackedMmaChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync>;
+template <class Policy, int kBlocksPerSm>
+using GemvPackedChain = examples::SkinnyMlpChain<Policy, examples::SkinnyPath::GemvPackedMma16, kBlocksPerSm>;
+template <int kBlocksPerSm>
+using GemvPackedGeluChain = GemvPackedChain<generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync, kBlocksPerSm>;
+template <int kBlocksPerSm>
+using GemvPackedSwiGluChain = GemvPackedChain<generated::llama_mlp_skinny::Dep_dep_g1_TileSync, kBlocksPerSm>;
 
 // The configurations' names, as the library lists them after the fused chain's (the examples' names for these
 // chains).
 inline std::string gemvTileConfigName() { return GemvTileGeluChain::configName(); }
 inline std::string gemvRowsConfigName() { return GemvRowsGeluChain::configName(); }
 inline std::string gemvRowsMmaConfigName() { return GemvRowsMmaGeluChain::configName(); }
-inline std::string gemvPackedMmaConfigName() { return GemvPackedMmaGeluChain::configName(); }
+template <int kBlocksPerSm>
+inline std::string gemvPackedConfigName() { return GemvPackedGeluChain<kBlocksPerSm>::configName(); }
 
 // Gate rows per pairing group of the op's SwiGLU W1 (cusync_mlp.h, python/cusync/op.py's PAIRED_ROWS).
 inline constexpr std::uint32_t kOpPairedGroupRows = 64;

@@ -92,16 +92,16 @@ class TableEntry:
 # _gemm2sS: GEMM 2's own stage count S, on a pipeline of its own (fused_chain_instance.cuh).
 _FUSED_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)?(?:_gemm2s\d+)?"
 # The GEMV chains as a launch per GEMM (examples/mlp/skinny_mlp.cuh's gemv_<tile width>_p<blocks per SM>,
-# gemv_rows_p<blocks per SM>, gemv_rows_mma_p<blocks per SM> and gemv_packed_mma_p<blocks per SM>).
+# gemv_rows_p<blocks per SM>, gemv_rows_mma_p<blocks per SM> and gemv_packed_mma16_p<blocks per SM>).
 # The example's other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*) and padded SwiGLU chains (_pad*) are not in the
 # op's library, so their names are refused.
-_GEMV_PATTERN = r"gemv_(?:\d+|rows|rows_mma|packed_mma)_p\d+"
+_GEMV_PATTERN = r"gemv_(?:\d+|rows|rows_mma|packed_mma16)_p\d+"
 _GEMV = re.compile(_GEMV_PATTERN)
 # The tensor-core GEMVs run 1 to GEMV_MMA_MAX_TOKENS tokens (row_mma_gemv_stage_kernel.cuh,
-# packed_mma_gemv_stage_kernel.cuh); the other GEMV chains one.
-_GEMV_MMA = re.compile(r"gemv_(?:rows|packed)_mma_p\d+")
+# packed_mma16_gemv_stage_kernel.cuh); the other GEMV chains one.
+_GEMV_MMA = re.compile(r"gemv_(?:rows_mma|packed_mma16)_p\d+")
 # The GEMV over weights packed in mma fragment order: the op passes it packed copies of W1 and W2 (op.py).
-_PACKED = re.compile(r"gemv_packed_mma_p\d+")
+_PACKED = re.compile(r"gemv_packed_mma16_p\d+")
 GEMV_MMA_MAX_TOKENS = 8
 _CONFIG_PATTERN = f"(?:{_FUSED_PATTERN}|{_GEMV_PATTERN})"
 _CONFIG = re.compile(_CONFIG_PATTERN)
@@ -135,13 +135,13 @@ def format_order(producer: int, consumer: int) -> str:
 
 
 def is_gemv_chain(config: str) -> bool:
-    """Whether `config` names a GEMV chain (gemv_N_pB, gemv_rows_pB, gemv_rows_mma_pB, gemv_packed_mma_pB) rather
+    """Whether `config` names a GEMV chain (gemv_N_pB, gemv_rows_pB, gemv_rows_mma_pB, gemv_packed_mma16_pB) rather
     than a fused chain."""
     return _GEMV.fullmatch(config) is not None
 
 
 def packs_weights(config: str) -> bool:
-    """Whether `config` reads W1 and W2 packed (gemv_packed_mma_pB): the op then passes packed copies."""
+    """Whether `config` reads W1 and W2 packed (gemv_packed_mma16_pB): the op then passes packed copies."""
     return _PACKED.fullmatch(config) is not None
 
 
@@ -162,7 +162,7 @@ def parse_label(label: str) -> tuple:
     if not match:
         raise ValueError(f"'{label}' is not a label of a configuration the op runs "
                          "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or "
-                         "gemv_N_pB|gemv_rows_pB|gemv_rows_mma_pB|gemv_packed_mma_pB, then "
+                         "gemv_N_pB|gemv_rows_pB|gemv_rows_mma_pB|gemv_packed_mma16_pB, then "
                          "[_skAxB][_ORDER][_ww])")
     split = (int(match["a"]), int(match["b"])) if match["a"] else (1, 1)
     order = match["order"] or "row"
@@ -209,9 +209,9 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
-# At M = 1 a GEMV chain answers first (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV), where it can run the shape; at
-# M = 2-8 the tensor-core GEMV over packed weights (FEW_TOKEN_PACKED), else at 2-4 the whole-rows one
-# (FEW_TOKEN_ROWS_MMA).
+# At M = 1-8 the tensor-core GEMV over packed weights answers first (FEW_TOKEN_PACKED); where it is not compiled in,
+# at M = 1 another GEMV chain (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV) where it can run the shape, and at M = 2-4 the
+# whole-rows tensor-core one (FEW_TOKEN_ROWS_MMA).
 HEURISTIC = (
     (1, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
     (8, "fused_64x128x128_s4_ws", 2, "g4", "kblock"),
@@ -275,12 +275,13 @@ FEW_TOKEN_ROWS_MMA = "gemv_rows_mma_p2"
 FEW_TOKEN_ROWS_MMA_TOKENS = range(2, 5)
 
 
-# Two to eight tokens, first: the tensor-core GEMV over packed weights, for both activations. In one process on the
-# H200 (session 30, call 4): GPT-3 72.3-75.9 us at M = 2-8 against 76.6-100.5 for gemv_rows_mma_p2 and 84.9-86.9 for
-# cuBLASLt; LLaMA 36.4-39.0 against 41.5-51.5 and 42.3-42.7. At M = 1 gemv_rows_p4 stays 0.5-0.7 us faster. It takes
-# every shape the op takes; the op packs each weight tensor once (op.py).
-FEW_TOKEN_PACKED = "gemv_packed_mma_p3"
-FEW_TOKEN_PACKED_TOKENS = range(2, 9)
+# One to eight tokens, first: the tensor-core GEMV over packed weights, 16 rows per block, at the blocks per SM measured
+# fastest for each activation's model slice. In one process on the H200 (session 30, call 6): GPT-3 (GELU) on 3 blocks
+# per SM 70.0-71.3 us at M = 1-8 (4 per SM: 71.7-73.2) against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8 for
+# cuBLASLt; LLaMA (SwiGLU) on 4 per SM 33.6-34.6 (3 per SM: 34.7-36.0) against 35.6 and 42.5-43.2. It takes every
+# shape the op takes; the op packs each weight tensor once (op.py).
+FEW_TOKEN_PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
+FEW_TOKEN_PACKED_TOKENS = range(1, 9)
 
 
 def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
@@ -289,13 +290,13 @@ def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
 
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
+    packed = FEW_TOKEN_PACKED[activation]
+    if m in FEW_TOKEN_PACKED_TOKENS and packed in available and available[packed].blocks_per_sm > 0:
+        return Choice(packed, 1, 1, 1, 1, "heuristic (the tensor-core GEMV chain over packed weights at 1-8 tokens: "
+                      "docs/BENCHMARKS.md session 30 call 6, H200)")
     if m == 1 and ONE_TOKEN_ROWS in available and available[ONE_TOKEN_ROWS].blocks_per_sm > 0:
         return Choice(ONE_TOKEN_ROWS, 1, 1, 1, 1, "heuristic (the whole-rows GEMV chain at one token: "
                       "docs/BENCHMARKS.md session 26 call 5, H200)")
-    if (m in FEW_TOKEN_PACKED_TOKENS and FEW_TOKEN_PACKED in available
-            and available[FEW_TOKEN_PACKED].blocks_per_sm > 0):
-        return Choice(FEW_TOKEN_PACKED, 1, 1, 1, 1, "heuristic (the tensor-core GEMV chain over packed weights at 2-8 "
-                      "tokens: docs/BENCHMARKS.md session 30 call 4, H200)")
     if (m in FEW_TOKEN_ROWS_MMA_TOKENS and FEW_TOKEN_ROWS_MMA in available
             and available[FEW_TOKEN_ROWS_MMA].blocks_per_sm > 0):
         return Choice(FEW_TOKEN_ROWS_MMA, 1, 1, 1, 1, "heuristic (the tensor-core whole-rows GEMV chain at 2-4 tokens: "
@@ -355,7 +356,7 @@ def parse_table(document, origin: str = "<table>") -> list:
         if not _CONFIG.fullmatch(raw["config"]):
             raise ValueError(f"{where}: \"config\" '{raw['config']}' is not the name of a configuration the op runs "
                              "(fused_MxNxK_sS_ws|coop[_c2][_nW][_kD][_gemm2sS] or gemv_N_pB|gemv_rows_pB|"
-                             "gemv_rows_mma_pB|gemv_packed_mma_pB)")
+                             "gemv_rows_mma_pB|gemv_packed_mma16_pB)")
         if not runs_at(raw["config"], raw["m"]):
             most = _gemv_max_tokens(raw["config"])
             tokens = f"1-{most}" if most > 1 else "1"

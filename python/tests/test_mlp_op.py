@@ -368,11 +368,12 @@ def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_re
                       torch.cuda.current_stream().cuda_stream)
 
 
-# gemv_packed_mma_p3: 1-8 tokens on tensor cores over copies of W1 and W2 packed by the op (op._packed).
+# gemv_packed_mma16_p3 / _p4: 1-8 tokens on tensor cores over copies of W1 and W2 packed by the op (op._packed).
+PACKED_CONFIGS = ["gemv_packed_mma16_p3", "gemv_packed_mma16_p4"]
+@pytest.mark.parametrize("config", PACKED_CONFIGS)
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_the_packed_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
-                                                                                        activation):
-    config = "gemv_packed_mma_p3"
+                                                                                        activation, config):
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=6)
     assert _library.config_packs_weights(config, activation)
     for m in (1, 2, 3, 5, 8):
@@ -390,7 +391,7 @@ def test_the_packed_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_the_packed_copy_follows_in_place_changes_of_the_weights_and_dies_with_them(tmp_path, monkeypatch,
                                                                                    activation):
-    config = "gemv_packed_mma_p3"
+    config = PACKED_CONFIGS[0]
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=7)
     x = random_x(4, shape[0])
     assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
@@ -412,7 +413,7 @@ def test_the_packed_copy_follows_in_place_changes_of_the_weights_and_dies_with_t
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_capturing_with_weights_never_packed_raises_and_a_warmed_up_capture_replays(tmp_path, monkeypatch,
                                                                                   activation):
-    config = "gemv_packed_mma_p3"
+    config = PACKED_CONFIGS[1]
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=8)
     static_x = random_x(4, shape[0])
     side = torch.cuda.Stream()

@@ -537,33 +537,35 @@ def test_the_tensor_core_whole_rows_gemv_chain_runs_one_to_eight_tokens_and_a_ta
         tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(16), config=ROWS_MMA)]}, "t.json")
 
 
-PACKED = "gemv_packed_mma_p3"
-# As the library reports it: 8-token, 8-row blocks, 2048-deep block rounds (8 warps x 256), 3 blocks per SM.
-PACKED_INFO = ConfigInfo(8, 8, 2048, 3)
+PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
+# As the library reports them: 8-token, 16-row blocks, 1024-deep block rounds (8 warps x 128), 3 or 4 blocks per SM.
+PACKED_INFO = {"gemv_packed_mma16_p3": ConfigInfo(8, 16, 1024, 3), "gemv_packed_mma16_p4": ConfigInfo(8, 16, 1024, 4)}
 
 
-def test_heuristic_answers_two_to_eight_tokens_with_the_packed_gemv_chain_where_it_is_compiled_in():
+def test_heuristic_answers_one_to_eight_tokens_with_the_packed_gemv_chain_where_it_is_compiled_in():
     for shape, configs, activation in ((GPT3, ALL_CONFIGS, "gelu"), ((8192, 2752), SWIGLU_CONFIGS, "swiglu")):
-        available = dict(configs, **{ROWS: ROWS_INFO, ROWS_MMA: ROWS_MMA_INFO, PACKED: PACKED_INFO})
-        for m in range(2, 9):
-            assert tuning.heuristic_choice(m, *shape, 132, available, activation).label == PACKED
-        # One token keeps the CUDA-core whole-rows chain (0.5-0.7 us faster: session 30, call 4); past 8 a fused one.
-        assert tuning.heuristic_choice(1, *shape, 132, available, activation).label == ROWS
+        available = dict(configs, **{ROWS: ROWS_INFO, ROWS_MMA: ROWS_MMA_INFO}, **PACKED_INFO)
+        # Each activation's blocks per SM: GPT-3's slice measured fastest on 3, LLaMA's on 4 (session 30, call 6).
+        for m in range(1, 9):
+            assert tuning.heuristic_choice(m, *shape, 132, available, activation).label == PACKED[activation]
         for m in (9, 64):
             assert not tuning.is_gemv_chain(tuning.heuristic_choice(m, *shape, 132, available, activation).config)
-        # Fitting no SM: the whole-rows tensor-core chain at 2-4 tokens, the fused winner at 5-8, as before.
-        unfit = dict(available, **{PACKED: ConfigInfo(8, 8, 2048, 0)})
+        # Fitting no SM: the CUDA-core whole-rows chain at one token, the row-major tensor-core one at 2-4, the fused
+        # winner at 5-8, as before.
+        unfit = dict(available, **{PACKED[activation]: ConfigInfo(8, 16, 1024, 0)})
+        assert tuning.heuristic_choice(1, *shape, 132, unfit, activation).label == ROWS
         assert tuning.heuristic_choice(3, *shape, 132, unfit, activation).label == ROWS_MMA
         assert not tuning.is_gemv_chain(tuning.heuristic_choice(6, *shape, 132, unfit, activation).config)
 
 
-def test_only_the_packed_gemv_chain_packs_its_weights_and_it_runs_one_to_eight_tokens():
-    assert tuning.packs_weights(PACKED) and tuning.is_gemv_chain(PACKED)
-    for other in (ROWS, ROWS_MMA, GEMV, "fused_64x128x128_s4_ws", "gemv_packed_mma", "gemv_packed_p3"):
+def test_only_the_packed_gemv_chains_pack_their_weights_and_they_run_one_to_eight_tokens():
+    for packed in PACKED_INFO:
+        assert tuning.packs_weights(packed) and tuning.is_gemv_chain(packed)
+        assert [m for m in range(0, 11) if tuning.runs_at(packed, m)] == list(range(1, 9))
+        assert tuning.parse_label(packed) == (packed, (1, 1), "row", "kblock")
+        entries = table(entry(8, packed, order="row"), entry(64))
+        assert choose(entries, 8, available=dict(ALL_CONFIGS, **PACKED_INFO)).label == packed
+        with pytest.raises(ValueError, match="runs only at M = 1-8, not at M = 16"):
+            tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(16), config=packed)]}, "t.json")
+    for other in (ROWS, ROWS_MMA, GEMV, "fused_64x128x128_s4_ws", "gemv_packed_mma_p3", "gemv_packed_mma16"):
         assert not tuning.packs_weights(other)
-    assert [m for m in range(0, 11) if tuning.runs_at(PACKED, m)] == list(range(1, 9))
-    assert tuning.parse_label(PACKED) == (PACKED, (1, 1), "row", "kblock")
-    entries = table(entry(8, PACKED, order="row"), entry(64))
-    assert choose(entries, 8, available=dict(ALL_CONFIGS, **{PACKED: PACKED_INFO})).label == PACKED
-    with pytest.raises(ValueError, match="runs only at M = 1-8, not at M = 16"):
-        tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(16), config=PACKED)]}, "t.json")

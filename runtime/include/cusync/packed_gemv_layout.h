@@ -1,6 +1,6 @@
-// The packed weight layout of the tensor-core GEMVs (packed_mma_gemv_stage_kernel.cuh: 8 rows per block, the weights as
-// the mma's B operand; packed_mma16_gemv_stage_kernel.cuh: 16 rows per block, the weights as its A operand): W [n, k]
-// fp16 stored once, ahead of the runs, in the order their lanes use it as mma.sync fragments, so that every weight
+// The packed weight layout of the tensor-core GEMV (packed_mma16_gemv_stage_kernel.cuh: 16 rows per block, the weights
+// as the mma's A operand; blocks of 8 rows, the weights as its B operand, are the layout of session 30's first packed
+// kernel, measured slower at every M and removed, and of bench/mlp/few_token_gemv_probe.cu): W [n, k] fp16 stored once, ahead of the runs, in the order their lanes use it as mma.sync fragments, so that every weight
 // load is a coalesced 16-byte load per lane and nothing is transposed at run time. Host + device.
 //
 // A block owns kRows weight rows ("rows of block b": rows kRows b .. kRows b + kRows - 1, or for a paired SwiGLU GEMM
@@ -22,8 +22,7 @@
 
 namespace cusync {
 
-inline constexpr int kPackedGemvRows = 8;        // weight rows per block of the 8-row kernel: one mma B tile
-inline constexpr int kPackedGemvShareK = 256;    // k per share of the 8-row kernel (one warp's 8 steps)
+inline constexpr int kPackedGemvRows = 8;        // weight rows per block of the 8-row layout: one mma B tile
 inline constexpr int kPackedGemvStepK = 32;      // k per step (one 16-byte load per lane and row, two mmas)
 
 // k per share of a kRows-row block: 4 KB per warp.

@@ -1,20 +1,29 @@
-// The packed-weights GEMV of 1-8 tokens with 16 weight rows per block, the weights as the mma's A operand: as
-// packed_mma_gemv_stage_kernel.cuh (a launch per stage, each block over the whole of K, W read from a copy packed once
-// in fragment order, nothing through shared memory until the warps' sums meet), but each m16n8k16 multiplies 16
-// weight rows by the 8 token columns, where the 8-row kernel multiplies 8 rows by 16 token rows of which 8 are empty.
-// Device code; host side in examples/mlp/skinny_mlp.cuh (configuration gemv_packed_mma16_p<blocks per SM>).
+// The GEMV of 1-8 tokens on tensor cores over packed weights, a launch per stage: each block owns 16 weight rows (16
+// outputs, or 8 paired SwiGLU outputs) over the whole of K, as the whole-rows tensor-core GEMV does
+// (row_mma_gemv_stage_kernel.cuh), but reads W from a copy packed once in mma fragment order (packed_gemv_layout.h,
+// packed_gemv_pack.cuh): every lane loads its own A fragments (16 weight rows) with coalesced 16-byte loads and its
+// token's B fragments (8 token columns) straight from row-major activations beside them; nothing passes through
+// shared memory until the warps' sums meet at the end. Device code; host side in examples/mlp/skinny_mlp.cuh
+// (configuration gemv_packed_mma16_p<blocks per SM>).
 //
-// Why: at 8 tokens the 8-row kernel loads a token chunk (16 bytes per lane) for every 16 bytes of weights, and half
-// of each mma multiplies zeros. Here lane (g, t) loads 16 bytes of rows g and g + 8 and one token chunk per step: the
-// token loads per weight byte and the mmas halve, and a warp's 4 KB share (128 k of 16 rows) holds 8 weight and 4 token
-// registers of 16 bytes against 8 and 8. The 8-row kernel's chain was 4.8 us (GPT-3) and 2.9 us (LLaMA) slower at 8
-// tokens than at one (docs/BENCHMARKS.md, issue 12, session 30, call 4).
+// Why packed: the whole-rows kernel keeps W row-major and transposes every piece of weights and tokens through each
+// warp's shared memory. At 8 tokens that moves about 6 bytes through L1/shared memory per weight byte, and ncu put its
+// L1 throughput (76-77%) above its DRAM (58%) and L2 (68-69%) throughputs; loading fragments straight from row-major W
+// (8 rows x 64 bytes per instruction) streams at half the read rate (docs/BENCHMARKS.md, issue 12, session 30, calls
+// 1-2). Why 16 rows with the weights as A: session 30's first packed kernel took 8 rows per block as the mma's B
+// operand, so each mma multiplied 16 token rows of which 8 were empty and each lane loaded a token chunk per 16 bytes
+// of weights; here lane (g, t) loads 16 bytes of rows g and g + 8 and one token chunk per step, halving the token loads
+// and the mmas per weight byte, and a warp's 4 KB share (128 k of 16 rows) holds 8 weight and 4 token registers of 16
+// bytes against 8 and 8. Chains at M = 1-8, H200 (session 30, call 6): GPT-3 70.0-71.3 us against the 8-row kernel's
+// 71.5-74.8 and cuBLASLt's 85.0-85.8; LLaMA 33.6-34.6 against 36.2-38.8 and 42.5-43.2.
 //
 // Fragments (packed_gemv_layout.h at 16 rows): A = {row g .x, row g + 8 .x, row g .y, row g + 8 .y} then .z/.w; B =
 // {token g .x, .y} then .z/.w; C: c0, c1 = row g, tokens 2t, 2t + 1; c2, c3 = row g + 8. A paired SwiGLU block's
 // rows 0-7 are the gate rows of its 8 outputs and rows 8-15 their up rows.
 //
-// Synchronization: as the 8-row kernel (the whole first grid, griddepcontrol.wait, or stream order).
+// Synchronization: as the whole-rows GEMVs. Stage 1 reads every stage-0 output, so it waits for the whole first grid
+// (griddepcontrol.wait, SkinnyChainParams::secondWaitsForWholeGrid) once its first weight share is in flight, or the
+// launches are stream-ordered. Progress: every stage-0 block triggers the dependent launch first and waits for nothing.
 #pragma once
 
 #include <cstdint>
