@@ -278,10 +278,18 @@ FEW_TOKEN_ROWS_MMA_TOKENS = range(2, 5)
 # One to eight tokens, first: the tensor-core GEMV over packed weights, 16 rows per block, at the blocks per SM measured
 # fastest for each activation's model slice. In one process on the H200 (session 30, call 6): GPT-3 (GELU) on 3 blocks
 # per SM 70.0-71.3 us at M = 1-8 (4 per SM: 71.7-73.2) against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8 for
-# cuBLASLt; LLaMA (SwiGLU) on 4 per SM 33.6-34.6 (3 per SM: 34.7-36.0) against 35.6 and 42.5-43.2. It takes every
-# shape the op takes; the op packs each weight tensor once (op.py).
+# cuBLASLt; LLaMA (SwiGLU) on 4 per SM 33.6-34.6 (3 per SM: 34.7-36.0) against 35.6 and 42.5-43.2. Its blocks hold 16
+# outputs (8 paired SwiGLU outputs), so it takes H in multiples of 16 and I in multiples of 16 (GELU; SwiGLU's I is a
+# multiple of 64 anyway); the op packs each weight tensor once (op.py).
 FEW_TOKEN_PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
 FEW_TOKEN_PACKED_TOKENS = range(1, 9)
+PACKED_BLOCK_ROWS = 16
+
+
+def _packed_gemv_runs(hidden: int, intermediate: int, activation: str) -> bool:
+    """Whether the packed GEMV chain takes these sizes (examples/mlp/skinny_mlp.cuh's whyNot: whole blocks)."""
+    first_outputs = PACKED_BLOCK_ROWS // 2 if activation == "swiglu" else PACKED_BLOCK_ROWS
+    return hidden % PACKED_BLOCK_ROWS == 0 and intermediate % first_outputs == 0
 
 
 def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
@@ -291,7 +299,8 @@ def _one_token_gemv_runs(hidden: int, intermediate: int) -> bool:
 def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available: Mapping[str, ConfigInfo],
                      activation: str = "gelu") -> Choice:
     packed = FEW_TOKEN_PACKED[activation]
-    if m in FEW_TOKEN_PACKED_TOKENS and packed in available and available[packed].blocks_per_sm > 0:
+    if (m in FEW_TOKEN_PACKED_TOKENS and packed in available and available[packed].blocks_per_sm > 0
+            and _packed_gemv_runs(hidden, intermediate, activation)):
         return Choice(packed, 1, 1, 1, 1, "heuristic (the tensor-core GEMV chain over packed weights at 1-8 tokens: "
                       "docs/BENCHMARKS.md session 30 call 6, H200)")
     if m == 1 and ONE_TOKEN_ROWS in available and available[ONE_TOKEN_ROWS].blocks_per_sm > 0:

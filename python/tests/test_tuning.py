@@ -552,6 +552,11 @@ def test_heuristic_answers_one_to_eight_tokens_with_the_packed_gemv_chain_where_
             assert not tuning.is_gemv_chain(tuning.heuristic_choice(m, *shape, 132, available, activation).config)
         # Fitting no SM: the CUDA-core whole-rows chain at one token, the row-major tensor-core one at 2-4, the fused
         # winner at 5-8, as before.
+        # Sizes that are not whole 16-row blocks (H = 1032 = 64 * 16 + 8): the others, as where it is not built.
+        assert tuning.heuristic_choice(1, 1032, shape[1], 132, available, activation).label == ROWS
+        assert tuning.heuristic_choice(3, 1032, shape[1], 132, available, activation).label == ROWS_MMA
+        if activation == "gelu":
+            assert tuning.heuristic_choice(3, shape[0], 2792, 132, available, activation).label == ROWS_MMA
         unfit = dict(available, **{PACKED[activation]: ConfigInfo(8, 16, 1024, 0)})
         assert tuning.heuristic_choice(1, *shape, 132, unfit, activation).label == ROWS
         assert tuning.heuristic_choice(3, *shape, 132, unfit, activation).label == ROWS_MMA
