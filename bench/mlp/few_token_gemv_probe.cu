@@ -18,7 +18,8 @@
 // into fp32 partials with red.add, and the last arriving part writes fp16 Y and zeroes the partials (the skinny
 // chain's split-K finish).
 //
-//   nvcc -O3 -std=c++17 -arch=sm_90a -Iruntime/include -o few_token_gemv_probe bench/mlp/few_token_gemv_probe.cu -lcublas
+//   nvcc -O3 -std=c++17 -arch=sm_90a -Iruntime/include -Iexamples -o few_token_gemv_probe \
+//        bench/mlp/few_token_gemv_probe.cu -lcublas
 //   ./few_token_gemv_probe            (or the CMake target; exit status 1 when any variant is wrong)
 #include <algorithm>
 #include <cmath>
@@ -31,7 +32,9 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
-#include "cusync/tile.h"  // CUSYNC_HOST_DEVICE
+#include "common/graph_timer.cuh"
+#include "common/read_bandwidth.cuh"  // detail::readOnce: the floor's one-pass read kernel
+#include "cusync/tile.h"              // CUSYNC_HOST_DEVICE
 #include "cusync/row_mma_gemv_products.cuh"
 
 #define CHECK(x)                                                                      \
@@ -173,7 +176,10 @@ __global__ void __launch_bounds__(kWarps * 32)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// Packed weights: the whole-rows kernel's shape (8 rows per block over all of K, warp w taking 256-k shares
+// Packed weights (session 30, call 2; the chain's kernel grew from it: runtime/include/cusync/
+// packed_mma16_gemv_stage_kernel.cuh, 16 rows per block). Issuing the next share's loads before this one's mmas (two
+// shares of registers) measured slower at 1 and 2 blocks per SM in call 2 and is not kept here. The whole-rows kernel's
+// shape (8 rows per block over all of K, warp w taking 256-k shares
 // w, w + 8, ...), with the weights stored once, ahead of time, in mma fragment order, so that each lane loads its B
 // fragments with coalesced 16-byte loads and nothing goes through shared memory; the tokens' A fragments are loaded
 // straight from row-major X beside them (lane (g, t): token g, 16 bytes at k = 256 sh + 32 q + 8 t, for q = 0..7 of
@@ -237,71 +243,7 @@ __global__ void __launch_bounds__(256, kBlocksPerSm)
   }
 }
 
-// The same with the next share's loads issued before this one's mmas (two shares of registers).
-template <int kBlocksPerSm>
-__global__ void __launch_bounds__(256, kBlocksPerSm)
-    packedRowsAhead(const uint4* packed, const __half* x, __half* y, int n, int k, int m) {
-  const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
-  const int shares = (k + 255) / 256;
-  const uint4* mine = packed + std::size_t(blockIdx.x) * shares * 256 + lane;
-  const bool hasToken = g < m;
-  const __half* token = x + std::size_t(g) * k + 8 * t;
-  uint4 wv[2][8], xv[2][8];
-  const auto load = [&](int slot, int sh) {
-#pragma unroll
-    for (int q = 0; q < 8; ++q) wv[slot][q] = sh < shares ? __ldcs(mine + (std::size_t(sh) * 8 + q) * 32) : uint4{};
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-      const int kk = 256 * sh + 32 * q;
-      xv[slot][q] = hasToken && kk + 8 * t < k ? __ldg(reinterpret_cast<const uint4*>(token + kk)) : uint4{};
-    }
-  };
-  float acc[4] = {};
-  load(0, warp);
-  for (int sh = warp; sh < shares; sh += 16) {
-    load(1, sh + 8);
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-      cusync::detail::mmaTokensByRows(acc, xv[0][q].x, xv[0][q].y, wv[0][q].x, wv[0][q].y);
-      cusync::detail::mmaTokensByRows(acc, xv[0][q].z, xv[0][q].w, wv[0][q].z, wv[0][q].w);
-    }
-    if (sh + 8 >= shares) break;
-    load(0, sh + 16);
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-      cusync::detail::mmaTokensByRows(acc, xv[1][q].x, xv[1][q].y, wv[1][q].x, wv[1][q].y);
-      cusync::detail::mmaTokensByRows(acc, xv[1][q].z, xv[1][q].w, wv[1][q].z, wv[1][q].w);
-    }
-  }
-  __shared__ float warpSums[8][8][8];
-  warpSums[warp][g][2 * t] = acc[0];
-  warpSums[warp][g][2 * t + 1] = acc[1];
-  __syncthreads();
-  const int outToken = tid / 8, row = tid % 8;
-  if (outToken < m) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int w8 = 0; w8 < 8; ++w8) sum += warpSums[w8][outToken][row];
-    y[std::size_t(outToken) * n + blockIdx.x * 8 + row] = __float2half(sum);
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
-__global__ void readOnce(const uint4* data, std::size_t count, unsigned* sink) {
-  unsigned f = 0;
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x;
-  for (; i + 3 * stride < count; i += 4 * stride) {
-    uint4 v[4];
-#pragma unroll
-    for (int j = 0; j < 4; ++j) v[j] = __ldcs(data + i + j * stride);
-#pragma unroll
-    for (int j = 0; j < 4; ++j) f ^= v[j].x ^ v[j].y ^ v[j].z ^ v[j].w;
-  }
-  for (; i < count; i += stride) f ^= __ldcs(data + i).x;
-  if (f == 0x12345678u) sink[0] = f;
-}
-
 __global__ void fill(__half* p, std::size_t n, unsigned seed) {
   for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
        i += std::size_t(gridDim.x) * blockDim.x) {
@@ -332,34 +274,11 @@ __global__ void reference(const __half* w, const __half* x, float* y, int n, int
   }
 }
 
+// Median us per launch of 10 launches captured in a graph (3 warm-up replays, 11 timed; examples/common/
+// graph_timer.cuh, as the examples time).
 template <class Launch>
 float timeGraph(Launch launch, cudaStream_t stream) {
-  cudaGraph_t graph;
-  cudaGraphExec_t exec;
-  CHECK(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal));
-  for (int i = 0; i < 10; ++i) launch(stream);
-  CHECK(cudaStreamEndCapture(stream, &graph));
-  CHECK(cudaGraphInstantiate(&exec, graph, 0));
-  cudaEvent_t a, b;
-  CHECK(cudaEventCreate(&a));
-  CHECK(cudaEventCreate(&b));
-  std::vector<float> t;
-  for (int rep = 0; rep < 11; ++rep) {
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(a, stream));
-    CHECK(cudaGraphLaunch(exec, stream));
-    CHECK(cudaEventRecord(b, stream));
-    CHECK(cudaEventSynchronize(b));
-    float ms;
-    CHECK(cudaEventElapsedTime(&ms, a, b));
-    t.push_back(ms * 1000.f / 10);
-  }
-  std::sort(t.begin(), t.end());
-  CHECK(cudaGraphExecDestroy(exec));
-  CHECK(cudaGraphDestroy(graph));
-  CHECK(cudaEventDestroy(a));
-  CHECK(cudaEventDestroy(b));
-  return t[t.size() / 2];
+  return float(cusync::examples::timeWithGraph(launch, stream, 10, 3, 11).medianMicroseconds);
 }
 
 struct Shape {
@@ -493,7 +412,8 @@ int main(int argc, char** argv) {
     const std::size_t vectors = std::size_t(s.n) * s.k / 8;
     const float readUs = timeGraph(
         [&](cudaStream_t st) {
-          readOnce<<<132 * 4, 512, 0, st>>>(reinterpret_cast<const uint4*>(w), vectors, sink);
+          cusync::examples::detail::readOnce<><<<132 * 4, 512, 0, st>>>(reinterpret_cast<const uint4*>(w), vectors,
+                                                                         sink);
         },
         stream);
     std::printf("%-8s n=%d k=%d: one-pass read of the weights %.2f us, %.2f TB/s\n", s.name, s.n, s.k, readUs,
@@ -518,8 +438,6 @@ int main(int argc, char** argv) {
       else runWholeRows<8>(o, m);
       runPacked(o, m, packed, packedRows<2>, "packed rows, 2 blocks/SM");
       runPacked(o, m, packed, packedRows<3>, "packed rows, 3 blocks/SM");
-      runPacked(o, m, packed, packedRowsAhead<1>, "packed rows ahead, 1 block/SM");
-      runPacked(o, m, packed, packedRowsAhead<2>, "packed rows ahead, 2 blocks/SM");
       if (!withSharedTokens) continue;
       for (int parts : {1, 2, 3, 4, 6, 8}) {
         runSharedTokens<4, 4>(o, m, parts);

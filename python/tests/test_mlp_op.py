@@ -345,12 +345,17 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
 
 
 # gemv_rows_mma_p2: 1-8 tokens on tensor cores, an instance per token bound (1, 2, 4, 8), so each M below runs a
-# different instance or a bound's partly empty token rows (3, 5).
+# different instance or a bound's partly empty token rows (3, 5). gemv_packed_mma16_p3 / _p4: the same tokens over
+# copies of W1 and W2 packed by the op (op._packed), one instance.
+PACKED_CONFIGS = ["gemv_packed_mma16_p3", "gemv_packed_mma16_p4"]
+
+
+@pytest.mark.parametrize("config", ["gemv_rows_mma_p2"] + PACKED_CONFIGS)
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
-def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
-                                                                                             activation):
-    config = "gemv_rows_mma_p2"
+def test_the_tensor_core_gemv_chains_run_one_to_eight_tokens_correctly_and_are_refused_at_nine(
+        tmp_path, monkeypatch, activation, config):
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=5)
+    assert _library.config_packs_weights(config, activation) == (config in PACKED_CONFIGS)
     for m in (1, 2, 3, 4, 5, 8):
         x = random_x(m, shape[0])
         assert cusync.explain(x, op_w1, w2, activation)["config"] == config
@@ -365,26 +370,6 @@ def test_the_tensor_core_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_re
                       torch.cuda.current_stream().cuda_stream)
     with pytest.raises(ValueError, match="does not split K"):
         _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 2, 1, 1, 1, "test"),
-                      torch.cuda.current_stream().cuda_stream)
-
-
-# gemv_packed_mma16_p3 / _p4: 1-8 tokens on tensor cores over copies of W1 and W2 packed by the op (op._packed).
-PACKED_CONFIGS = ["gemv_packed_mma16_p3", "gemv_packed_mma16_p4"]
-@pytest.mark.parametrize("config", PACKED_CONFIGS)
-@pytest.mark.parametrize("activation", ["gelu", "swiglu"])
-def test_the_packed_gemv_chain_runs_one_to_eight_tokens_correctly_and_is_refused_at_nine(tmp_path, monkeypatch,
-                                                                                        activation, config):
-    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=6)
-    assert _library.config_packs_weights(config, activation)
-    for m in (1, 2, 3, 5, 8):
-        x = random_x(m, shape[0])
-        assert cusync.explain(x, op_w1, w2, activation)["config"] == config
-        for _ in range(2):
-            assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
-    x9 = random_x(9, shape[0])
-    assert not tuning.is_gemv_chain(cusync.explain(x9, op_w1, w2, activation)["config"])
-    with pytest.raises(ValueError, match="outside 1..8"):
-        _library.Plan(0, 9, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
                       torch.cuda.current_stream().cuda_stream)
 
 

@@ -31,10 +31,8 @@
 #include <cuda_fp16.h>
 
 #include "cusync/block_trace.cuh"
-#include "cusync/fast_silu.cuh"
-#include "cusync/gelu.cuh"
 #include "cusync/packed_gemv_layout.h"
-#include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock
+#include "cusync/row_gemv_outputs.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
 
 namespace cusync {
@@ -112,26 +110,7 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
   warpSums[warp][2 * t][g + 8] = acc[2];
   warpSums[warp][2 * t + 1][g + 8] = acc[3];
   __syncthreads();
-  // Thread i < 128 sums row i % 16 for token i / 16.
-  const int outToken = tid / kRows, row = tid % kRows;
-  const auto rowSum = [&](int r) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kPacked16GemvWarps; ++w) sum += warpSums[w][outToken][r];
-    return sum;
-  };
-  const bool paired = gemm.activation == SkinnyActivation::PairedSwiGlu;
-  const int outputs = rowGemvOutputsPerBlock<kRows>(gemm.activation);
-  if (outToken < p.m && row < outputs) {
-    float y = rowSum(row);
-    if (paired)
-      y = fastSilu(y) * rowSum(row + kRows / 2);
-    else if (gemm.activation == SkinnyActivation::Gelu)
-      y = geluFast(y);
-    const std::size_t width = paired ? std::size_t(gemm.n / 2) : std::size_t(gemm.n);  // D's row length
-    gemm.d[std::size_t(outToken) * width + blockIdx.x * std::uint32_t(outputs) + std::uint32_t(row)] =
-        __float2half(y);
-  }
+  detail::storeRowGemvOutputs<kPacked16GemvWarps>(warpSums, p.m, gemm);
   if (p.traces[s] != nullptr && tid == 0) recordBlockTrace(p.traces[s], s, blockIdx.x, traceTimes[0], traceTimes[1]);
 }
 

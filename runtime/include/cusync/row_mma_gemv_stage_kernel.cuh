@@ -34,11 +34,10 @@
 #include <cuda_fp16.h>
 
 #include "cusync/block_trace.cuh"
-#include "cusync/fast_silu.cuh"
-#include "cusync/gelu.cuh"
 #include "cusync/row_mma_gemv_products.cuh"
 #include "cusync/paired_weight_rows.h"
-#include "cusync/row_gemv_stage_kernel.cuh"  // rowGemvOutputsPerBlock, detail::loadTokenPiece
+#include "cusync/row_gemv_outputs.cuh"
+#include "cusync/row_gemv_stage_kernel.cuh"  // detail::loadTokenPiece
 #include "cusync/skinny_chain_kernel.cuh"
 
 namespace cusync {
@@ -82,27 +81,8 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
     if (trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
   });
-  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
   __syncthreads();
-  // Thread i < 64 sums row i % 8 for token i / 8.
-  const int outToken = tid / kRows, row = tid % kRows;
-  const auto rowSum = [&](int r) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kRowMmaGemvWarps; ++w) sum += warpSums[w][outToken][r];
-    return sum;
-  };
-  const int outputs = rowGemvOutputsPerBlock<kRows>(gemm.activation);
-  if (outToken < p.m && row < outputs) {
-    float y = rowSum(row);
-    if (paired)
-      y = fastSilu(y) * rowSum(row + kRows / 2);
-    else if (gemm.activation == SkinnyActivation::Gelu)
-      y = geluFast(y);
-    const std::size_t width = paired ? std::size_t(gemm.n / 2) : std::size_t(gemm.n);  // D's row length
-    gemm.d[std::size_t(outToken) * width + blockIdx.x * std::uint32_t(outputs) + std::uint32_t(row)] =
-        __float2half(y);
-  }
+  detail::storeRowGemvOutputs<kRowMmaGemvWarps>(rowMmaGemvWarpSums<kTokens>(shared), p.m, gemm);
   if (trace != nullptr && tid == 0) recordBlockTrace(trace, s, blockIdx.x, traceStart, traceWaited);
 }
 
