@@ -229,7 +229,7 @@ def clear_plans(include_captured: bool = False) -> None:
 class _PackedCopy:
     owner: weakref.ref   # the weight tensor it was packed from
     data_ptr: int        # its address and version counter then: a change to either means a stale copy
-    version: int
+    version: object      # None for an inference tensor (torch tracks no version for it)
     key: tuple           # (activation, hidden, intermediate, which)
     packed: torch.Tensor  # uint8, cusync_mlp_packed_weight_bytes long
     captured: bool = False  # read inside a stream capture: a graph may replay it, so never freed
@@ -247,6 +247,12 @@ def _forget_packed(key: int) -> None:
             _captured_retired.append(copy.packed)
 
 
+def _version(w):
+    """torch's version counter of `w`, which moves with every in-place change; None for an inference tensor
+    (torch.inference_mode), which has none: an in-place change of one is not seen (documented)."""
+    return None if w.is_inference() else w._version
+
+
 def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: bool) -> torch.Tensor:
     """The packed copy of W1 (which 1) or W2 (which 2) that a packing configuration reads in w's place. Made at the
     first call with this tensor and again whenever torch's version counter says it changed in place; refused inside
@@ -255,7 +261,7 @@ def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: 
     key = (activation, shape.hidden, shape.intermediate, which)
     with _packed_lock:
         copy = _packed_copies.get(id(w))
-        if (copy is not None and copy.owner() is w and copy.data_ptr == w.data_ptr() and copy.version == w._version
+        if (copy is not None and copy.owner() is w and copy.data_ptr == w.data_ptr() and copy.version == _version(w)
                 and copy.key == key):
             copy.captured = copy.captured or capturing
             return copy.packed
@@ -277,7 +283,7 @@ def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: 
         stream.synchronize()
         if copy is None or copy.owner() is not w:
             weakref.finalize(w, _forget_packed, id(w))
-        _packed_copies[id(w)] = _PackedCopy(weakref.ref(w), w.data_ptr(), w._version, key, packed)
+        _packed_copies[id(w)] = _PackedCopy(weakref.ref(w), w.data_ptr(), _version(w), key, packed)
         return packed
 
 

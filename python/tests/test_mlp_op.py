@@ -395,6 +395,17 @@ def test_the_packed_copy_follows_in_place_changes_of_the_weights_and_dies_with_t
     assert len(op._packed_copies) <= held - 2
 
 
+def test_the_packed_chain_runs_on_inference_tensors(tmp_path, monkeypatch):
+    # Weights made under torch.inference_mode have no version counter (w._version raises); the op packs them once.
+    config = PACKED_CONFIGS[0]
+    shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, "gelu", config, 4, [1, 1], seed=9)
+    with torch.inference_mode():
+        iw1, iw2 = w1.clone(), w2.clone()
+        x = random_x(4, shape[0])
+        for _ in range(2):
+            assert relative_error(cusync.mlp(x, iw1, iw2), ref(x, w1, w2)) < BOUND
+
+
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
 def test_capturing_with_weights_never_packed_raises_and_a_warmed_up_capture_replays(tmp_path, monkeypatch,
                                                                                   activation):
