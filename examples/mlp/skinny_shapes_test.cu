@@ -107,3 +107,23 @@ TEST_CASE("The tensor-core whole-rows GEMV runs 1-8 tokens, unsplit, over widths
   CHECK(says(SwiGluRowsMma::whyNot(2, 8192, 2756, true, {}), "K must be a multiple of 8"));
   CHECK(RowsMma::configName() == "gemv_rows_mma_p2");
 }
+
+TEST_CASE("The packed GEMV runs 1-8 tokens, unsplit, over widths of whole 16-row blocks", "[skinny]") {
+  using Packed = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPackedMma16, 3>;
+  using SwiGluPacked = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvPackedMma16, 4>;
+  STATIC_REQUIRE(Packed::kPacked && Packed::kRows && Packed::kLaunchPerGemm);
+  for (int m : {1, 2, 3, 4, 5, 8}) {
+    CHECK(Packed::whyNot(m, 12288, 6144, false, {}).empty());
+    CHECK(SwiGluPacked::whyNot(m, 8192, 2752, true, {}).empty());
+    CHECK(SwiGluPacked::whyNot(m, 8192, 2752, true, {}, 64).empty());  // the PyTorch op's pairing
+  }
+  CHECK(says(Packed::whyNot(9, 12288, 6144, false, {}), "M = 9 is outside 1..8"));
+  CHECK(says(Packed::whyNot(2, 12288, 6144, false, {2, 1}), "does not split K"));
+  // A GELU block writes 16 outputs, a paired SwiGLU block 8: H = 1032 (the op's test shape) and I = 2792 are refused,
+  // which python/cusync/tuning.py's _packed_gemv_runs mirrors.
+  CHECK(says(Packed::whyNot(2, 1032, 2784, false, {}), "not multiples of a block's 16 and 16 outputs"));
+  CHECK(says(Packed::whyNot(2, 1024, 2792, false, {}), "not multiples of a block's 16 and 16 outputs"));
+  CHECK(says(SwiGluPacked::whyNot(2, 1032, 2752, true, {}), "not multiples of a block's 8 and 16 outputs"));
+  CHECK(Packed::configName() == "gemv_packed_mma16_p3");
+  CHECK(SwiGluPacked::configName() == "gemv_packed_mma16_p4");
+}
