@@ -3,11 +3,11 @@
 // one persistent launch drawing both GEMMs' units from one queue, on a TMA ring (runtime/include/cusync/
 // skinny_chain_kernel.cuh, mma.sync or a one-token GEMV) or streaming through registers (skinny_gemv_chain_kernel.cuh);
 // or a launch per GEMM with a block per unit, the second launched with PDL and waiting tile by tile (session 8); or a
-// launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh; the fastest at M = 1, session
-// 26; row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid,
-// which is what it reads; or the same over weights packed once in mma fragment order
-// (packed_mma16_gemv_stage_kernel.cuh, the fastest at M = 1-8, session 30). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per kTileN / 2). Include from
-// a .cu file: it instantiates the kernels.
+// launch per GEMM with a few whole weight rows per block (row_gemv_stage_kernel.cuh, one token;
+// row_mma_gemv_stage_kernel.cuh on tensor cores for 1-8 tokens), the second waiting for the whole first grid, which
+// is what it reads; or the same over weights packed once in mma fragment order (packed_mma16_gemv_stage_kernel.cuh,
+// the fastest at M = 1-8 since session 30). GPT-3 (GELU) or LLaMA (paired SwiGLU, gate and up rows paired per
+// kTileN / 2). Include from a .cu file: it instantiates the kernels.
 #pragma once
 
 #include <algorithm>
@@ -64,7 +64,7 @@ enum class SkinnyPath {
                // synchronized, the second launched with PDL and waiting for the whole first grid (gemv_rows_p<blocks
                // per SM>)
   GemvRowsMma,  // row_mma_gemv_stage_kernel.cuh, as GemvRows but 8 weight rows per block multiplied on tensor cores,
-                // M <= 8; the fastest at M = 2-4 (session 27; gemv_rows_mma_p<blocks per SM>)
+                // M <= 8; the fastest at M = 2-4 until session 30 (session 27; gemv_rows_mma_p<blocks per SM>)
   GemvPackedMma16,  // packed_mma16_gemv_stage_kernel.cuh, as GemvRowsMma with 16 whole weight rows per block read
                     // from W packed once in mma fragment order (the chain's own copy, packGemvWeights), the weights as
                     // the mma's A operand, M <= 8; the fastest at M = 1-8 (session 30, calls 4-6;
