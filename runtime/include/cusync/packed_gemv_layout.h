@@ -1,15 +1,15 @@
 // The packed weight layout of the tensor-core GEMV (packed_mma16_gemv_stage_kernel.cuh: 16 rows per block, the weights
-// as the mma's A operand; blocks of 8 rows, the weights as its B operand, are the layout of session 30's first packed
-// kernel, measured slower at every M and removed, and of bench/mlp/few_token_gemv_probe.cu): W [n, k] fp16 stored once, ahead of the runs, in the order their lanes use it as mma.sync fragments, so that every weight
-// load is a coalesced 16-byte load per lane and nothing is transposed at run time. Host + device.
+// as the mma's A operand). Blocks of 8 rows, the weights as its B operand, are the layout of session 30's first packed
+// kernel (measured slower at every M, removed) and of bench/mlp/few_token_gemv_probe.cu. W [n, k] fp16 is stored once,
+// ahead of the runs, in the order the lanes use it as mma.sync fragments, so that every weight load is a coalesced
+// 16-byte load per lane and nothing is transposed at run time. Host + device.
 //
 // A block owns kRows weight rows ("rows of block b": rows kRows b .. kRows b + kRows - 1, or for a paired SwiGLU GEMM
 // the gate rows of outputs kRows/2 b .. and then their up rows, paired_weight_rows.h). Its K is cut into shares of
-// 4 KB per block-row group: 256 k at 8 rows, 128 k at 16; warp w multiplies shares w, w + 8, ...; a share is steps of
-// 32 k (8 at 8 rows, 4 at 16), and in step q lane (g, t) = (lane / 4, lane % 4) holds 8 halves at k = share k +
-// 32 q + 8 t of row g (and, at 16 rows, of row g + 8 in the next 512 bytes), which feed two m16n8k16 mmas
-// (mma_gemv_fragments.cuh: any four physical k per lane and mma, as long as the token fragment holds the same four).
-// Vector (16 bytes) index
+// 4 KB per warp: 256 k at 8 rows, 128 k at 16; warp w multiplies shares w, w + 8, ...; a share is steps of 32 k (8 at
+// 8 rows, 4 at 16), and in step q lane (g, t) = (lane / 4, lane % 4) holds 8 halves at k = share k + 32 q + 8 t of
+// row g (and, at 16 rows, of row g + 8 in the next 512 bytes), which feed two m16n8k16 mmas (mma_gemv_fragments.cuh:
+// any four physical k per lane and mma, as long as the token fragment holds the same four). Vector (16 bytes) index
 //   (b * shares + share) * 256 + (q * kRows / 8 + h) * 32 + lane,    shares = ceil(k / share k), h: row g + 8 h,
 // so a warp's load is 512 contiguous bytes and a share 4 KB. Halves past K are zero (a short last share).
 #pragma once
