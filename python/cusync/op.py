@@ -8,7 +8,7 @@ chain (a launch per GEMM, the second launched with PDL, waiting tile by tile or,
 The op runs on the current stream, allocates its output and intermediate through torch's allocator, and only
 enqueues kernels, so it can be captured into a CUDA graph; its fake implementation lets torch.compile trace it.
 Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, a fused chain's queue) created
-at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. At 2-8
+at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. At 1-8
 tokens the GEMV chain it picks reads W1 and W2 packed in mma fragment order: the op packs each weight tensor at its
 first call with it (and again after an in-place change), keeps the copy while the tensor lives, and refuses to pack
 inside a capture. See docs/PYTORCH_OP.md.
@@ -235,7 +235,9 @@ class _PackedCopy:
     captured: bool = False  # read inside a stream capture: a graph may replay it, so never freed
 
 
-_packed_lock = threading.Lock()
+# Reentrant: a weight tensor's finalizer (_forget_packed) may run in this thread while _packed holds the lock, when an
+# allocation there triggers a garbage collection that frees another weight tensor.
+_packed_lock = threading.RLock()
 _packed_copies = {}  # id(weight tensor) -> _PackedCopy, dropped when the tensor dies
 _captured_retired = []  # replaced copies that a captured graph may still read
 
