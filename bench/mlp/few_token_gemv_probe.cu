@@ -35,6 +35,7 @@
 #include "common/graph_timer.cuh"
 #include "common/read_bandwidth.cuh"  // detail::readOnce: the floor's one-pass read kernel
 #include "cusync/tile.h"              // CUSYNC_HOST_DEVICE
+#include "cusync/packed_gemv_pack.cuh"
 #include "cusync/row_mma_gemv_products.cuh"
 
 #define CHECK(x)                                                                      \
@@ -93,11 +94,7 @@ __device__ __forceinline__ void mmaRowsByTokens(float (&d)[4], uint4 rowG, uint4
                                                 std::uint32_t b1, bool high) {
   const std::uint32_t a0 = high ? rowG.z : rowG.x, a1 = high ? rowG8.z : rowG8.x;
   const std::uint32_t a2 = high ? rowG.w : rowG.y, a3 = high ? rowG8.w : rowG8.y;
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+  cusync::detail::mmaM16N8K16(d, a0, a1, a2, a3, b0, b1);
 }
 
 // Token row stride in 16-byte chunks: the part's chunks rounded up to 8, plus 4, so that lanes (g, t) and (g + 1, t)
@@ -188,26 +185,13 @@ __global__ void __launch_bounds__(kWarps * 32)
 // L1 throughput (76%) above its DRAM (58%) and L2 (68%) throughputs (session 30, call 1). Here: 2 bytes per weight
 // byte at m = 8.
 //
-// Layout: uint4 index ((b * shares + sh) * 8 + q) * 32 + lane holds row 8 b + g, k = 256 sh + 32 q + 8 t .. + 8
-// (zeros past K), shares = ceil(K / 256).
-__global__ void packWeights(const __half* w, uint4* packed, int n, int k) {
-  const int shares = (k + 255) / 256;
-  const std::size_t total = std::size_t(n / 8) * shares * 8 * 32;
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < total;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    const int lane = int(i % 32), q = int(i / 32 % 8);
-    const std::size_t bs = i / 256;
-    const int sh = int(bs % shares), b = int(bs / shares);
-    const int row = 8 * b + lane / 4, kk = 256 * sh + 32 * q + 8 * (lane % 4);
-    packed[i] = kk < k ? *reinterpret_cast<const uint4*>(w + std::size_t(row) * k + kk) : uint4{};
-  }
-}
-
+// Layout: runtime/include/cusync/packed_gemv_layout.h at 8 rows (packGemvWeights packs it): uint4 index
+// ((b * shares + sh) * 8 + q) * 32 + lane holds row 8 b + g, k = 256 sh + 32 q + 8 t .. + 8 (zeros past K).
 template <int kBlocksPerSm>
 __global__ void __launch_bounds__(256, kBlocksPerSm)
     packedRows(const uint4* packed, const __half* x, __half* y, int n, int k, int m) {
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
-  const int shares = (k + 255) / 256;
+  const int shares = cusync::packedGemvShares(k, cusync::kPackedGemvRows);
   const uint4* mine = packed + std::size_t(blockIdx.x) * shares * 256 + lane;
   const bool hasToken = g < m;
   const __half* token = x + std::size_t(g) * k + 8 * t;
@@ -420,9 +404,8 @@ int main(int argc, char** argv) {
                 double(s.n) * s.k * 2 / (readUs * 1e-6) / 1e12);
     const Operands o{s, w, x, y, yRef, partials, arrivals, readUs, stream};
     uint4* packed;
-    const std::size_t packedVectors = std::size_t(s.n / 8) * ((s.k + 255) / 256) * 256;
-    CHECK(cudaMalloc(&packed, packedVectors * 16));
-    packWeights<<<1024, 256, 0, stream>>>(w, packed, s.n, s.k);
+    CHECK(cudaMalloc(&packed, cusync::packedGemvVectors(s.n, s.k, cusync::kPackedGemvRows) * 16));
+    cusync::packGemvWeights(w, packed, s.n, s.k, 0, stream, cusync::kPackedGemvRows);
     CHECK(cudaStreamSynchronize(stream));
     for (int m : {1, 2, 4, 8}) {
       if (onlyM != 0 && m != onlyM) continue;

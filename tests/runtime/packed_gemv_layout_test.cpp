@@ -14,8 +14,8 @@ namespace {
 std::size_t countSources(int n, int k, std::uint32_t pairedGroupRows,
                          std::map<std::pair<std::uint32_t, int>, int>& seen) {
   std::size_t pastK = 0;
-  for (std::size_t i = 0; i < cusync::packedGemvVectors(n, k); ++i) {
-    const cusync::PackedGemvSource source = cusync::packedGemvSource(i, k, pairedGroupRows);
+  for (std::size_t i = 0; i < cusync::packedGemvVectors(n, k, cusync::kPackedGemvRows); ++i) {
+    const cusync::PackedGemvSource source = cusync::packedGemvSource(i, k, pairedGroupRows, cusync::kPackedGemvRows);
     REQUIRE(source.row < std::uint32_t(n));
     REQUIRE(source.k % 8 == 0);
     if (source.k >= k) {
@@ -35,19 +35,19 @@ TEST_CASE("The packed copy holds every 16 bytes of W once, zeros only in a short
     CHECK(seen.size() == std::size_t(n) * std::size_t(k / 8));
     for (const auto& [where, count] : seen) CHECK(count == 1);
     // K = 2752 = 10 shares of 256 and 192: the last share's 64 k past K, per row.
-    CHECK(pastK == std::size_t(n) * std::size_t(cusync::packedGemvShares(k) * 256 - k) / 8);
+    CHECK(pastK == std::size_t(n) * std::size_t(cusync::packedGemvShares(k, cusync::kPackedGemvRows) * 256 - k) / 8);
   }
 }
 
 TEST_CASE("A lane's packed vector is its fragment's 8 halves: row g, k = 256 share + 32 q + 8 t", "[packed_gemv]") {
   constexpr int kK = 1024;  // 4 shares
-  const int shares = cusync::packedGemvShares(kK);
+  const int shares = cusync::packedGemvShares(kK, cusync::kPackedGemvRows);
   for (std::uint32_t block : {0u, 3u})
     for (int share = 0; share < shares; ++share)
       for (int q = 0; q < 8; ++q)
         for (int lane = 0; lane < 32; ++lane) {
           const std::size_t index = ((std::size_t(block) * shares + share) * 8 + q) * 32 + lane;
-          const cusync::PackedGemvSource source = cusync::packedGemvSource(index, kK, 0);
+          const cusync::PackedGemvSource source = cusync::packedGemvSource(index, kK, 0, cusync::kPackedGemvRows);
           CHECK(source.row == block * 8 + std::uint32_t(lane / 4));
           CHECK(source.k == 256 * share + 32 * q + 8 * (lane % 4));
         }
@@ -65,8 +65,8 @@ TEST_CASE("A paired block packs the gate rows of its 4 outputs, then their up ro
     for (int g = 0; g < 8; ++g) {
       const std::uint32_t output = block * 4 + std::uint32_t(g % 4);
       const std::uint32_t gate = 2 * kGroup * (output / kGroup) + output % kGroup;
-      const std::size_t index = std::size_t(block) * cusync::packedGemvShares(kK) * 256 + 4 * g;  // q 0, lane (g, 0)
-      CHECK(cusync::packedGemvSource(index, kK, kGroup).row == (g < 4 ? gate : gate + kGroup));
+      const std::size_t index = std::size_t(block) * cusync::packedGemvShares(kK, cusync::kPackedGemvRows) * 256 + 4 * g;  // q 0, lane (g, 0)
+      CHECK(cusync::packedGemvSource(index, kK, kGroup, cusync::kPackedGemvRows).row == (g < 4 ? gate : gate + kGroup));
     }
 }
 

@@ -28,12 +28,12 @@ inline constexpr int kPackedGemvStepK = 32;      // k per step (one 16-byte load
 // k per share of a kRows-row block: 4 KB per warp.
 CUSYNC_HOST_DEVICE constexpr int packedGemvShareK(int rows) { return 2048 / rows; }
 
-CUSYNC_HOST_DEVICE constexpr int packedGemvShares(int k, int rows = kPackedGemvRows) {
+CUSYNC_HOST_DEVICE constexpr int packedGemvShares(int k, int rows) {
   return (k + packedGemvShareK(rows) - 1) / packedGemvShareK(rows);
 }
 
 // 16-byte vectors of the packed copy of W [n, k] in kRows-row blocks (n a multiple of kRows).
-CUSYNC_HOST_DEVICE constexpr std::size_t packedGemvVectors(int n, int k, int rows = kPackedGemvRows) {
+CUSYNC_HOST_DEVICE constexpr std::size_t packedGemvVectors(int n, int k, int rows) {
   return std::size_t(n / rows) * std::size_t(packedGemvShares(k, rows)) * 256;
 }
 
@@ -44,8 +44,7 @@ struct PackedGemvSource {
   int k;
 };
 CUSYNC_HOST_DEVICE constexpr PackedGemvSource packedGemvSource(std::size_t index, int k,
-                                                               std::uint32_t pairedGroupRows,
-                                                               int rows = kPackedGemvRows) {
+                                                               std::uint32_t pairedGroupRows, int rows) {
   const int lane = int(index % 32), position = int(index / 32 % 8);
   const int rowGroups = rows / 8;  // 1 or 2: the 512-byte loads of one step
   const int q = position / rowGroups, h = position % rowGroups;

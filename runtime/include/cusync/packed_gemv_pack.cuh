@@ -29,7 +29,7 @@ __global__ void packGemvWeightsKernel(const __half* w, uint4* packed, int n, int
 // `packed` holds packedGemvVectors(n, k, rows) vectors for blocks of `rows` (8 or 16) rows; n a multiple of `rows`,
 // k of 8; paired, pairedGroupRows a multiple of rows / 2.
 inline void packGemvWeights(const __half* w, uint4* packed, int n, int k, std::uint32_t pairedGroupRows,
-                            cudaStream_t stream, int rows = kPackedGemvRows) {
+                            cudaStream_t stream, int rows) {
   if ((rows != 8 && rows != 16) || n % rows != 0 || k % 8 != 0 ||
       (pairedGroupRows != 0 && pairedGroupRows % std::uint32_t(rows / 2) != 0))
     throw Error("packGemvWeights: W is " + std::to_string(n) + " x " + std::to_string(k) + " (pairing groups of " +
