@@ -16,14 +16,20 @@
 
 namespace cusync::detail {
 
-// d += A B for one m16n8k16 with fp16 operands and fp32 accumulators; A's rows 8-15 are zero (a1 = a3 = 0).
-__device__ __forceinline__ void mmaTokensByRows(float (&d)[4], std::uint32_t a0, std::uint32_t a2, std::uint32_t b0,
-                                                std::uint32_t b1) {
+// d += A B for one m16n8k16 with fp16 operands and fp32 accumulators (A: a0/a2 rows 0-7, a1/a3 rows 8-15).
+__device__ __forceinline__ void mmaM16N8K16(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
+                                            std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
   asm volatile(
       "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
       "{%0, %1, %2, %3};\n"
       : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(0u), "r"(a2), "r"(0u), "r"(b0), "r"(b1));
+      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
+}
+
+// The same with up to 8 tokens as A (rows 0-7) and 8 weight rows as B; A's rows 8-15 are zero (a1 = a3 = 0).
+__device__ __forceinline__ void mmaTokensByRows(float (&d)[4], std::uint32_t a0, std::uint32_t a2, std::uint32_t b0,
+                                                std::uint32_t b1) {
+  mmaM16N8K16(d, a0, 0u, a2, 0u, b0, b1);
 }
 
 // Where chunk `chunk` (of 32) of row `row` (of 8) lies in a warp's transpose buffer: rows of 32 chunks, chunk

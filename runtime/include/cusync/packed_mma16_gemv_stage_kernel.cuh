@@ -31,6 +31,7 @@
 #include <cuda_fp16.h>
 
 #include "cusync/block_trace.cuh"
+#include "cusync/mma_gemv_fragments.cuh"
 #include "cusync/packed_gemv_layout.h"
 #include "cusync/row_gemv_outputs.cuh"
 #include "cusync/skinny_chain_kernel.cuh"
@@ -41,20 +42,6 @@ inline constexpr int kPacked16GemvRows = 16;
 inline constexpr int kPacked16GemvWarps = 8;
 inline constexpr int kPacked16GemvThreads = kPacked16GemvWarps * 32;
 inline constexpr int kPacked16GemvMaxTokens = 8;  // mma B columns
-
-namespace detail {
-
-// d += A B for one m16n8k16, fp16 operands, fp32 accumulators: 16 weight rows (A) by 8 token columns (B).
-__device__ __forceinline__ void mmaRowsByTokens(float (&d)[4], std::uint32_t a0, std::uint32_t a1, std::uint32_t a2,
-                                                std::uint32_t a3, std::uint32_t b0, std::uint32_t b1) {
-  asm volatile(
-      "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, "
-      "{%0, %1, %2, %3};\n"
-      : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
-      : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(b0), "r"(b1));
-}
-
-}  // namespace detail
 
 // p.gemms[s].w holds W packed in 16-row blocks (packed_gemv_layout.h, pairing included), not W.
 template <class Policy, int kBlocksPerSm>
@@ -98,8 +85,9 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
 #pragma unroll
     for (int q = 0; q < kSteps; ++q) {
       const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1], x = tokens[q];
-      detail::mmaRowsByTokens(acc, rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
-      detail::mmaRowsByTokens(acc, rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+      // 16 weight rows (A) by 8 token columns (B).
+      detail::mmaM16N8K16(acc, rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
+      detail::mmaM16N8K16(acc, rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
     }
     if (share + kPacked16GemvWarps < shares) loadWeights(share + kPacked16GemvWarps);
   }
