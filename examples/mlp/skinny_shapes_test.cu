@@ -127,3 +127,19 @@ TEST_CASE("The packed GEMV runs 1-8 tokens, unsplit, over widths of whole 16-row
   CHECK(Packed::configName() == "gemv_packed_mma16_p3");
   CHECK(SwiGluPacked::configName() == "gemv_packed_mma16_p4");
 }
+
+TEST_CASE("Packing refuses, before any launch, weights that are not whole blocks of its height", "[skinny]") {
+  // No device memory is touched: the sizes are checked first (packed_gemv_pack.cuh).
+  const auto refusal = [](int n, int k, std::uint32_t groupRows, int rows) {
+    try {
+      packGemvWeights(nullptr, nullptr, n, k, groupRows, nullptr, rows);
+    } catch (const Error& error) {
+      return std::string(error.what());
+    }
+    return std::string();
+  };
+  CHECK(says(refusal(1032, 1024, 0, 16), "W is 1032 x 1024"));
+  CHECK(says(refusal(1024, 1028, 0, 16), "K in multiples of 8"));
+  CHECK(says(refusal(1024, 1024, 4, 16), "pairing groups of 4"));
+  CHECK(says(refusal(1024, 1024, 0, 32), "blocks of 32 rows"));
+}
