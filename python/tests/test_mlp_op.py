@@ -433,6 +433,32 @@ def test_capturing_with_weights_never_packed_raises_and_a_warmed_up_capture_repl
         assert relative_error(static_y, ref(x, w1, w2)) < BOUND, replay
 
 
+def test_the_c_interface_refuses_bad_packing_requests_by_name_before_any_launch():
+    stream = torch.cuda.current_stream().cuda_stream
+    hidden, intermediate = 1024, 512
+    w = torch.zeros(intermediate, hidden, device="cuda", dtype=torch.float16)
+    packed = torch.full((_library.packed_weight_bytes("gelu", hidden, intermediate, 1) // 2,), 7.0,
+                        device="cuda", dtype=torch.float16)
+    with pytest.raises(ValueError, match="`which` must be 1 .W1. or 2 .W2., got 3"):
+        _library.packed_weight_bytes("gelu", hidden, intermediate, 3)
+    with pytest.raises(ValueError, match="`which` must be 1 .W1. or 2 .W2., got 0"):
+        _library.pack_weights("gelu", hidden, intermediate, 0, w.data_ptr(), packed.data_ptr(), stream)
+    with pytest.raises(ValueError, match="non-null, 16-byte aligned"):
+        _library.pack_weights("gelu", hidden, intermediate, 1, 0, packed.data_ptr(), stream)
+    with pytest.raises(ValueError, match="non-null, 16-byte aligned"):
+        _library.pack_weights("gelu", hidden, intermediate, 1, w.data_ptr(), packed.data_ptr() + 2, stream)
+    with pytest.raises(ValueError, match="positive multiples of 8"):
+        _library.pack_weights("gelu", hidden + 4, intermediate, 1, w.data_ptr(), packed.data_ptr(), stream)
+    # 1032 rows are no whole number of 16-row blocks: packGemvWeights' own refusal, passed on as a ValueError.
+    with pytest.raises(ValueError, match="blocks of 16 rows"):
+        _library.pack_weights("gelu", 1024, 1032, 1, w.data_ptr(), packed.data_ptr(), stream)
+    torch.cuda.synchronize()
+    assert bool((packed == 7.0).all()), "a refused request wrote into the packed copy"
+    _library.pack_weights("gelu", hidden, intermediate, 1, w.data_ptr(), packed.data_ptr(), stream)
+    torch.cuda.synchronize()
+    assert bool((packed == 0.0).all()), "the valid request did not pack the (zero) weights"
+
+
 def test_the_whole_rows_gemv_chain_refuses_a_split_by_name():
     if "gemv_rows_p4" not in op._registry.available_on(0, "gelu"):
         pytest.skip("this build has no gemv_rows_p4")
