@@ -74,11 +74,13 @@ int main(int argc, char** argv) {
   const auto seed = static_cast<std::uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
 
   // K = 2752 leaves a short last step in the GEMV paths; M = 5 leaves token rows of the mma tile empty; M = 3 at
-  // K = 2752 runs the tensor-core whole-rows GEMV with a short last batch and token rows empty.
+  // K = 2752 runs the tensor-core whole-rows GEMV with a short last batch and token rows empty; M = 11 and 16 run the
+  // packed GEMV's two token tiles (the second partly empty at 11).
   std::vector<Case> cases;
   for (bool swiGlu : {false, true})
     for (const auto& [m, hidden, intermediate] : std::vector<std::array<int, 3>>{
-             {1, 2048, 1024}, {1, 1024, 2752}, {3, 1024, 2752}, {5, 1024, 512}, {8, 2048, 1024}})
+             {1, 2048, 1024}, {1, 1024, 2752}, {3, 1024, 2752}, {5, 1024, 512}, {8, 2048, 1024},
+             {11, 1024, 2752}, {16, 2048, 1024}})
       for (const FusedSplit split : {FusedSplit{1, 1}, FusedSplit{1, 4}, FusedSplit{4, 4}, FusedSplit{8, 2}})
         cases.push_back({swiGlu, m, hidden, intermediate, split});
   // The (path, case) pairs that run: the CUDA-core GEMV paths take M = 1 only.

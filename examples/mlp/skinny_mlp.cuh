@@ -67,7 +67,8 @@ enum class SkinnyPath {
                 // M <= 8; the fastest at M = 2-4 until session 30 (session 27; gemv_rows_mma_p<blocks per SM>)
   GemvPackedMma16,  // packed_mma16_gemv_stage_kernel.cuh, as GemvRowsMma with 16 whole weight rows per block read
                     // from W packed once in mma fragment order (the chain's own copy, packGemvWeights), the weights as
-                    // the mma's A operand, M <= 8; the fastest at M = 1-8 (session 30, calls 4-6;
+                    // the mma's A operand, M <= 16 (past 8 tokens each A fragment multiplies two token tiles, at
+                    // most 3 blocks per SM); the fastest at M = 1-8 (session 30, calls 4-6;
                     // gemv_packed_mma16_p<blocks per SM>)
 };
 
@@ -373,14 +374,15 @@ class SkinnyMlpChain {
     else if constexpr (kRowsMma)
       static_assert(!kRowsMma, "kernelFor picks the tensor-core whole-rows GEMV's instance by token count");
     else if constexpr (kPacked)
-      return packedMma16GemvStageKernel<Policy, kDepth>;
+      static_assert(!kPacked, "kernelFor picks the packed GEMV's instance by token count");
     else if constexpr (kRows)
       return rowGemvStageKernel<Policy, kGemvRows, kGemvRowsUnroll, kDepth>;
     else
       return skinnyChainKernel<Policy, kTileN, kPath == SkinnyPath::GemvRing, kDepth>;
   }
   // The kernel that runs m tokens: the tensor-core whole-rows GEMV has an instance per token bound (1, 2, 4, 8: each
-  // holds and transposes only the token rows it may have); the other paths one.
+  // holds and transposes only the token rows it may have), the packed one per token tile count (8 or 16 tokens); the
+  // other paths one.
   static constexpr int tokensOfInstance(int m) { return m <= 1 ? 1 : m <= 2 ? 2 : m <= 4 ? 4 : 8; }
   static auto kernelFor(int m) {
     if constexpr (kRowsMma) {
@@ -393,6 +395,10 @@ class SkinnyMlpChain {
         case 4: return instance(std::integral_constant<int, 4>{});
         default: return instance(std::integral_constant<int, 8>{});
       }
+    } else if constexpr (kPacked) {
+      // One token tile up to 8 tokens, two up to 16 (each A fragment multiplied by both).
+      return m <= kPacked16GemvTokensPerTile ? packedMma16GemvStageKernel<Policy, kDepth, 1>
+                                             : packedMma16GemvStageKernel<Policy, kDepth, 2>;
     } else {
       (void)m;
       return kernel();

@@ -108,16 +108,26 @@ TEST_CASE("The tensor-core whole-rows GEMV runs 1-8 tokens, unsplit, over widths
   CHECK(RowsMma::configName() == "gemv_rows_mma_p2");
 }
 
-TEST_CASE("The packed GEMV runs 1-8 tokens, unsplit, over widths of whole 16-row blocks", "[skinny]") {
+TEST_CASE("The packed GEMV runs 1-16 tokens, unsplit, over widths of whole 16-row blocks", "[skinny]") {
   using Packed = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPackedMma16, 3>;
   using SwiGluPacked = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvPackedMma16, 4>;
   STATIC_REQUIRE(Packed::kPacked && Packed::kRows && Packed::kLaunchPerGemm);
-  for (int m : {1, 2, 3, 4, 5, 8}) {
+  // One token tile (8 B columns) up to 8 tokens, two up to 16; the two-tile instance is compiled for at most 3 blocks
+  // per SM (at 4 its registers would spill).
+  STATIC_REQUIRE(packed16GemvTokenTiles(1) == 1);
+  STATIC_REQUIRE(packed16GemvTokenTiles(8) == 1);
+  STATIC_REQUIRE(packed16GemvTokenTiles(9) == 2);
+  STATIC_REQUIRE(packed16GemvTokenTiles(16) == 2);
+  STATIC_REQUIRE(packed16GemvBlocksPerSm(4, 1) == 4);
+  STATIC_REQUIRE(packed16GemvBlocksPerSm(4, 2) == 3);
+  STATIC_REQUIRE(packed16GemvBlocksPerSm(3, 2) == 3);
+  STATIC_REQUIRE(packed16GemvBlocksPerSm(2, 2) == 2);
+  for (int m : {1, 2, 3, 4, 5, 8, 9, 13, 16}) {
     CHECK(Packed::whyNot(m, 12288, 6144, false, {}).empty());
     CHECK(SwiGluPacked::whyNot(m, 8192, 2752, true, {}).empty());
     CHECK(SwiGluPacked::whyNot(m, 8192, 2752, true, {}, 64).empty());  // the PyTorch op's pairing
   }
-  CHECK(says(Packed::whyNot(9, 12288, 6144, false, {}), "M = 9 is outside 1..8"));
+  CHECK(says(Packed::whyNot(17, 12288, 6144, false, {}), "M = 17 is outside 1..16"));
   CHECK(says(Packed::whyNot(2, 12288, 6144, false, {2, 1}), "does not split K"));
   // A GELU block writes 16 outputs, a paired SwiGLU block 8: H = 1032 (the op's test shape) and I = 2792 are refused,
   // which python/cusync/tuning.py's _packed_gemv_runs mirrors.

@@ -321,7 +321,7 @@ int cusync_mlp_config_tile(int activation, const char* config, int* tile_m, int*
       *tile_k = cusync::kRowGemvThreads * 8;
       return;
     }
-    if (packedGemvBlocksPerSm(config) != 0) {  // up to 8 tokens by a block's 16 weight rows, each warp 128 k of 1024
+    if (packedGemvBlocksPerSm(config) != 0) {  // up to 16 tokens by a block's 16 weight rows, each warp 128 k of 1024
       requireActivation(activation);
       *tile_m = cusync::kPacked16GemvMaxTokens;
       *tile_n = cusync::kPacked16GemvRows;

@@ -43,7 +43,7 @@ def device_from_log(path) -> tuple:
 def best_fused_rows(csv_path) -> dict:
     """M -> (microseconds, config label) of the fastest correct Fused row per M, among the configurations the op
     runs: the fused chains and the GEMV chains as a launch per GEMM (gemv_*_p*, any split; at M = 1, and
-    gemv_rows_mma_p* at M = 1-8).
+    gemv_rows_mma_p* at M = 1-8, gemv_packed_mma16_p* at 1-16).
     mlp_fused_example also reports other skinny chains (gemv_*_r*, gemv_*_s*, skinny_*, M <= 8) and chains on
     zero-padded SwiGLU intermediates (_pad*) under the Fused variant; the op runs none of them, so they are left out."""
     best = {}

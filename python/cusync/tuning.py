@@ -5,14 +5,14 @@ a fused chain (tile shape, pipeline stages, cooperative or not: e.g. ``fused_64x
 M, or a GEMV chain (``gemv_rows_p4``: a launch per GEMM with a few whole weight rows per block, unsplit, the
 second launched with PDL and waiting for the whole first grid; ``gemv_rows_mma_p2``: the same on tensor cores;
 ``gemv_32_p4``: a block per 32-row tile, the second waiting tile by tile, or for the whole first grid when it is
-unsplit), which runs only at M = 1 (``gemv_rows_mma_p2``: M = 1-8) and ignores tile orders and unit waits. It
-comes from a tuning table (JSON, docs/PYTORCH_OP.md gives the format and how the shipped one was made, from session
-3's runs and the later standings over them) when the table has entries for this device and model shape: among those
-whose kernel runs at this M, the entry whose M is nearest on a log scale (a tile count and a wave count scale with
-M, so 1000 is nearer 1024 than 512 is to 700). Without such entries it comes from a heuristic that encodes the
-winners measured on the H100 in docs/BENCHMARKS.md ("GPT-3 MLP as one launch", 2026-11-23, session 3: fused chains
-only) in a shape-independent form: the kernel per M, how many waves each GEMM's split fills, converted to parts for
-the actual shape and SM count, and the tile orders.
+unsplit), which runs only at M = 1 (``gemv_rows_mma_p2``: M = 1-8; ``gemv_packed_mma16_p*``: 1-16) and ignores
+tile orders and unit waits. It comes from a tuning table (JSON, docs/PYTORCH_OP.md gives the format and how the
+shipped one was made, from session 3's runs and the later standings over them) when the table has entries for this
+device and model shape: among those whose kernel runs at this M, the entry whose M is nearest on a log scale (a tile
+count and a wave count scale with M, so 1000 is nearer 1024 than 512 is to 700). Without such entries it comes from
+a heuristic that encodes the winners measured on the H100 in docs/BENCHMARKS.md ("GPT-3 MLP as one launch",
+2026-11-23, session 3: fused chains only) in a shape-independent form: the kernel per M, how many waves each GEMM's
+split fills, converted to parts for the actual shape and SM count, and the tile orders.
 
 No torch and no GPU here: the op (cusync/mlp.py) passes in what the library reports about its compiled kernels, so
 this module is tested anywhere (tests/test_tuning.py).
@@ -97,12 +97,14 @@ _FUSED_PATTERN = r"fused_\d+x\d+x\d+_s\d+_(?:ws|coop)(?:_c2)?(?:_n\d+)?(?:_k\d+)
 # op's library, so their names are refused.
 _GEMV_PATTERN = r"gemv_(?:\d+|rows|rows_mma|packed_mma16)_p\d+"
 _GEMV = re.compile(_GEMV_PATTERN)
-# The tensor-core GEMVs run 1 to GEMV_MMA_MAX_TOKENS tokens (row_mma_gemv_stage_kernel.cuh,
-# packed_mma16_gemv_stage_kernel.cuh); the other GEMV chains one.
-_GEMV_MMA = re.compile(r"gemv_(?:rows_mma|packed_mma16)_p\d+")
+# The tensor-core whole-rows GEMV runs 1 to GEMV_ROWS_MMA_MAX_TOKENS tokens (row_mma_gemv_stage_kernel.cuh), the
+# packed one 1 to PACKED_GEMV_MAX_TOKENS (packed_mma16_gemv_stage_kernel.cuh: two token tiles of 8); the other GEMV
+# chains one.
+_GEMV_ROWS_MMA = re.compile(r"gemv_rows_mma_p\d+")
 # The GEMV over weights packed in mma fragment order: the op passes it packed copies of W1 and W2 (op.py).
 _PACKED = re.compile(r"gemv_packed_mma16_p\d+")
-GEMV_MMA_MAX_TOKENS = 8
+GEMV_ROWS_MMA_MAX_TOKENS = 8
+PACKED_GEMV_MAX_TOKENS = 16
 _CONFIG_PATTERN = f"(?:{_FUSED_PATTERN}|{_GEMV_PATTERN})"
 _CONFIG = re.compile(_CONFIG_PATTERN)
 _LABEL = re.compile(r"^(?P<config>" + _CONFIG_PATTERN + r")(?:_sk(?P<a>\d+)x(?P<b>\d+))?"
@@ -146,8 +148,11 @@ def packs_weights(config: str) -> bool:
 
 
 def _gemv_max_tokens(config: str) -> int:
-    """The most tokens GEMV chain `config` runs: the tensor-core ones 8, the others one."""
-    return GEMV_MMA_MAX_TOKENS if _GEMV_MMA.fullmatch(config) else 1
+    """The most tokens GEMV chain `config` runs: the packed one 16, the whole-rows tensor-core one 8, the others
+    one."""
+    if _PACKED.fullmatch(config):
+        return PACKED_GEMV_MAX_TOKENS
+    return GEMV_ROWS_MMA_MAX_TOKENS if _GEMV_ROWS_MMA.fullmatch(config) else 1
 
 
 def runs_at(config: str, m: int) -> bool:

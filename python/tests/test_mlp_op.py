@@ -345,28 +345,29 @@ def test_the_gemv_chain_runs_one_token_correctly_and_is_refused_at_two(tmp_path,
 
 
 # gemv_rows_mma_p2: 1-8 tokens on tensor cores, an instance per token bound (1, 2, 4, 8), so each M below runs a
-# different instance or a bound's partly empty token rows (3, 5). gemv_packed_mma16_p3 / _p4: the same tokens over
-# copies of W1 and W2 packed by the op (op._packed), one instance.
+# different instance or a bound's partly empty token rows (3, 5). gemv_packed_mma16_p3 / _p4: 1-16 tokens over copies
+# of W1 and W2 packed by the op (op._packed), one token tile up to 8 and two up to 16 (partly empty at 9 and 13).
 PACKED_CONFIGS = ["gemv_packed_mma16_p3", "gemv_packed_mma16_p4"]
 
 
-@pytest.mark.parametrize("config", ["gemv_rows_mma_p2"] + PACKED_CONFIGS)
+@pytest.mark.parametrize("config,most", [("gemv_rows_mma_p2", 8)] + [(config, 16) for config in PACKED_CONFIGS])
 @pytest.mark.parametrize("activation", ["gelu", "swiglu"])
-def test_the_tensor_core_gemv_chains_run_one_to_eight_tokens_correctly_and_are_refused_at_nine(
-        tmp_path, monkeypatch, activation, config):
+def test_the_tensor_core_gemv_chains_run_up_to_their_token_bound_correctly_and_are_refused_past_it(
+        tmp_path, monkeypatch, activation, config, most):
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=5)
     assert _library.config_packs_weights(config, activation) == (config in PACKED_CONFIGS)
-    for m in (1, 2, 3, 4, 5, 8):
+    assert _library.config_info(config, 0, activation).tile_m == most
+    for m in [m for m in (1, 2, 3, 4, 5, 8, 9, 13, 16) if m <= most]:
         x = random_x(m, shape[0])
         assert cusync.explain(x, op_w1, w2, activation)["config"] == config
         for _ in range(2):
-            assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND
-    # At M = 9 the table's only entry cannot run: the op falls back to a fused chain, and the library refuses the
-    # GEMV chain by name.
-    x9 = random_x(9, shape[0])
-    assert not tuning.is_gemv_chain(cusync.explain(x9, op_w1, w2, activation)["config"])
-    with pytest.raises(ValueError, match="outside 1..8"):
-        _library.Plan(0, 9, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
+            assert relative_error(cusync.mlp(x, op_w1, w2, activation), ref(x, w1, w2)) < BOUND, m
+    # Past the bound the table's only entry cannot run: the op falls back to a fused chain, and the library refuses
+    # the GEMV chain by name.
+    past = random_x(most + 1, shape[0])
+    assert not tuning.is_gemv_chain(cusync.explain(past, op_w1, w2, activation)["config"])
+    with pytest.raises(ValueError, match=f"outside 1..{most}"):
+        _library.Plan(0, most + 1, *shape, activation, tuning.Choice(config, 1, 1, 1, 1, "test"),
                       torch.cuda.current_stream().cuda_stream)
     with pytest.raises(ValueError, match="does not split K"):
         _library.Plan(0, 2, *shape, activation, tuning.Choice(config, 2, 1, 1, 1, "test"),

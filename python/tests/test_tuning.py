@@ -538,8 +538,8 @@ def test_the_tensor_core_whole_rows_gemv_chain_runs_one_to_eight_tokens_and_a_ta
 
 
 PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
-# As the library reports them: 8-token, 16-row blocks, 1024-deep block rounds (8 warps x 128), 3 or 4 blocks per SM.
-PACKED_INFO = {"gemv_packed_mma16_p3": ConfigInfo(8, 16, 1024, 3), "gemv_packed_mma16_p4": ConfigInfo(8, 16, 1024, 4)}
+# As the library reports them: 16-token, 16-row blocks, 1024-deep block rounds (8 warps x 128), 3 or 4 blocks per SM.
+PACKED_INFO = {"gemv_packed_mma16_p3": ConfigInfo(16, 16, 1024, 3), "gemv_packed_mma16_p4": ConfigInfo(16, 16, 1024, 4)}
 
 
 def test_heuristic_answers_one_to_eight_tokens_with_the_packed_gemv_chain_where_it_is_compiled_in():
@@ -563,14 +563,18 @@ def test_heuristic_answers_one_to_eight_tokens_with_the_packed_gemv_chain_where_
         assert not tuning.is_gemv_chain(tuning.heuristic_choice(6, *shape, 132, unfit, activation).config)
 
 
-def test_only_the_packed_gemv_chains_pack_their_weights_and_they_run_one_to_eight_tokens():
+def test_only_the_packed_gemv_chains_pack_their_weights_and_they_run_one_to_sixteen_tokens():
     for packed in PACKED_INFO:
         assert tuning.packs_weights(packed) and tuning.is_gemv_chain(packed)
-        assert [m for m in range(0, 11) if tuning.runs_at(packed, m)] == list(range(1, 9))
+        assert [m for m in range(0, 20) if tuning.runs_at(packed, m)] == list(range(1, 17))
         assert tuning.parse_label(packed) == (packed, (1, 1), "row", "kblock")
         entries = table(entry(8, packed, order="row"), entry(64))
         assert choose(entries, 8, available=dict(ALL_CONFIGS, **PACKED_INFO)).label == packed
-        with pytest.raises(ValueError, match="runs only at M = 1-8, not at M = 16"):
-            tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(16), config=packed)]}, "t.json")
+        # A table may name it at 9-16 tokens (two token tiles), not past them.
+        entries = table(entry(16, packed, order="row"), entry(64))
+        assert choose(entries, 12, available=dict(ALL_CONFIGS, **PACKED_INFO)).label == packed
+        assert choose(entries, 17, available=dict(ALL_CONFIGS, **PACKED_INFO)).config != packed
+        with pytest.raises(ValueError, match="runs only at M = 1-16, not at M = 32"):
+            tuning.parse_table({"schema": tuning.SCHEMA, "entries": [dict(entry(32), config=packed)]}, "t.json")
     for other in (ROWS, ROWS_MMA, GEMV, "fused_64x128x128_s4_ws", "gemv_packed_mma_p3", "gemv_packed_mma16"):
         assert not tuning.packs_weights(other)

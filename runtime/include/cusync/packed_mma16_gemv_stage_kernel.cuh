@@ -1,4 +1,4 @@
-// The GEMV of 1-8 tokens on tensor cores over packed weights, a launch per stage: each block owns 16 weight rows (16
+// The GEMV of 1-16 tokens on tensor cores over packed weights, a launch per stage: each block owns 16 weight rows (16
 // outputs, or 8 paired SwiGLU outputs) over the whole of K, as the whole-rows tensor-core GEMV does
 // (row_mma_gemv_stage_kernel.cuh), but reads W from a copy packed once in mma fragment order (packed_gemv_layout.h,
 // packed_gemv_pack.cuh): every lane loads its own A fragments (16 weight rows) with coalesced 16-byte loads and its
@@ -41,12 +41,30 @@ namespace cusync {
 inline constexpr int kPacked16GemvRows = 16;
 inline constexpr int kPacked16GemvWarps = 8;
 inline constexpr int kPacked16GemvThreads = kPacked16GemvWarps * 32;
-inline constexpr int kPacked16GemvMaxTokens = 8;  // mma B columns
+inline constexpr int kPacked16GemvTokensPerTile = 8;  // mma B columns
+inline constexpr int kPacked16GemvMaxTokenTiles = 2;
+inline constexpr int kPacked16GemvMaxTokens = kPacked16GemvTokensPerTile * kPacked16GemvMaxTokenTiles;
 
-// p.gemms[s].w holds W packed in 16-row blocks (packed_gemv_layout.h, pairing included), not W.
-template <class Policy, int kBlocksPerSm>
-__global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
+// Token tiles (mma B operands of 8 tokens) of the instance that runs m tokens: 1 up to 8 tokens, 2 up to 16.
+constexpr int packed16GemvTokenTiles(int m) {
+  return (m + kPacked16GemvTokensPerTile - 1) / kPacked16GemvTokensPerTile;
+}
+
+// Blocks per SM an instance is compiled for: kBlocksPerSm with one token tile. With two, each lane holds 8 more token
+// registers of 16 bytes per share and 4 more sums, which at 4 blocks of 256 threads (64 registers a thread) would
+// spill: that instance is compiled for at most 3.
+constexpr int packed16GemvBlocksPerSm(int blocksPerSm, int tokenTiles) {
+  return tokenTiles == 1 || blocksPerSm < 3 ? blocksPerSm : 3;
+}
+
+// p.gemms[s].w holds W packed in 16-row blocks (packed_gemv_layout.h, pairing included), not W. kTokenTiles token
+// tiles of 8 share each A fragment: tile j's B columns are tokens 8 j + g.
+template <class Policy, int kBlocksPerSm, int kTokenTiles = 1>
+__global__ void __launch_bounds__(kPacked16GemvThreads, packed16GemvBlocksPerSm(kBlocksPerSm, kTokenTiles))
     packedMma16GemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
+  static_assert(kTokenTiles >= 1 && kTokenTiles <= kPacked16GemvMaxTokenTiles);
+  // storeRowGemvOutputs gives each (token, row) output a thread.
+  static_assert(kPacked16GemvTokensPerTile * kTokenTiles * kPacked16GemvRows <= kPacked16GemvThreads);
   constexpr int kRows = kPacked16GemvRows;
   constexpr int kSteps = packedGemvShareK(kRows) / kPackedGemvStepK;  // 4
   const int tid = threadIdx.x, lane = tid % 32, warp = tid / 32, g = lane / 4, t = lane % 4;
@@ -57,46 +75,61 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
   const SkinnyGemm& gemm = p.gemms[s];
   const int k = gemm.k, shares = packedGemvShares(k, kRows);
   const uint4* const packed = reinterpret_cast<const uint4*>(gemm.w) + std::size_t(blockIdx.x) * shares * 256 + lane;
-  // Lane (g, t) carries token g (B column g; columns g >= m multiply zeros) at k = 128 share + 32 q + 8 t; its loads
-  // stop at kLeft (0 without a token).
+  // Lane (g, t) carries token 8 j + g of tile j (B column g; columns past m multiply zeros) at k = 128 share + 32 q +
+  // 8 t; its loads stop at kLeft[j] (0 without a token).
+  // (Tile j's tokens lie 8 k further per tile: one base pointer, so that the two-tile instance fits 3 blocks per SM.)
   const __half* const tokenBase = gemm.a + std::size_t(g) * std::size_t(k) + 8 * t;
-  const int kLeft = g < p.m ? k - 8 * t : 0;
-  uint4 weights[2 * kSteps], tokens[kSteps];
+  const std::size_t tileStride = std::size_t(kPacked16GemvTokensPerTile) * std::size_t(k);
+  int kLeft[kTokenTiles];
+#pragma unroll
+  for (int j = 0; j < kTokenTiles; ++j) kLeft[j] = kPacked16GemvTokensPerTile * j + g < p.m ? k - 8 * t : 0;
+  uint4 weights[2 * kSteps], tokens[kTokenTiles][kSteps];
   const auto loadWeights = [&](int share) {
 #pragma unroll
     for (int i = 0; i < 2 * kSteps; ++i) weights[i] = __ldcs(packed + (std::size_t(share) * 8 + i) * 32);
   };
   const auto loadTokens = [&](int share) {
 #pragma unroll
-    for (int q = 0; q < kSteps; ++q) {
-      const int at = packedGemvShareK(kRows) * share + kPackedGemvStepK * q;
-      // Both stages' tokens through L1 (detail::loadTokenPiece says why that is sound for stage 1).
-      tokens[q] = at < kLeft ? __ldca(reinterpret_cast<const uint4*>(tokenBase + at)) : uint4{};
-    }
+    for (int j = 0; j < kTokenTiles; ++j)
+#pragma unroll
+      for (int q = 0; q < kSteps; ++q) {
+        const int at = packedGemvShareK(kRows) * share + kPackedGemvStepK * q;
+        // Both stages' tokens through L1 (detail::loadTokenPiece says why that is sound for stage 1).
+        tokens[j][q] = at < kLeft[j] ? __ldca(reinterpret_cast<const uint4*>(tokenBase + j * tileStride + at))
+                                     : uint4{};
+      }
   };
 
   int share = warp;
   if (share < shares) loadWeights(share);
   if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
   if (tracing) traceTimes[1] = detail::globalTimerNs();
-  float acc[4] = {};
+  float acc[kTokenTiles][4] = {};
   for (; share < shares; share += kPacked16GemvWarps) {
     loadTokens(share);
 #pragma unroll
     for (int q = 0; q < kSteps; ++q) {
-      const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1], x = tokens[q];
-      // 16 weight rows (A) by 8 token columns (B).
-      detail::mmaM16N8K16(acc, rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
-      detail::mmaM16N8K16(acc, rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+      const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1];
+#pragma unroll
+      for (int j = 0; j < kTokenTiles; ++j) {
+        const uint4 x = tokens[j][q];
+        // 16 weight rows (A) by 8 token columns (B).
+        detail::mmaM16N8K16(acc[j], rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
+        detail::mmaM16N8K16(acc[j], rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+      }
     }
     if (share + kPacked16GemvWarps < shares) loadWeights(share + kPacked16GemvWarps);
   }
 
-  __shared__ float warpSums[kPacked16GemvWarps][kPacked16GemvMaxTokens][kRows];
-  warpSums[warp][2 * t][g] = acc[0];
-  warpSums[warp][2 * t + 1][g] = acc[1];
-  warpSums[warp][2 * t][g + 8] = acc[2];
-  warpSums[warp][2 * t + 1][g + 8] = acc[3];
+  __shared__ float warpSums[kPacked16GemvWarps][kPacked16GemvTokensPerTile * kTokenTiles][kRows];
+#pragma unroll
+  for (int j = 0; j < kTokenTiles; ++j) {
+    const int token = kPacked16GemvTokensPerTile * j + 2 * t;
+    warpSums[warp][token][g] = acc[j][0];
+    warpSums[warp][token + 1][g] = acc[j][1];
+    warpSums[warp][token][g + 8] = acc[j][2];
+    warpSums[warp][token + 1][g + 8] = acc[j][3];
+  }
   __syncthreads();
   detail::storeRowGemvOutputs<kPacked16GemvWarps>(warpSums, p.m, gemm);
   if (p.traces[s] != nullptr && tid == 0) recordBlockTrace(p.traces[s], s, blockIdx.x, traceTimes[0], traceTimes[1]);
