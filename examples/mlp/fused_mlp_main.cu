@@ -7,8 +7,8 @@
 //   cuBLASLt            GEMM (GELU epilogue) then GEMM, back to back; LLaMA: GEMM, SwiGLU kernel, GEMM
 //   Fused               the chain in one launch, tile-synchronized
 //   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
-// At M <= 8 also the skinny chains (skinny_mlp.cuh): weights on the wide side of mma.sync or, at M = 1, a GEMV on the
-// CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits); for the launch-per-GEMM path (gemv_32_p*)
+// At M <= 8 also the skinny chains (skinny_mlp.cuh; the packed GEMV up to 16): weights on the wide side of mma.sync
+// or, at M = 1, a GEMV on the CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits); for the launch-per-GEMM path (gemv_32_p*)
 // also the PDL grid-sync baseline (variant PDL-GridSync: the second launch starts early and waits for the whole
 // first grid).
 // Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
@@ -456,8 +456,10 @@ int main(int argc, char** argv) {
   const auto geluKernels = selectedKernels<FusedMlpPolicy>(options);
   const auto swiGluKernels = selectedKernels<SwiGluMlpPolicy>(options);
   bool skinnySelected = false;
+  int mostSkinnyTokens = 0;  // the most tokens a skinny chain takes (the packed GEMV's 16)
   forEachSkinnyPath<cusync::generated::gpt3_mlp_skinny::Dep_dep_g1_TileSync>([&](auto chain) {
     skinnySelected = skinnySelected || configSelected(options, decltype(chain)::type::configName());
+    mostSkinnyTokens = std::max(mostSkinnyTokens, decltype(chain)::type::kMaxTokens);
   });
   if ((llama ? swiGluKernels.empty() : geluKernels.empty()) && !skinnySelected) {
     std::fprintf(stderr, "mlp_fused_example: no fused-chain configuration registered/selected for %s\n",
@@ -583,7 +585,7 @@ int main(int argc, char** argv) {
         return prepared;
       };
       runFusedVariants(swiGluKernels, context, pairWeights, results);
-      if (m <= skinny::kTokens) {  // the skinny chain's paired layout: gate and up rows paired per 16
+      if (m <= mostSkinnyTokens) {  // the skinny chains' paired layout: gate and up rows paired per 16
         MlpOperands skinnyOperands = context.operands;
         skinnyOperands.w1 = pairedFor(shape.intermediate, 32);
         runSkinnyChains<cusync::generated::llama_mlp_skinny::Dep_dep_g1_TileSync>(
