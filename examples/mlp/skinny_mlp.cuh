@@ -187,6 +187,11 @@ class SkinnyMlpChain {
                " are not multiples of a block's " + std::to_string(firstOutputs) + " and " +
                std::to_string(secondOutputs) + " outputs";
       if (hidden % 8 != 0 || intermediate % 8 != 0) return "K must be a multiple of 8 (16-byte loads)";
+      // The default groups too: a block holds fewer paired outputs than a group, so the width check alone passes an
+      // intermediate size whose last group is cut short, whose up rows W1 does not have.
+      if (pairedSwiGlu && intermediate % int(pairedGroupRows) != 0)
+        return "gate/up pairing groups of " + std::to_string(pairedGroupRows) + " rows do not divide the "
+               "intermediate size " + std::to_string(intermediate);
       return "";
     }
     if (gemm1Rows % kTileN != 0 || hidden % kTileN != 0)

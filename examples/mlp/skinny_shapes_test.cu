@@ -134,6 +134,12 @@ TEST_CASE("The packed GEMV runs 1-16 tokens, unsplit, over widths of whole 16-ro
   CHECK(says(Packed::whyNot(2, 1032, 2784, false, {}), "not multiples of a block's 16 and 16 outputs"));
   CHECK(says(Packed::whyNot(2, 1024, 2792, false, {}), "not multiples of a block's 16 and 16 outputs"));
   CHECK(says(SwiGluPacked::whyNot(2, 1032, 2752, true, {}), "not multiples of a block's 8 and 16 outputs"));
+  // I = 2792 is whole paired blocks of 8 outputs but not whole default pairing groups of 16: W1's last group would be
+  // cut short (every whole-rows path reads the pairing the same way).
+  CHECK(says(SwiGluPacked::whyNot(2, 8192, 2792, true, {}), "pairing groups of 16 rows do not divide"));
+  CHECK(says(SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvRowsMma, 2>::whyNot(2, 8192, 2792, true, {}),
+             "pairing groups of 16 rows do not divide"));
+  CHECK(SwiGluPacked::whyNot(2, 8192, 2784, true, {}).empty());
   CHECK(Packed::configName() == "gemv_packed_mma16_p3");
   CHECK(SwiGluPacked::configName() == "gemv_packed_mma16_p4");
 }
@@ -152,4 +158,7 @@ TEST_CASE("Packing refuses, before any launch, weights that are not whole blocks
   CHECK(says(refusal(1024, 1028, 0, 16), "K in multiples of 8"));
   CHECK(says(refusal(1024, 1024, 4, 16), "pairing groups of 4"));
   CHECK(says(refusal(1024, 1024, 0, 32), "blocks of 32 rows"));
+  // 5584 paired rows (I = 2792) are no whole number of groups of 16 gate and 16 up rows: the last group's up rows
+  // would be read past W (the review of session 31 found packing reading rows 5584-5591).
+  CHECK(says(refusal(5584, 8192, 16, 16), "that W's rows fill whole"));
 }

@@ -27,15 +27,17 @@ __global__ void packGemvWeightsKernel(const __half* w, uint4* packed, int n, int
 }
 
 // `packed` holds packedGemvVectors(n, k, rows) vectors for blocks of `rows` (8 or 16) rows; n a multiple of `rows`,
-// k of 8; paired, pairedGroupRows a multiple of rows / 2.
+// k of 8; paired, pairedGroupRows a multiple of rows / 2 and n of whole groups (each 2 pairedGroupRows rows: a cut
+// group's up rows would lie past W).
 inline void packGemvWeights(const __half* w, uint4* packed, int n, int k, std::uint32_t pairedGroupRows,
                             cudaStream_t stream, int rows) {
   if ((rows != 8 && rows != 16) || n % rows != 0 || k % 8 != 0 ||
-      (pairedGroupRows != 0 && pairedGroupRows % std::uint32_t(rows / 2) != 0))
+      (pairedGroupRows != 0 && (pairedGroupRows % std::uint32_t(rows / 2) != 0 ||
+                                std::uint32_t(n) % (2 * pairedGroupRows) != 0)))
     throw Error("packGemvWeights: W is " + std::to_string(n) + " x " + std::to_string(k) + " (pairing groups of " +
                 std::to_string(pairedGroupRows) + "); blocks of " + std::to_string(rows) +
                 " rows need 8 or 16 rows, rows in multiples of it, K in multiples of 8 and pairing groups in "
-                "multiples of half a block");
+                "multiples of half a block that W's rows fill whole");
   packGemvWeightsKernel<><<<1024, 256, 0, stream>>>(w, packed, n, k, pairedGroupRows, rows);
   CUSYNC_CUDA_CHECK(cudaGetLastError());
 }
