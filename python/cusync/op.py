@@ -18,7 +18,7 @@ import collections
 import os
 import threading
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import torch
 
@@ -176,7 +176,8 @@ def _plan_for(device: int, stream: int, shape: MlpShape, activation: str, captur
     """The plan of this stream for this shape, created on first use. Inside a stream capture nothing can be created
     (a plan allocates and zeroes device memory); the usual warm-up runs on another stream than the capture
     (torch.cuda.graph captures on a stream of its own), so a capture borrows that stream's plan, and the graph must
-    then be replayed in order with the other uses of that plan (docs/PYTORCH_OP.md)."""
+    then be replayed in order with the other uses of that plan (docs/PYTORCH_OP.md). The caller marks the plan
+    captured once nothing can refuse the capture any more (run_into: after the packed copies)."""
     with _registry.lock:
         choice = _registry.choices.get((device, shape, activation, str(tuning.table_path())))
         entry = None
@@ -201,7 +202,6 @@ def _plan_for(device: int, stream: int, shape: MlpShape, activation: str, captur
             _registry.plans[key] = entry
         else:
             _registry.plans.move_to_end(entry.key)
-        entry.captured = entry.captured or capturing
         return entry
 
 
@@ -230,19 +230,25 @@ class _PackedCopy:
     owner: weakref.ref   # the weight tensor it was packed from
     data_ptr: int        # its address and version counter then: a change to either means a stale copy
     version: object      # None for an inference tensor (torch tracks no version for it)
-    key: tuple           # (activation, hidden, intermediate, which)
     packed: torch.Tensor  # uint8, cusync_mlp_packed_weight_bytes long
+    stream: int          # the stream it was allocated on: torch frees it in that stream's order
+    # Other streams that read it, recorded with torch's allocator (record_stream): the copy is freed when its weight
+    # tensor dies, perhaps while a run on one of them still reads it, and the allocator then waits for their work.
+    read_on: set = field(default_factory=set)
     captured: bool = False  # read inside a stream capture: a graph may replay it, so never freed
 
 
 # Reentrant: a weight tensor's finalizer (_forget_packed) may run in this thread while _packed holds the lock, when an
 # allocation there triggers a garbage collection that frees another weight tensor.
 _packed_lock = threading.RLock()
-_packed_copies = {}  # id(weight tensor) -> _PackedCopy, dropped when the tensor dies
+# (id(weight tensor), (activation, hidden, intermediate, which)) -> _PackedCopy, dropped when the tensor dies. Keyed
+# by the role too: one tensor passed as both W1 and W2 (tied weights) keeps a copy for each instead of repacking on
+# every call.
+_packed_copies = {}
 _captured_retired = []  # replaced copies that a captured graph may still read
 
 
-def _forget_packed(key: int) -> None:
+def _forget_packed(key: tuple) -> None:
     with _packed_lock:
         copy = _packed_copies.pop(key, None)
         if copy is not None and copy.captured:
@@ -255,18 +261,20 @@ def _version(w):
     return None if w.is_inference() else w._version
 
 
-def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: bool) -> torch.Tensor:
+def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: bool) -> _PackedCopy:
     """The packed copy of W1 (which 1) or W2 (which 2) that a packing configuration reads in w's place. Made at the
     first call with this tensor and again whenever torch's version counter says it changed in place; refused inside
     a stream capture (it allocates and launches a kernel that a graph would otherwise replay every time). Packing
-    reads W and writes the copy once: about twice the time of one call at these M."""
-    key = (activation, shape.hidden, shape.intermediate, which)
+    reads W and writes the copy once: about twice the time of one call at these M. The caller marks the copy
+    captured once both copies are resolved (a refused capture marks nothing)."""
+    key = (id(w), (activation, shape.hidden, shape.intermediate, which))
     with _packed_lock:
-        copy = _packed_copies.get(id(w))
-        if (copy is not None and copy.owner() is w and copy.data_ptr == w.data_ptr() and copy.version == _version(w)
-                and copy.key == key):
-            copy.captured = copy.captured or capturing
-            return copy.packed
+        copy = _packed_copies.get(key)
+        if copy is not None and copy.owner() is w and copy.data_ptr == w.data_ptr() and copy.version == _version(w):
+            if not capturing and stream.cuda_stream != copy.stream and stream.cuda_stream not in copy.read_on:
+                copy.packed.record_stream(stream)
+                copy.read_on.add(stream.cuda_stream)
+            return copy
         if capturing:
             raise RuntimeError(
                 f"cusync.mlp: w{which} has no packed copy yet (or changed since it was packed), and packing it is not "
@@ -284,9 +292,10 @@ def _packed(w, which: int, shape: MlpShape, activation: str, stream, capturing: 
         # Later calls may run on other streams: the copy is complete before any of them reads it.
         stream.synchronize()
         if copy is None or copy.owner() is not w:
-            weakref.finalize(w, _forget_packed, id(w))
-        _packed_copies[id(w)] = _PackedCopy(weakref.ref(w), w.data_ptr(), _version(w), key, packed)
-        return packed
+            weakref.finalize(w, _forget_packed, key)
+        copy = _PackedCopy(weakref.ref(w), w.data_ptr(), _version(w), packed, stream.cuda_stream)
+        _packed_copies[key] = copy
+        return copy
 
 
 # --- the op ------------------------------------------------------------------------------------------------------
@@ -313,9 +322,17 @@ def run_into(x, w1, w2, intermediate, out, activation: str = "gelu") -> dict:
         stream = torch.cuda.current_stream(device)
         capturing = torch.cuda.is_current_stream_capturing()
         entry = _plan_for(device, stream.cuda_stream, shape, activation, capturing)
+        copies = ()
         if tuning.packs_weights(entry.choice.config):
-            w1 = _packed(w1, 1, shape, activation, stream, capturing)
-            w2 = _packed(w2, 2, shape, activation, stream, capturing)
+            copies = (_packed(w1, 1, shape, activation, stream, capturing),
+                      _packed(w2, 2, shape, activation, stream, capturing))
+            w1, w2 = (copy.packed for copy in copies)
+        if capturing:  # only now that nothing can refuse the capture: a graph may replay these, so never free them
+            with _registry.lock:
+                entry.captured = True
+            with _packed_lock:
+                for copy in copies:
+                    copy.captured = True
         entry.plan.run(x.data_ptr(), w1.data_ptr(), w2.data_ptr(), intermediate.data_ptr(), out.data_ptr(),
                        stream.cuda_stream)
     return entry.description

@@ -396,6 +396,85 @@ def test_the_packed_copy_follows_in_place_changes_of_the_weights_and_dies_with_t
     assert len(op._packed_copies) <= held - 2
 
 
+def packed_gelu_case(tmp_path, monkeypatch, hidden, intermediate, seed):
+    """GELU weights of [intermediate, hidden] and [hidden, intermediate] with a tuning table that names the packed
+    chain at every M of this shape; skips where the library has no packed chain."""
+    config = PACKED_CONFIGS[0]
+    if config not in op._registry.available_on(0, "gelu"):
+        pytest.skip(f"this build has no {config}")
+    properties = torch.cuda.get_device_properties(0)
+    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
+        "device": properties.name, "sms": properties.multi_processor_count, "hidden": hidden,
+        "intermediate": intermediate, "activation": "gelu", "m": 4, "config": config, "split": [1, 1]}]}))
+    monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
+    return weights(hidden, intermediate, seed=seed)
+
+
+def test_one_tensor_as_both_weights_keeps_a_copy_per_role_and_captures_after_a_warm_up(tmp_path, monkeypatch):
+    # Tied weights (H = I): before session 31 the op kept one copy per tensor and repacked it for each role on every
+    # call, so a capture was always refused.
+    w, _ = packed_gelu_case(tmp_path, monkeypatch, 1024, 1024, seed=11)
+    x = random_x(4, 1024, seed=12)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        for _ in range(2):
+            assert relative_error(cusync.mlp(x, w, w), reference(x, w, w)) < BOUND
+    torch.cuda.current_stream().wait_stream(side)
+    assert len([key for key in op._packed_copies if key[0] == id(w)]) == 2
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        static_y = cusync.mlp(x, w, w)
+    static_y.fill_(float("nan"))
+    graph.replay()
+    assert relative_error(static_y, reference(x, w, w)) < BOUND
+
+
+def test_a_copy_read_on_a_side_stream_outlives_the_weights_until_that_stream_is_done(tmp_path, monkeypatch):
+    # The copy is allocated on the stream of the first call and read on another; when the weights die, torch's
+    # allocator must not hand the copy's memory to the first stream before the side stream's run has read it.
+    w1, w2 = packed_gelu_case(tmp_path, monkeypatch, 1024, 2048, seed=13)
+    x = random_x(2, 1024, seed=14)
+    expected = reference(x, w1, w2)
+    cusync.mlp(x, w1, w2)  # packs on the current stream
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        torch.cuda._sleep(50_000_000)  # the side stream's run starts well after the weights are gone
+        y = cusync.mlp(x, w1, w2)
+    copies = [key for key in op._packed_copies if key[0] in (id(w1), id(w2))]
+    assert len(copies) == 2 and all(side.cuda_stream in op._packed_copies[key].read_on for key in copies)
+    sizes = [op._packed_copies[key].packed.numel() for key in copies]
+    del w1, w2
+    import gc
+    gc.collect()
+    assert not any(key in op._packed_copies for key in copies)
+    # Allocations of the copies' sizes on the first stream, which would get the copies' blocks were they free now,
+    # overwritten at once with 0xFF bytes (fp16 NaNs).
+    scratch = [torch.full((size,), 255, dtype=torch.uint8, device="cuda") for size in sizes]
+    torch.cuda.synchronize()
+    assert relative_error(y, expected) < BOUND
+    del scratch
+
+
+def test_a_refused_capture_marks_neither_the_plan_nor_a_copy_captured(tmp_path, monkeypatch):
+    w1, w2 = packed_gelu_case(tmp_path, monkeypatch, 1024, 3072, seed=15)
+    x = random_x(3, 1024, seed=16)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        cusync.mlp(x, w1, w2)  # warm-up: the plan and both copies
+    torch.cuda.current_stream().wait_stream(side)
+    other_w2 = w2.clone()  # never packed: the capture is refused at W2, after W1's copy was found
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        with pytest.raises(RuntimeError, match="packed copy"):
+            cusync.mlp(x, w1, other_w2)
+    shape_plans = [e for e in op._registry.plans.values() if e.key[2] == op.MlpShape(3, 1024, 3072)]
+    assert shape_plans and not any(e.captured for e in shape_plans)
+    assert not any(copy.captured for key, copy in op._packed_copies.items() if key[0] == id(w1))
+
+
 def test_the_packed_chain_runs_on_inference_tensors(tmp_path, monkeypatch):
     # Weights made under torch.inference_mode have no version counter (w._version raises); the op packs them once.
     config = PACKED_CONFIGS[0]
