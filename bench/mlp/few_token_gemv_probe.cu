@@ -33,6 +33,7 @@
 #include <cuda_runtime.h>
 
 #include "common/graph_timer.cuh"
+#include "probe_data.cuh"
 #include "common/read_bandwidth.cuh"  // detail::readOnce: the floor's one-pass read kernel
 #include "cusync/tile.h"              // CUSYNC_HOST_DEVICE
 #include "cusync/packed_gemv_pack.cuh"
@@ -228,36 +229,6 @@ __global__ void __launch_bounds__(256, kBlocksPerSm)
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-__global__ void fill(__half* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
-       i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = __float2half((float(h & 0xffff) / 65535.f - 0.5f) * 0.05f);
-  }
-}
-
-// Y_ref [8, n] in fp32: a block per row, every token.
-__global__ void reference(const __half* w, const __half* x, float* y, int n, int k) {
-  const int row = blockIdx.x;
-  for (int token = 0; token < 8; ++token) {
-    float acc = 0;
-    for (int i = threadIdx.x; i < k; i += blockDim.x)
-      acc += __half2float(w[std::size_t(row) * k + i]) * __half2float(x[std::size_t(token) * k + i]);
-    for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-    __shared__ float part[8];
-    if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = acc;
-    __syncthreads();
-    if (threadIdx.x == 0) {
-      float s = 0;
-      for (int i = 0; i < 8; ++i) s += part[i];
-      y[std::size_t(token) * n + row] = s;
-    }
-    __syncthreads();
-  }
-}
-
 // Median us per launch of 10 launches captured in a graph (3 warm-up replays, 11 timed; examples/common/
 // graph_timer.cuh, as the examples time).
 template <class Launch>
@@ -390,9 +361,9 @@ int main(int argc, char** argv) {
     CHECK(cudaMalloc(&sink, 4));
     CHECK(cudaMemset(partials, 0, std::size_t(8) * s.n * 4));
     CHECK(cudaMemset(arrivals, 0, std::size_t(s.n) * 4));
-    fill<<<1024, 256, 0, stream>>>(w, std::size_t(s.n) * s.k, 1);
-    fill<<<16, 256, 0, stream>>>(x, std::size_t(8) * s.k, 2);
-    reference<<<s.n, 256, 0, stream>>>(w, x, yRef, s.n, s.k);
+    probeFill<<<1024, 256, 0, stream>>>(w, std::size_t(s.n) * s.k, 1);
+    probeFill<<<16, 256, 0, stream>>>(x, std::size_t(8) * s.k, 2);
+    probeReference<<<s.n, 256, 0, stream>>>(w, x, yRef, s.n, s.k, 8);
     const std::size_t vectors = std::size_t(s.n) * s.k / 8;
     const float readUs = timeGraph(
         [&](cudaStream_t st) {

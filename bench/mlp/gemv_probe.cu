@@ -17,6 +17,8 @@
 #include <cuda_fp16.h>
 #include <cuda_runtime.h>
 
+#include "probe_data.cuh"
+
 #define CHECK(x)                                                                           \
   do {                                                                                     \
     cudaError_t e = (x);                                                                   \
@@ -307,30 +309,6 @@ float timeGraph(Launch launch, cudaStream_t stream) {
   return t[t.size() / 2];
 }
 
-__global__ void fill(__half* p, std::size_t n, unsigned seed) {
-  for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n; i += std::size_t(gridDim.x) * blockDim.x) {
-    unsigned h = unsigned(i) * 2654435761u ^ seed;
-    h ^= h >> 13;
-    h *= 0x5bd1e995u;
-    p[i] = __float2half((float(h & 0xffff) / 65535.f - 0.5f) * 0.05f);
-  }
-}
-
-__global__ void reference(const __half* w, const __half* x, float* y, int n, int k) {
-  const int row = blockIdx.x;
-  float acc = 0;
-  for (int i = threadIdx.x; i < k; i += blockDim.x) acc += __half2float(w[std::size_t(row) * k + i]) * __half2float(x[i]);
-  for (int o = 16; o > 0; o /= 2) acc += __shfl_xor_sync(0xffffffffu, acc, o);
-  __shared__ float part[32];
-  if (threadIdx.x % 32 == 0) part[threadIdx.x / 32] = acc;
-  __syncthreads();
-  if (threadIdx.x == 0) {
-    float s = 0;
-    for (int i = 0; i < int(blockDim.x / 32); ++i) s += part[i];
-    y[row] = s;
-  }
-}
-
 struct Shape {
   const char* name;
   int n, k;
@@ -402,7 +380,7 @@ void runRowContiguous(const Shape& s, const __half* w, const __half* x, float* y
               ok ? "ok" : "WRONG");
 }
 
-// T tokens: x holds T token rows, yRef T reference rows (reference() per token); the relative bound is looser with
+// T tokens: x holds T token rows, yRef T reference rows (probeReference); the relative bound is looser with
 // half-precision partial sums.
 template <int R, int U, int B, int T, bool kHalfMath>
 void runRowTokens(const Shape& s, const __half* w, const __half* x, float* y, const float* yRef, float readUs,
@@ -527,11 +505,10 @@ int main() {
     CHECK(cudaMalloc(&x, std::size_t(8) * s.k * 2));
     CHECK(cudaMalloc(&y, std::size_t(8) * s.n * 4));
     CHECK(cudaMalloc(&yRef, std::size_t(8) * s.n * 4));
-    fill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
+    probeFill<<<1024, 256, 0, st>>>(w, std::size_t(s.n) * s.k, 1);
     // x and yRef hold 8 token rows: the one-token shapes use the first, the multi-token ones all.
-    fill<<<16, 256, 0, st>>>(x, std::size_t(8) * s.k, 2);
-    for (int token = 0; token < 8; ++token)
-      reference<<<s.n, 256, 0, st>>>(w, x + std::size_t(token) * s.k, yRef + std::size_t(token) * s.n, s.n, s.k);
+    probeFill<<<16, 256, 0, st>>>(x, std::size_t(8) * s.k, 2);
+    probeReference<<<s.n, 256, 0, st>>>(w, x, yRef, s.n, s.k, 8);
     unsigned* sink;
     CHECK(cudaMalloc(&sink, 4));
     const std::size_t vectors = std::size_t(s.n) * s.k / 8;
