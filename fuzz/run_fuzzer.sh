@@ -10,7 +10,10 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 target=${1:-parser}
 seconds=${2:-300}
 shift $(( $# < 2 ? $# : 2 ))  # the rest go to libFuzzer (e.g. -seed=1 -runs=N for a repeatable run)
-case "$target" in parser | compiler) ;; *) echo "run_fuzzer.sh: target is parser or compiler, not '$target'" >&2; exit 2 ;; esac
+case "$target" in
+  parser | compiler) ;;
+  *) echo "run_fuzzer.sh: target is parser or compiler, not '$target'" >&2; exit 2 ;;
+esac
 out=${CUSYNC_FUZZ_DIR:-$root/build-fuzz}/$target
 cxx=${CXX_FUZZ:-$(command -v clang++-19 || command -v clang++)}
 mkdir -p "$out/corpus" "$out/crashes"

@@ -8,9 +8,9 @@
 //   Fused               the chain in one launch, tile-synchronized
 //   Fused-StreamSync    the same kernel launched twice, one GEMM per launch, ordered by the stream
 // At M <= 8 also the skinny chains (skinny_mlp.cuh; the packed GEMV up to 16): weights on the wide side of mma.sync
-// or, at M = 1, a GEMV on the CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits); for the launch-per-GEMM path (gemv_32_p*)
-// also the PDL grid-sync baseline (variant PDL-GridSync: the second launch starts early and waits for the whole
-// first grid).
+// or, at M = 1, a GEMV on the CUDA cores (configurations skinny_32_*, gemv_32_*; --skinny-splits); for the
+// launch-per-GEMM path (gemv_32_p*) also the PDL grid-sync baseline (variant PDL-GridSync: the second launch starts
+// early and waits for the whole first grid).
 // Torch baselines (eager, torch.compile) come from bench/mlp/torch_baselines.py in the same device call;
 // bench/mlp/summarize_fused.py puts them into one table with this program's CSV.
 //

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # fuzz/run_fuzzer.sh, briefly, for both targets: each must still build (its source list names every source of the
 # libraries it fuzzes; a file added to them and not to the list fails the link, as it did unnoticed until session 31)
-# and run a fixed sequence of random specs (seed 1, RUNS inputs each, default 2000 for the parser and a twentieth of that
+# and run a fixed sequence of random specs (seed 1, RUNS inputs, default 2000, for the parser and a twentieth of them
 # for the compiler, so CI sees the same inputs every time) with no crash, sanitizer report, hang or escaping
 # exception. Builds into a temporary directory, which it removes; exits 77 (skipped) without clang or a libFuzzer
 # runtime.
