@@ -26,7 +26,9 @@ sources=(dsl/src/cpp_names.cpp dsl/src/diagnostic.cpp dsl/src/lexer.cpp dsl/src/
          analysis/src/dependency_facts.cpp fuzz/${target}_fuzzer.cpp)
 includes=(-Idsl/include -Idsl/src -Ianalysis/include -Ianalysis/src)
 if [ "$target" = compiler ]; then
-  sources+=(codegen/src/*.cpp)
+  # Expanded in the repository, not in the caller's directory (ctest runs this from the build tree).
+  mapfile -t codegen_sources < <(cd "$root" && printf '%s\n' codegen/src/*.cpp)
+  sources+=("${codegen_sources[@]}")
   includes+=(-Icodegen/include -Icodegen/src)
 fi
 binary="$out/${target}_fuzzer"
