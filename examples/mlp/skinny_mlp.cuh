@@ -402,8 +402,8 @@ class SkinnyMlpChain {
       }
     } else if constexpr (kPacked) {
       // One token tile up to 8 tokens, two up to 16 (each A fragment multiplied by both).
-      return m <= kPacked16GemvTokensPerTile ? packedMma16GemvStageKernel<Policy, kDepth, 1>
-                                             : packedMma16GemvStageKernel<Policy, kDepth, 2>;
+      return packed16GemvTokenTiles(m) == 1 ? packedMma16GemvStageKernel<Policy, kDepth, 1>
+                                            : packedMma16GemvStageKernel<Policy, kDepth, 2>;
     } else {
       (void)m;
       return kernel();

@@ -58,6 +58,16 @@ def relative_error(out, ref):
     return ((out.float() - ref).norm() / ref.norm()).item()
 
 
+def warm_up_on_a_side_stream(call):
+    """The warm-up of torch.cuda.graph's documentation: call() on a side stream ordered after the current one, the
+    current stream then ordered after it (the capture runs on the graph's own stream)."""
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):
+        call()
+    torch.cuda.current_stream().wait_stream(side)
+
+
 def random_x(m, hidden, seed=None):
     generator = torch.Generator(device="cuda").manual_seed(seed if seed is not None else m)
     return torch.randn(m, hidden, device="cuda", generator=generator).half()
@@ -162,12 +172,7 @@ def test_graph_capture_replays_with_fresh_inputs(gpt3):
     w1, w2 = gpt3
     m = 64
     static_x = random_x(m, GPT3[0])
-    # The warm-up of torch.cuda.graph's documentation: on a side stream, then capture on the graph's own stream.
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        cusync.mlp(cusync.mlp(static_x, w1, w2), w1, w2)
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up_on_a_side_stream(lambda: cusync.mlp(cusync.mlp(static_x, w1, w2), w1, w2))
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         static_y = cusync.mlp(static_x, w1, w2)
@@ -235,11 +240,14 @@ def a_fused_configuration(activation="gelu"):
     return sorted(name for name in op._registry.available_on(0, activation) if not tuning.is_gemv_chain(name))[0]
 
 
-def write_table(path, m, config, split, order):
+def write_table(path, m, config, split, order=None, shape=GPT3, activation="gelu"):
+    """A tuning table whose only entry, for this GPU, names `config` at M = m (no "order": the table's default)."""
     properties = torch.cuda.get_device_properties(0)
-    path.write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
-        "device": properties.name, "sms": properties.multi_processor_count, "hidden": GPT3[0],
-        "intermediate": GPT3[1], "activation": "gelu", "m": m, "config": config, "split": split, "order": order}]}))
+    entry = {"device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
+             "intermediate": shape[1], "activation": activation, "m": m, "config": config, "split": split}
+    if order is not None:
+        entry["order"] = order
+    path.write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [entry]}))
 
 
 def test_a_tuning_table_from_the_environment_decides_the_configuration(gpt3, tmp_path, monkeypatch):
@@ -315,10 +323,7 @@ def gemv_chain_case(tmp_path, monkeypatch, activation, config, table_m, split, s
                            else ((8192, 2752), 2, swiglu_reference))
     w1, w2 = weights(*shape, gate_up=gate_up, seed=seed)
     op_w1 = w1 if activation == "gelu" else cusync.pair_gate_up(w1)
-    properties = torch.cuda.get_device_properties(0)
-    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
-        "device": properties.name, "sms": properties.multi_processor_count, "hidden": shape[0],
-        "intermediate": shape[1], "activation": activation, "m": table_m, "config": config, "split": split}]}))
+    write_table(tmp_path / "table.json", table_m, config, split, shape=shape, activation=activation)
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     return shape, w1, w2, op_w1, ref
 
@@ -402,10 +407,7 @@ def packed_gelu_case(tmp_path, monkeypatch, hidden, intermediate, seed):
     config = PACKED_CONFIGS[0]
     if config not in op._registry.available_on(0, "gelu"):
         pytest.skip(f"this build has no {config}")
-    properties = torch.cuda.get_device_properties(0)
-    (tmp_path / "table.json").write_text(json.dumps({"schema": tuning.SCHEMA, "entries": [{
-        "device": properties.name, "sms": properties.multi_processor_count, "hidden": hidden,
-        "intermediate": intermediate, "activation": "gelu", "m": 4, "config": config, "split": [1, 1]}]}))
+    write_table(tmp_path / "table.json", 4, config, [1, 1], shape=(hidden, intermediate))
     monkeypatch.setenv(tuning.TABLE_ENVIRONMENT, str(tmp_path / "table.json"))
     return weights(hidden, intermediate, seed=seed)
 
@@ -415,12 +417,10 @@ def test_one_tensor_as_both_weights_keeps_a_copy_per_role_and_captures_after_a_w
     # call, so a capture was always refused.
     w, _ = packed_gelu_case(tmp_path, monkeypatch, 1024, 1024, seed=11)
     x = random_x(4, 1024, seed=12)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
+    def twice():
         for _ in range(2):
             assert relative_error(cusync.mlp(x, w, w), reference(x, w, w)) < BOUND
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up_on_a_side_stream(twice)
     assert len([key for key in op._packed_copies if key[0] == id(w)]) == 2
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
@@ -460,11 +460,7 @@ def test_a_copy_read_on_a_side_stream_outlives_the_weights_until_that_stream_is_
 def test_a_refused_capture_marks_neither_the_plan_nor_a_copy_captured(tmp_path, monkeypatch):
     w1, w2 = packed_gelu_case(tmp_path, monkeypatch, 1024, 3072, seed=15)
     x = random_x(3, 1024, seed=16)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        cusync.mlp(x, w1, w2)  # warm-up: the plan and both copies
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up_on_a_side_stream(lambda: cusync.mlp(x, w1, w2))  # the plan and both copies
     other_w2 = w2.clone()  # never packed: the capture is refused at W2, after W1's copy was found
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
@@ -492,11 +488,7 @@ def test_capturing_with_weights_never_packed_raises_and_a_warmed_up_capture_repl
     config = PACKED_CONFIGS[1]
     shape, w1, w2, op_w1, ref = gemv_chain_case(tmp_path, monkeypatch, activation, config, 4, [1, 1], seed=8)
     static_x = random_x(4, shape[0])
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):
-        cusync.mlp(static_x, op_w1, w2, activation)  # warm-up: the plan and both packed copies
-    torch.cuda.current_stream().wait_stream(side)
+    warm_up_on_a_side_stream(lambda: cusync.mlp(static_x, op_w1, w2, activation))  # the plan and both packed copies
     other_w2 = w2.clone()  # never seen by the op: no packed copy
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
