@@ -50,6 +50,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/interleaved_graph_timer.cuh"
+#include "cusync/packed_gemv_pack.cuh"
 #include "cusync/stage.cuh"
 #include "phase_argument.h"
 #include "stock_gemm_registry.h"
@@ -214,6 +215,10 @@ int run(int argc, char** argv) {
         reference(std::size_t(s.m) * s.n);
     fillRandom(a, ++seed, 1.0f, stream);
     fillRandom(w, ++seed, 1.0f / std::sqrt(float(s.k)), stream);
+    // The packed GEMV stage reads W packed at 16 rows (where the shape is whole 16-row blocks; else it refuses it).
+    const bool packable = s.n % 16 == 0 && s.k % 8 == 0;
+    DeviceBuffer<uint4> wPacked(packable ? packedGemvVectors(s.n, s.k, 16) : 1);
+    if (packable) packGemvWeights(w.get(), wPacked.get(), s.n, s.k, 0, stream, 16);
     const double flops = 2.0 * s.m * s.n * double(s.k);
     const double bytes = 2.0 * (double(s.m) * s.k + double(s.n) * s.k + double(s.m) * s.n);
     const double floor = floorMicroseconds(flops, bytes, ceilings);
@@ -281,7 +286,7 @@ int run(int argc, char** argv) {
             args.n = s.n;
             args.k = s.k;
             args.a = a.get();
-            args.b = w.get();
+            args.b = gemm->packedWeights ? reinterpret_cast<const __half*>(wPacked.get()) : w.get();
             args.d = d.get();
             args.stage = probe.stage->view();
             args.stage.semaphores = nullptr;

@@ -25,15 +25,32 @@
 #include "common/device_buffers.cuh"
 #include "common/kernel_occupancy.cuh"
 #include "cusync/cusync.cuh"
+#include "cusync/packed_gemv_pack.cuh"
 
 namespace cusync::examples::attention {
 
 // ---- Buffers and reference ---------------------------------------------------------------------------------------
 
+// Blocks of the packed GEMV stage's weights (hooked_packed_gemv_kernel.cuh): whole 16-row blocks.
+inline constexpr int kPackedWeightRows = 16;
+
+// Whether the packed GEMV stage can read this problem's weights: token generation (the only phase with GEMV stages)
+// over matrices of whole 16-row blocks.
+inline bool packsWeights(const AttentionProblem& p, int n, int k) {
+  return p.phase == Phase::Decode && n % kPackedWeightRows == 0 && k % 8 == 0;
+}
+// The weights packed for the packed GEMV stage (packed_gemv_layout.h at 16 rows); a placeholder vector where it cannot
+// read them (prompt processing would otherwise hold a second copy of every weight, 151 MB for GPT-3).
+inline std::size_t packedWeightVectors(const AttentionProblem& p, int n, int k) {
+  return packsWeights(p, n, k) ? packedGemvVectors(n, k, kPackedWeightRows) : 1;
+}
+
 struct AttentionBuffers {
   DeviceBuffer<__half> x, wqkv, wo, qkv, t, y, kCache, vCache;
   DeviceBuffer<__half> qkvReference, tReference, yReference;
   DeviceBuffer<__half> appended, appendedReference;  // the caches' new positions [S', S'+S) as [tokens, 2 * H/8]
+  // Wqkv and Wo packed for the packed GEMV stage, refreshed with every new weights (prepareAttentionReference).
+  DeviceBuffer<uint4> wqkvPacked, woPacked;
   explicit AttentionBuffers(const AttentionProblem& p)
       : x(std::size_t(p.tokens()) * p.shape.hidden),
         wqkv(std::size_t(p.qkvColumns()) * p.shape.hidden),
@@ -47,7 +64,9 @@ struct AttentionBuffers {
         tReference(t.size()),
         yReference(y.size()),
         appended(std::size_t(p.tokens()) * 2 * p.tColumns()),
-        appendedReference(appended.size()) {}
+        appendedReference(appended.size()),
+        wqkvPacked(packedWeightVectors(p, p.qkvColumns(), p.shape.hidden)),
+        woPacked(packedWeightVectors(p, p.shape.hidden, p.tColumns())) {}
 };
 
 namespace detail {
@@ -103,6 +122,11 @@ inline void prepareAttentionReference(AttentionBuffers& b, const AttentionProble
   fillRandom(b.x, seed * 7 + 1, 1.0f, stream);
   fillRandom(b.wqkv, seed * 7 + 2, 4.0f / std::sqrt(float(p.shape.hidden)), stream);
   fillRandom(b.wo, seed * 7 + 3, 1.0f / std::sqrt(float(p.tColumns())), stream);
+  // The packed copies the packed GEMV stage reads, from these weights (where they are whole 16-row blocks).
+  if (packsWeights(p, p.qkvColumns(), p.shape.hidden))
+    packGemvWeights(b.wqkv.get(), b.wqkvPacked.get(), p.qkvColumns(), p.shape.hidden, 0, stream, kPackedWeightRows);
+  if (packsWeights(p, p.shape.hidden, p.tColumns()))
+    packGemvWeights(b.wo.get(), b.woPacked.get(), p.shape.hidden, p.tColumns(), 0, stream, kPackedWeightRows);
   fillRandom(b.kCache, seed * 7 + 4, 2.3f, stream);
   fillRandom(b.vCache, seed * 7 + 5, 2.3f, stream);
   CublasLtGemm qkvGemm(lt, p.tokens(), p.qkvColumns(), p.shape.hidden, false, workspace, workspaceBytes);
@@ -438,7 +462,8 @@ class AttentionChain {
     first.n = problem_.qkvColumns();
     first.k = problem_.shape.hidden;
     first.a = buffers_.x.get();
-    first.b = buffers_.wqkv.get();
+    // The packed GEMV stage reads Wqkv's packed copy (prepareAttentionReference makes it with the weights).
+    first.b = qkvGemm_->packedWeights ? reinterpret_cast<const __half*>(buffers_.wqkvPacked.get()) : buffers_.wqkv.get();
     first.d = buffers_.qkv.get();
     first.stage = qkv_->view();
     if (!synchronized) first.stage.semaphores = nullptr;
@@ -456,7 +481,7 @@ class AttentionChain {
     last.n = problem_.shape.hidden;
     last.k = problem_.tColumns();
     last.a = buffers_.t.get();
-    last.b = buffers_.wo.get();
+    last.b = outGemm_->packedWeights ? reinterpret_cast<const __half*>(buffers_.woPacked.get()) : buffers_.wo.get();
     last.d = buffers_.y.get();
     last.stage = out_->view();
     if (synchronized) {

@@ -4,8 +4,8 @@
 // CUSYNC_CHAIN_DELAY_NS injected into every GEMV unit and attention block before its wait and before its post
 // (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
 // configurations (128- and 32-column output tiles, weights staged in shared memory or streamed, products on the CUDA
-// cores or on tensor cores), their split-K choices, the PDL grid-sync baseline and the attention stage's PDL trigger
-// (at start, after its wait) vary. Every
+// cores or on tensor cores, weights row-major or packed), their split-K choices, the PDL grid-sync baseline and the
+// attention stage's PDL trigger (at start, after its wait) vary. Every
 // chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
 // and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
 // with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
@@ -74,14 +74,24 @@ struct GemvEntries {
   AttentionGemm out32Rows[2] = {
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 2, false, 32, 0, 4, 1>::entry(),
       AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 2, false, 32, 0, 4, 1>::entry()};
+  // Whole rows on tensor cores over weights packed once (hooked_packed_gemv_kernel.cuh): 16 columns per block.
+  AttentionGemm qkvPacked =
+      AttentionGemvInstance<M, GemmRole::Qkv, TPolicyKind::TileSync, 3, false, 128, 0, 6, 0, true>::entry();
+  AttentionGemm out32Packed[2] = {
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::TileSync, 3, false, 32, 0, 7, 0, true>::entry(),
+      AttentionGemvInstance<M, GemmRole::Output, TPolicyKind::RowSync, 3, false, 32, 0, 7, 0, true>::entry()};
 };
+
+// Each GEMM's GEMV configurations above.
+constexpr int kGemvChoices = 6;
 
 struct Case {
   int batch, cached;
   Variant variant;
   bool triggerAfterWait;  // PDL: the attention stage lets the output GEMM launch after its wait
-  int qkv;  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows, 4: whole rows, 2 pieces
-  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows
+  // 0: gemv 128 b4, 1: gemv 128 b2, 2: gemv 128 b1 on tensor cores, 3: whole rows, 4: whole rows, 2 pieces, 5: packed
+  int qkv;
+  int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows, 5: packed
   SplitChoice qkvSplit, outSplit;
 };
 
@@ -95,11 +105,12 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                       {Ordering::WaitKernel, TPolicyKind::TileSync},
                                       {Ordering::WaitKernel, TPolicyKind::RowSync},
                                       {Ordering::PdlGridSync, TPolicyKind::TileSync}};
-  const AttentionGemm* qkvGemms[5] = {&gemvs.qkvB4, &gemvs.qkvB2, &gemvs.qkvMma, &gemvs.qkvRows, &gemvs.qkvRows2};
+  const AttentionGemm* qkvGemms[kGemvChoices] = {&gemvs.qkvB4,   &gemvs.qkvB2,    &gemvs.qkvMma,
+                                                 &gemvs.qkvRows, &gemvs.qkvRows2, &gemvs.qkvPacked};
   auto outGemm = [&](int out, TPolicyKind k) {
     const int i = k == TPolicyKind::TileSync ? 0 : 1;
-    const AttentionGemm* gemms[5] = {&gemvs.out32B4[i], &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
-                                     &gemvs.out32Mma[i], &gemvs.out32Rows[i]};
+    const AttentionGemm* gemms[kGemvChoices] = {&gemvs.out32B4[i],  &gemvs.out32B2Staged[i], &gemvs.out128B2[i],
+                                                &gemvs.out32Mma[i], &gemvs.out32Rows[i],     &gemvs.out32Packed[i]};
     return gemms[out];
   };
   std::vector<Case> cases;
@@ -108,8 +119,8 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
-          for (int qkv = 0; qkv < 5; ++qkv)
-            for (int out = 0; out < 5; ++out) {
+          for (int qkv = 0; qkv < kGemvChoices; ++qkv)
+            for (int out = 0; out < kGemvChoices; ++out) {
               AttentionProblem p{shape, Phase::Decode, batch, 1, cached};
               const auto qkvSplits = splitCandidates(*qkvGemms[qkv], Phase::Decode, p.tokens(), p.qkvColumns(),
                                                      shape.hidden, multiprocessors);

@@ -45,6 +45,9 @@ struct AttentionGemm {
   // whole of K; 1 for every other GEMM. Its stage runs that many parts per tile (SplitChoice::columnGroups), a tile's
   // parts back to back, and is never split along K.
   std::uint32_t columnGroups = 1;
+  // The packed GEMV stage (hooked_packed_gemv_kernel.cuh): its launch reads B packed once in mma fragment order at 16
+  // rows (AttentionBuffers::wqkvPacked / woPacked), not B.
+  bool packedWeights = false;
 };
 
 std::vector<AttentionGemm>& attentionGemms();

@@ -14,7 +14,7 @@
 namespace cusync::examples::attention {
 
 template <Model M, GemmRole R, TPolicyKind K, int BlocksPerSm, bool StageWeights, int TileN, int MmaStages, int Rank,
-          int WholeRowsUnroll = 0>
+          int WholeRowsUnroll = 0, bool PackedRows = false>
 struct AttentionGemvInstance {
   using ChainPolicies = Policies<M, Phase::Decode>;
   // As AttentionGemmInstance: the QKV GEMM posts under StridedSync (and waits for nothing), the output GEMM waits
@@ -27,11 +27,12 @@ struct AttentionGemvInstance {
   // row group per warp. StageWeights: the output GEMM's weights staged in shared memory while it waits for T.
   // MmaStages > 0: the products on tensor cores, weights through a per-warp ring of that many 4 KB slots.
   // WholeRowsUnroll > 0: on tensor cores, each block 8 columns over the whole of K, TileN / 8 blocks per tile, that
-  // many 4 KB pieces of each row in flight per thread.
+  // many 4 KB pieces of each row in flight per thread. PackedRows: on tensor cores, each block 16 columns over the
+  // whole of K read from the weights packed once (the chain passes AttentionBuffers' packed copy).
   static_assert(R != GemmRole::Qkv || (TileN == kSpecTileN && !StageWeights),
                 "the QKV GEMM's tile is the spec's, and it waits for nothing to stage weights behind");
   using Gemv = HookedGemv<kSpecTileM<Phase::Decode>, TileN, BlocksPerSm, StageWeights, InputPolicy, OutputPolicy,
-                          MmaStages, WholeRowsUnroll>;
+                          MmaStages, WholeRowsUnroll, PackedRows>;
 
   static AttentionGemm entry() {
     const std::string name = std::string(M == Model::Gpt3 ? "gpt3" : "llama") + "_decode_" +
@@ -50,6 +51,7 @@ struct AttentionGemvInstance {
                          &Gemv::maxActiveBlocksPerSm,
                          &Gemv::launch};
     gemm.columnGroups = Gemv::WholeRows ? std::uint32_t(Gemv::kColumnGroups) : 1u;
+    gemm.packedWeights = Gemv::Packed;
     return gemm;
   }
 };
@@ -58,12 +60,12 @@ struct AttentionGemvInstance {
 
 // One registration per translation unit; RANK as CUSYNC_REGISTER_ATTENTION_GEMM's (after the CUTLASS list's).
 // WHOLE_ROWS_UNROLL: the whole-rows stage's pieces per batch (the configuration's fourth field "rows<N>"), 0 for the
-// other stages.
+// other stages; PACKED_ROWS: 1 for the packed stage (fourth field "packed"), 0 for the others.
 #define CUSYNC_REGISTER_ATTENTION_GEMV(MODEL, ROLE, POLICY, RANK, BLOCKS_PER_SM, STAGE_WEIGHTS, TILE_N, MMA_STAGES, \
-                                       WHOLE_ROWS_UNROLL)                                                       \
+                                       WHOLE_ROWS_UNROLL, PACKED_ROWS)                                          \
   namespace {                                                                                                   \
   using namespace ::cusync::examples::attention;                                                                \
   const AttentionGemmRegistration registration{                                                                 \
       AttentionGemvInstance<Model::MODEL, GemmRole::ROLE, TPolicyKind::POLICY, BLOCKS_PER_SM, STAGE_WEIGHTS,     \
-                            TILE_N, MMA_STAGES, RANK, WHOLE_ROWS_UNROLL>::entry()};                             \
+                            TILE_N, MMA_STAGES, RANK, WHOLE_ROWS_UNROLL, PACKED_ROWS>::entry()};               \
   }

@@ -16,6 +16,7 @@
 #include "cusync/error.h"
 #include "cusync/hooked_gemv_kernel.cuh"
 #include "cusync/hooked_mma_gemv_kernel.cuh"
+#include "cusync/hooked_packed_gemv_kernel.cuh"
 #include "cusync/hooked_rows_mma_gemv_kernel.cuh"
 #include "cusync/launch.cuh"
 #include "cusync/tile.h"
@@ -32,15 +33,21 @@ namespace cusync::examples {
 // streaming its weights through a ring of MmaStages 4 KB slots (hooked_mma_gemv_kernel.cuh; StageWeights unused).
 // WholeRowsUnroll > 0: on tensor cores, TileN / 8 blocks per tile, each 8 columns over the whole of K, that many
 // 4 KB pieces of each row loaded per batch (hooked_rows_mma_gemv_kernel.cuh; the stage's parts are those column
-// groups; StageWeights and MmaStages unused).
+// groups; StageWeights and MmaStages unused). PackedRows: on tensor cores, TileN / 16 blocks per tile, each 16 columns
+// over the whole of K read from B packed once in mma fragment order (hooked_packed_gemv_kernel.cuh; the launch's b is
+// the packed copy, packGemvWeights at 16 rows; the stage's parts are the column groups; the other options unused).
 template <int TileM, int TileN, int BlocksPerSm, bool StageWeights, class InputPolicy_, class OutputPolicy_,
-          int MmaStages = 0, int WholeRowsUnroll = 0>
+          int MmaStages = 0, int WholeRowsUnroll = 0, bool PackedRows = false>
 struct HookedGemv {
-  static constexpr bool WholeRows = WholeRowsUnroll > 0;
+  static constexpr bool Packed = PackedRows;
+  static_assert(!Packed || (MmaStages == 0 && !StageWeights && WholeRowsUnroll == 0),
+                "the packed stage streams its packed weights through registers");
+  static constexpr bool WholeRows = WholeRowsUnroll > 0 || Packed;
   static_assert(MmaStages == 0 || !StageWeights, "the tensor-core stage streams its weights through its ring");
   static_assert(!WholeRows || (MmaStages == 0 && !StageWeights), "the whole-rows stage streams through registers");
   static constexpr bool kTensorCores = MmaStages > 0;
-  static constexpr std::uint32_t kColumnGroups = WholeRows ? TileN / kRowMmaGemvRows : 0;
+  static constexpr std::uint32_t kColumnGroups =
+      Packed ? TileN / kPacked16GemvRows : WholeRows ? TileN / kRowMmaGemvRows : 0;
   using InputPolicy = InputPolicy_;
   using OutputPolicy = OutputPolicy_;
   // Dynamic shared memory asked of every instance once, for the staged activations and weights of the longest
@@ -62,7 +69,9 @@ struct HookedGemv {
 
   template <int kTokens>
   static constexpr auto kernel = [] {
-    if constexpr (WholeRows)
+    if constexpr (Packed)
+      return &hookedPackedGemvKernel<InputPolicy, OutputPolicy, TileN, BlocksPerSm>;  // one instance for 1-4 tokens
+    else if constexpr (WholeRows)
       return &hookedRowsMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, WholeRowsUnroll>;
     else if constexpr (kTensorCores)
       return &hookedMmaGemvKernel<InputPolicy, OutputPolicy, kTokens, TileN, BlocksPerSm, MmaStages>;
@@ -73,6 +82,7 @@ struct HookedGemv {
   // Dynamic shared memory of a launch of `tokens` tokens whose longest part spans `longestPart` k, weights staged or
   // not.
   static int sharedBytes(int tokens, int longestPart, bool stageWeights) {
+    if constexpr (Packed) return 0;  // its warps' sums are static
     if constexpr (WholeRows) return rowMmaGemvSharedBytes(tokens);
     if constexpr (kTensorCores) return hookedMmaGemvSharedBytes(MmaStages, tokens, longestPart);
     return tokens * longestPart * 2 + (stageWeights ? TileN * longestPart * 2 : 0);
@@ -81,7 +91,9 @@ struct HookedGemv {
   static std::string name() {
     return "gemv_" + std::to_string(TileM) + "x" + std::to_string(TileN) + "_b" + std::to_string(BlocksPerSm) +
            (StageWeights ? "_sw" : "") + (kTensorCores ? "_mma" + std::to_string(MmaStages) : "") +
-           (WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string()) : "");
+           (Packed      ? std::string("_packed")
+            : WholeRows ? "_rows" + (WholeRowsUnroll > 1 ? std::to_string(WholeRowsUnroll) : std::string())
+                        : std::string(""));
   }
 
   static GridShape tileGrid(int m, int n) {
