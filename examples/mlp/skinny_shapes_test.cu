@@ -112,16 +112,14 @@ TEST_CASE("The packed GEMV runs 1-16 tokens, unsplit, over widths of whole 16-ro
   using Packed = SkinnyMlpChain<GeluPolicy, SkinnyPath::GemvPackedMma16, 3>;
   using SwiGluPacked = SkinnyMlpChain<SwiGluPolicy, SkinnyPath::GemvPackedMma16, 4>;
   STATIC_REQUIRE(Packed::kPacked && Packed::kRows && Packed::kLaunchPerGemm);
-  // One token tile (8 B columns) up to 8 tokens, two up to 16; the two-tile instance is compiled for at most 3 blocks
-  // per SM (at 4 its registers would spill).
+  // One token tile (8 B columns) up to 8 tokens, two up to 16.
   STATIC_REQUIRE(packed16GemvTokenTiles(1) == 1);
   STATIC_REQUIRE(packed16GemvTokenTiles(8) == 1);
   STATIC_REQUIRE(packed16GemvTokenTiles(9) == 2);
   STATIC_REQUIRE(packed16GemvTokenTiles(16) == 2);
-  STATIC_REQUIRE(packed16GemvBlocksPerSm(4, 1) == 4);
-  STATIC_REQUIRE(packed16GemvBlocksPerSm(4, 2) == 3);
-  STATIC_REQUIRE(packed16GemvBlocksPerSm(3, 2) == 3);
-  STATIC_REQUIRE(packed16GemvBlocksPerSm(2, 2) == 2);
+  // Whole shares per load with one token tile, half shares with two (their registers).
+  STATIC_REQUIRE(packed16GemvStepsPerLoad(1) == 4);
+  STATIC_REQUIRE(packed16GemvStepsPerLoad(2) == 2);
   for (int m : {1, 2, 3, 4, 5, 8, 9, 13, 16}) {
     CHECK(Packed::whyNot(m, 12288, 6144, false, {}).empty());
     CHECK(SwiGluPacked::whyNot(m, 8192, 2752, true, {}).empty());

@@ -214,7 +214,7 @@ def split_for_waves(info: ConfigInfo, sms: int, m: int, hidden: int, intermediat
 # groups of rows) and how GEMM 2's units wait (UNIT_WAITS). GELU: the GPT-3 slice (H = 12288, I = 6144);
 # docs/BENCHMARKS.md, "session 3", call 7 (docs/results/fused_2026-11-23_session3/call7_gpt3_mlp_fused.csv: every M,
 # orders g8 and g4, both unit waits). Where several wave counts give the winner's split, the smallest is written.
-# At M = 1-8 the tensor-core GEMV over packed weights answers first (FEW_TOKEN_PACKED); where it is not compiled in,
+# At M = 1-16 the tensor-core GEMV over packed weights answers first (FEW_TOKEN_PACKED); where it is not compiled in,
 # at M = 1 another GEMV chain (ONE_TOKEN_ROWS, else ONE_TOKEN_GEMV) where it can run the shape, and at M = 2-4 the
 # whole-rows tensor-core one (FEW_TOKEN_ROWS_MMA).
 HEURISTIC = (
@@ -280,14 +280,16 @@ FEW_TOKEN_ROWS_MMA = "gemv_rows_mma_p2"
 FEW_TOKEN_ROWS_MMA_TOKENS = range(2, 5)
 
 
-# One to eight tokens, first: the tensor-core GEMV over packed weights, 16 rows per block, at the blocks per SM measured
-# fastest for each activation's model slice. In one process on the H200 (session 30, call 6): GPT-3 (GELU) on 3 blocks
-# per SM 70.0-71.3 us at M = 1-8 (4 per SM: 71.7-73.2) against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8 for
-# cuBLASLt; LLaMA (SwiGLU) on 4 per SM 33.6-34.6 (3 per SM: 34.7-36.0) against 35.6 and 42.5-43.2. Its blocks hold 16
-# outputs (8 paired SwiGLU outputs), so it takes H in multiples of 16 and I in multiples of 16 (GELU; SwiGLU's I is a
-# multiple of 64 anyway); the op packs each weight tensor once (op.py).
+# One to sixteen tokens, first: the tensor-core GEMV over packed weights, 16 rows per block, at the blocks per SM
+# measured fastest for each activation's model slice. In one process on the H200 (session 30, call 6): GPT-3 (GELU) on
+# 3 blocks per SM 70.0-71.3 us at M = 1-8 (4 per SM: 71.7-73.2) against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8
+# for cuBLASLt; LLaMA (SwiGLU) on 4 per SM 33.6-34.6 (3 per SM: 34.7-36.0) against 35.6 and 42.5-43.2. At 9-16 tokens
+# (two token tiles; session 32, call 5) the same: GPT-3 on 3 per SM 72.9-73.6 (4 per SM: 74.1-75.8; cuBLASLt
+# 86.4-87.2), LLaMA on 4 per SM 35.0-35.7 (37.3-38.0; cuBLASLt 43.0-43.9); the fused chain took 92-98 and 50-53
+# (call 1). Its blocks hold 16 outputs (8 paired SwiGLU outputs), so it takes H in multiples of 16 and I in multiples
+# of 16 (GELU; SwiGLU's I is a multiple of 64 anyway); the op packs each weight tensor once (op.py).
 FEW_TOKEN_PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
-FEW_TOKEN_PACKED_TOKENS = range(1, 9)
+FEW_TOKEN_PACKED_TOKENS = range(1, 17)
 PACKED_BLOCK_ROWS = 16
 
 
@@ -306,8 +308,8 @@ def heuristic_choice(m: int, hidden: int, intermediate: int, sms: int, available
     packed = FEW_TOKEN_PACKED[activation]
     if (m in FEW_TOKEN_PACKED_TOKENS and packed in available and available[packed].blocks_per_sm > 0
             and _packed_gemv_runs(hidden, intermediate, activation)):
-        return Choice(packed, 1, 1, 1, 1, "heuristic (the tensor-core GEMV chain over packed weights at 1-8 tokens: "
-                      "docs/BENCHMARKS.md session 30 call 6, H200)")
+        return Choice(packed, 1, 1, 1, 1, "heuristic (the tensor-core GEMV chain over packed weights at 1-16 tokens: "
+                      "docs/BENCHMARKS.md session 30 call 6 and session 32 call 5, H200)")
     if m == 1 and ONE_TOKEN_ROWS in available and available[ONE_TOKEN_ROWS].blocks_per_sm > 0:
         return Choice(ONE_TOKEN_ROWS, 1, 1, 1, 1, "heuristic (the whole-rows GEMV chain at one token: "
                       "docs/BENCHMARKS.md session 26 call 5, H200)")

@@ -15,7 +15,9 @@
 // of weights; here lane (g, t) loads 16 bytes of rows g and g + 8 and one token chunk per step, halving the token loads
 // and the mmas per weight byte, and a warp's 4 KB share (128 k of 16 rows) holds 8 weight and 4 token registers of 16
 // bytes against 8 and 8. Chains at M = 1-8, H200 (session 30, call 6): GPT-3 70.0-71.3 us against the 8-row kernel's
-// 71.5-74.8 and cuBLASLt's 85.0-85.8; LLaMA 33.6-34.6 against 36.2-38.8 and 42.5-43.2.
+// 71.5-74.8 and cuBLASLt's 85.0-85.8; LLaMA 33.6-34.6 against 36.2-38.8 and 42.5-43.2. At M = 9-16 (two token tiles,
+// half shares; session 32, call 5): GPT-3 at 3 blocks per SM 72.9-73.6 against cuBLASLt's 86.4-87.2, LLaMA at 4
+// 35.0-35.7 against 43.0-43.9.
 //
 // Fragments (packed_gemv_layout.h at 16 rows): A = {row g .x, row g + 8 .x, row g .y, row g + 8 .y} then .z/.w; B =
 // {token g .x, .y} then .z/.w; C: c0, c1 = row g, tokens 2t, 2t + 1; c2, c3 = row g + 8. A paired SwiGLU block's
@@ -50,17 +52,19 @@ constexpr int packed16GemvTokenTiles(int m) {
   return (m + kPacked16GemvTokensPerTile - 1) / kPacked16GemvTokensPerTile;
 }
 
-// Blocks per SM an instance is compiled for: kBlocksPerSm with one token tile. With two, each lane holds 8 more token
-// registers of 16 bytes per share and 4 more sums, which at 4 blocks of 256 threads (64 registers a thread) would
-// spill: that instance is compiled for at most 3.
-constexpr int packed16GemvBlocksPerSm(int blocksPerSm, int tokenTiles) {
-  return tokenTiles == 1 || blocksPerSm < 3 ? blocksPerSm : 3;
-}
+// mma steps of 32 k whose weights and tokens a warp loads at once: a whole share (4) with one token tile, half of one
+// with two. With two token tiles each lane holds 4 more token registers of 16 bytes per step and 4 more sums, which at
+// 4 blocks of 256 threads (64 registers a thread) do not fit beside a whole share's weights (8 registers of 16 bytes);
+// half a share fits in 64 with no spills. It keeps 2 KB per warp in flight, 48-64 KB per SM at 3-4 blocks, still
+// above the read rate's latency product (about 35 KB per SM at 4.5 TB/s and 1 us). Session 32 (calls 3 and 5, H200),
+// M = 9-16: whole shares at 3 blocks per SM took 80.6-83.9 us (GPT-3) and 43.5-44.1 (LLaMA, whose GEMM 2 of 512 blocks
+// then needs two waves); half shares 72.9-73.6 and 37.3-38.0 at 3 blocks per SM, 74.1-75.8 and 35.0-35.7 at 4.
+constexpr int packed16GemvStepsPerLoad(int tokenTiles) { return tokenTiles > 1 ? 2 : 4; }
 
 // p.gemms[s].w holds W packed in 16-row blocks (packed_gemv_layout.h, pairing included), not W. kTokenTiles token
 // tiles of 8 share each A fragment: tile j's B columns are tokens 8 j + g.
 template <class Policy, int kBlocksPerSm, int kTokenTiles = 1>
-__global__ void __launch_bounds__(kPacked16GemvThreads, packed16GemvBlocksPerSm(kBlocksPerSm, kTokenTiles))
+__global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
     packedMma16GemvStageKernel(const __grid_constant__ SkinnyChainParams<Policy> p, std::uint32_t s) {
   static_assert(kTokenTiles >= 1 && kTokenTiles <= kPacked16GemvMaxTokenTiles);
   // storeRowGemvOutputs gives each (token, row) output a thread.
@@ -83,17 +87,22 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, packed16GemvBlocksPerSm(
   int kLeft[kTokenTiles];
 #pragma unroll
   for (int j = 0; j < kTokenTiles; ++j) kLeft[j] = kPacked16GemvTokensPerTile * j + g < p.m ? k - 8 * t : 0;
-  uint4 weights[2 * kSteps], tokens[kTokenTiles][kSteps];
-  const auto loadWeights = [&](int share) {
+  // A share's weights and tokens arrive in kLoads loads of kLoadSteps mma steps each (packed16GemvStepsPerLoad).
+  constexpr int kLoadSteps = packed16GemvStepsPerLoad(kTokenTiles);
+  constexpr int kLoads = kSteps / kLoadSteps;
+  static_assert(kSteps % kLoadSteps == 0);
+  uint4 weights[2 * kLoadSteps], tokens[kTokenTiles][kLoadSteps];
+  const auto loadWeights = [&](int share, int load) {
 #pragma unroll
-    for (int i = 0; i < 2 * kSteps; ++i) weights[i] = __ldcs(packed + (std::size_t(share) * 8 + i) * 32);
+    for (int i = 0; i < 2 * kLoadSteps; ++i)
+      weights[i] = __ldcs(packed + (std::size_t(share) * 8 + 2 * kLoadSteps * load + i) * 32);
   };
-  const auto loadTokens = [&](int share) {
+  const auto loadTokens = [&](int share, int load) {
 #pragma unroll
     for (int j = 0; j < kTokenTiles; ++j)
 #pragma unroll
-      for (int q = 0; q < kSteps; ++q) {
-        const int at = packedGemvShareK(kRows) * share + kPackedGemvStepK * q;
+      for (int q = 0; q < kLoadSteps; ++q) {
+        const int at = packedGemvShareK(kRows) * share + kPackedGemvStepK * (kLoadSteps * load + q);
         // Both stages' tokens through L1 (detail::loadTokenPiece says why that is sound for stage 1).
         tokens[j][q] = at < kLeft[j] ? __ldca(reinterpret_cast<const uint4*>(tokenBase + j * tileStride + at))
                                      : uint4{};
@@ -101,24 +110,31 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, packed16GemvBlocksPerSm(
   };
 
   int share = warp;
-  if (share < shares) loadWeights(share);
+  if (share < shares) loadWeights(share, 0);
   if (s == 1 && p.secondWaitsForWholeGrid) waitForPriorGrids();
   if (tracing) traceTimes[1] = detail::globalTimerNs();
   float acc[kTokenTiles][4] = {};
   for (; share < shares; share += kPacked16GemvWarps) {
-    loadTokens(share);
 #pragma unroll
-    for (int q = 0; q < kSteps; ++q) {
-      const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1];
+    for (int load = 0; load < kLoads; ++load) {
+      loadTokens(share, load);
 #pragma unroll
-      for (int j = 0; j < kTokenTiles; ++j) {
-        const uint4 x = tokens[j][q];
-        // 16 weight rows (A) by 8 token columns (B).
-        detail::mmaM16N8K16(acc[j], rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
-        detail::mmaM16N8K16(acc[j], rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+      for (int q = 0; q < kLoadSteps; ++q) {
+        const uint4 rowG = weights[2 * q], rowG8 = weights[2 * q + 1];
+#pragma unroll
+        for (int j = 0; j < kTokenTiles; ++j) {
+          const uint4 x = tokens[j][q];
+          // 16 weight rows (A) by 8 token columns (B).
+          detail::mmaM16N8K16(acc[j], rowG.x, rowG8.x, rowG.y, rowG8.y, x.x, x.y);
+          detail::mmaM16N8K16(acc[j], rowG.z, rowG8.z, rowG.w, rowG8.w, x.z, x.w);
+        }
       }
+      // The next load's weights: the rest of this share, or the warp's next share.
+      if (load + 1 < kLoads)
+        loadWeights(share, load + 1);
+      else if (share + kPacked16GemvWarps < shares)
+        loadWeights(share + kPacked16GemvWarps, 0);
     }
-    if (share + kPacked16GemvWarps < shares) loadWeights(share + kPacked16GemvWarps);
   }
 
   __shared__ float warpSums[kPacked16GemvWarps][kPacked16GemvTokensPerTile * kTokenTiles][kRows];
