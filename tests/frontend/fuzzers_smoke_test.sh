@@ -3,11 +3,16 @@
 # libraries it fuzzes; a file added to them and not to the list fails the link, as it did unnoticed until session 31)
 # and run a fixed sequence of random specs (seed 1, RUNS inputs, default 2000, for the parser and a twentieth of them
 # for the compiler, so CI sees the same inputs every time) with no crash, sanitizer report, hang or escaping
-# exception. Builds into a temporary directory, which it removes; exits 77 (skipped) without clang or a libFuzzer
-# runtime.
+# exception; and an unknown target is refused. Builds into a temporary directory, which it removes; exits 77
+# (skipped) without clang or a libFuzzer runtime.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 runs=${1:-2000}
+# A target it does not have is a usage error (exit 2) that names the targets, before anything is built.
+usage=$(bash "$root/fuzz/run_fuzzer.sh" lexer 2>&1); rc=$?
+if [ $rc -ne 2 ] || [[ "$usage" != *"parser or compiler, not 'lexer'"* ]]; then
+  echo "FAIL: run_fuzzer.sh lexer exited $rc: $usage"; exit 1
+fi
 cxx=$(command -v clang++-19 || command -v clang++ || true)
 [ -n "$cxx" ] || { echo "skipped: no clang++"; exit 77; }
 work=$(mktemp -d); trap 'rm -rf "$work"' EXIT
