@@ -8,10 +8,11 @@ chain (a launch per GEMM, the second launched with PDL, waiting tile by tile or,
 The op runs on the current stream, allocates its output and intermediate through torch's allocator, and only
 enqueues kernels, so it can be captured into a CUDA graph; its fake implementation lets torch.compile trace it.
 Per (device, stream, shape, configuration) it keeps a plan (semaphores, split-K buffers, a fused chain's queue) created
-at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. At 1-8
+at the first call; creating one is refused inside a stream capture, so call each shape once before capturing. At 1-16
 tokens the GEMV chain it picks reads W1 and W2 packed in mma fragment order: the op packs each weight tensor at its
 first call with it (and again after an in-place change), keeps the copy while the tensor lives, and refuses to pack
-inside a capture. See docs/PYTORCH_OP.md.
+inside a capture. cusync.mlp called eagerly runs the op's body without the dispatcher where that cannot be observed
+(_dispatcher_adds_nothing). See docs/PYTORCH_OP.md.
 """
 
 import collections
@@ -313,10 +314,16 @@ def run_into(x, w1, w2, intermediate, out, activation: str = "gelu") -> dict:
                              f"got {_describe(t) if isinstance(t, torch.Tensor) else type(t).__name__}")
     if shape.m == 0:
         return {}
-    _check_runnable(x, w1, w2)
     for name, t in (("intermediate", intermediate), ("out", out)):
         if t.data_ptr() % 16:
             raise ValueError(f"cusync.mlp: {name}'s data must be 16-byte aligned (TMA)")
+    return _run_checked(shape, x, w1, w2, intermediate, out, activation)
+
+
+def _run_checked(shape: MlpShape, x, w1, w2, intermediate, out, activation: str) -> dict:
+    """run_into once its arguments are checked (validate for x, w1 and w2; the outputs as run_into checks them or
+    as _allocate_and_run allocates them) and M > 0."""
+    _check_runnable(x, w1, w2)
     device = _device_index(x)
     with torch.cuda.device(device):
         stream = torch.cuda.current_stream(device)
@@ -338,13 +345,19 @@ def run_into(x, w1, w2, intermediate, out, activation: str = "gelu") -> dict:
     return entry.description
 
 
-@torch.library.custom_op("cusync::mlp", mutates_args=())
-def _mlp(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, activation: str = "gelu") -> torch.Tensor:
-    shape = validate(x, w1, w2, activation)
+def _allocate_and_run(shape: MlpShape, x, w1, w2, activation: str) -> torch.Tensor:
+    """The op's body once validate has passed: its output and intermediate from torch's allocator (16-byte aligned),
+    then the run."""
     out = torch.empty((shape.m, shape.hidden), dtype=x.dtype, device=x.device)
     intermediate = torch.empty((shape.m, shape.intermediate), dtype=x.dtype, device=x.device)
-    run_into(x, w1, w2, intermediate, out, activation)
+    if shape.m:
+        _run_checked(shape, x, w1, w2, intermediate, out, activation)
     return out
+
+
+@torch.library.custom_op("cusync::mlp", mutates_args=())
+def _mlp(x: torch.Tensor, w1: torch.Tensor, w2: torch.Tensor, activation: str = "gelu") -> torch.Tensor:
+    return _allocate_and_run(validate(x, w1, w2, activation), x, w1, w2, activation)
 
 
 @_mlp.register_fake
@@ -353,10 +366,48 @@ def _mlp_fake(x, w1, w2, activation="gelu"):
     return x.new_empty((x.shape[0], w2.shape[0]))
 
 
+def _tensor_is_plain(t) -> bool:
+    """A tensor whose data pointer is what it holds: not a subclass, and neither a negative-bit view (torch._neg_view)
+    nor an efficient zero tensor (data pointer 0), which the dispatcher materializes before the body runs."""
+    return (type(t) is torch.Tensor or type(t) is torch.nn.Parameter) and not t.is_neg() and not t._is_zerotensor()
+
+
+def _dispatcher_adds_nothing(x, w1, w2) -> bool:
+    """Whether an eager call may run the op's body directly instead of through torch.ops.cusync.mlp: the dispatcher's
+    custom-op machinery costs 75-120 us of host time per call (python/op_host_overhead.py, session 32, call 7: the
+    public entry point took 170-300 us against 98-155 for the body), which a GPU time of 33-77 us cannot hide. It adds
+    something only where a caller can observe dispatch, so those cases keep it: torch.compile and torch.jit tracing
+    (they record the op); inputs that require grad with grad enabled (the dispatcher's autograd kernel gives an
+    output that requires grad and refuses the backward, as no formula is registered); tensors the dispatcher
+    rewrites first (_tensor_is_plain: subclasses such as FakeTensor, DTensor and FunctionalTensor, negative-bit
+    views, zero tensors; nn.Parameter is plain); active torch function or dispatch modes (torch.device("cuda") and
+    torch.set_default_device are such a mode) and functorch transforms (vmap, grad); and the profiler (which names the
+    op). Not seen by the direct path: kernels registered on cusync::mlp after import (register_kernel,
+    torch.library.impl, register_autocast) and a standalone ExecutionTraceObserver. A torch without the private
+    probes used here always dispatches."""
+    if torch.compiler.is_compiling() or torch.jit.is_tracing():
+        return False
+    if not (_tensor_is_plain(x) and _tensor_is_plain(w1) and _tensor_is_plain(w2)):
+        return False
+    if torch.is_grad_enabled() and (x.requires_grad or w1.requires_grad or w2.requires_grad):
+        return False
+    try:
+        if (torch._C._len_torch_dispatch_stack() or torch._C._len_torch_function_stack()
+                or torch._C._functorch.peek_interpreter_stack() is not None
+                or torch.autograd.profiler._is_profiler_enabled or torch.autograd._profiler_enabled()):
+            return False
+    except AttributeError:
+        return False
+    return True
+
+
 def mlp(x, w1, w2, activation: str = "gelu"):
     """torch.ops.cusync.mlp, with the inputs checked here first so that a bad input raises the documented exception
-    type wherever the call comes from."""
-    validate(x, w1, w2, activation)
+    type wherever the call comes from. An eager call where the dispatcher would add nothing observable runs the op's
+    body directly (_dispatcher_adds_nothing says when), which saves most of the op's host time."""
+    shape = validate(x, w1, w2, activation)
+    if _dispatcher_adds_nothing(x, w1, w2):
+        return _allocate_and_run(shape, x, w1, w2, activation)
     return torch.ops.cusync.mlp(x, w1, w2, activation)
 
 

@@ -19,6 +19,7 @@ this module is tested anywhere (tests/test_tuning.py).
 """
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -412,7 +413,9 @@ def load_table(path) -> list:
     return parse_table(document, str(path))
 
 
+@functools.lru_cache(maxsize=1)
 def default_table_path() -> Path:
+    # Cached: resolving the path walks the file system (tens of microseconds), and the op asks on every call.
     return Path(__file__).resolve().parent / "data" / "tuning_table.json"
 
 

@@ -16,6 +16,7 @@ if torch.cuda.get_device_capability() != (9, 0):
                 allow_module_level=True)
 
 import torch.nn.functional as F  # noqa: E402
+from torch.utils._python_dispatch import TorchDispatchMode  # noqa: E402
 
 import cusync  # noqa: E402
 from cusync import _library, op, tuning  # noqa: E402
@@ -225,6 +226,65 @@ def test_torch_compile_with_dynamic_m(gpt3):
     for m in (5, 37, 130):
         x = random_x(m, GPT3[0])
         assert relative_error(compiled(x), reference(x, w1, w2)) < BOUND
+
+
+class _OpNames(TorchDispatchMode):
+    """Records the name of every op dispatched while it is active."""
+
+    def __init__(self):
+        super().__init__()
+        self.names = []
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.names.append(str(func))
+        return func(*args, **(kwargs or {}))
+
+
+def test_eager_calls_skip_the_dispatcher_only_where_that_cannot_be_observed(gpt3):
+    w1, w2 = gpt3
+    x = random_x(12, GPT3[0])
+    through_dispatcher = torch.ops.cusync.mlp(x, w1, w2, "gelu")
+    assert op._dispatcher_adds_nothing(x, w1, w2)
+    # The direct path runs the same plan: the same bits.
+    assert torch.equal(cusync.mlp(x, w1, w2), through_dispatcher)
+    assert relative_error(through_dispatcher, reference(x, w1, w2)) < BOUND
+    # Weights held as parameters (as a module holds them) take the direct path under no_grad.
+    p1, p2 = torch.nn.Parameter(w1), torch.nn.Parameter(w2)
+    assert not op._dispatcher_adds_nothing(x, p1, p2)  # grad enabled and they require it
+    with torch.no_grad():
+        assert op._dispatcher_adds_nothing(x, p1, p2)
+        assert torch.equal(cusync.mlp(x, p1, p2), through_dispatcher)
+    with torch.inference_mode():
+        assert op._dispatcher_adds_nothing(x, w1, w2)
+    # A dispatch mode sees the op by name through the public entry point, as through torch.ops.
+    with _OpNames() as seen:
+        assert not op._dispatcher_adds_nothing(x, w1, w2)
+        assert torch.equal(cusync.mlp(x, w1, w2), through_dispatcher)
+    assert "cusync.mlp.default" in seen.names
+    # With inputs that require grad both entry points go through the dispatcher's autograd kernel: an output that
+    # requires grad (the same values) and refuses the backward, the op having no formula.
+    x_grad = x.clone().requires_grad_()
+    for call in (lambda: cusync.mlp(x_grad, w1, w2), lambda: torch.ops.cusync.mlp(x_grad, w1, w2, "gelu")):
+        y = call()
+        assert y.requires_grad and torch.equal(y.detach(), through_dispatcher)
+        with pytest.raises(RuntimeError, match="autograd"):
+            y.float().sum().backward()
+    # Where the dispatcher rewrites the inputs or someone watches it, the call dispatches.
+    with torch.device("cuda"):
+        assert not op._dispatcher_adds_nothing(x, w1, w2)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CPU]):
+        assert not op._dispatcher_adds_nothing(x, w1, w2)
+    in_vmap = []
+
+    def probe(row):
+        in_vmap.append(op._dispatcher_adds_nothing(row, w1, w2))
+        return row
+
+    torch.vmap(probe)(x.reshape(3, 4, -1))
+    assert in_vmap == [False]
+    negated = torch._neg_view(x)  # a negative-bit view: its data is x's, its value -x
+    assert not op._dispatcher_adds_nothing(negated, w1, w2)
+    assert torch.equal(cusync.mlp(negated, w1, w2), cusync.mlp(-x, w1, w2))
 
 
 def test_fake_implementation_and_schema_agree_with_the_real_one(gpt3):
