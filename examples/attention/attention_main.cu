@@ -495,8 +495,9 @@ void recordInterleavedTimings(const std::vector<CheckedTiming>& timings, std::ve
 // checked as it is made, as there, but timed only together with the problem's other configurations
 // (CheckedInterleavedTimings), which keeps their chains until the end. First every variant's QKV candidates (the output
 // GEMM at its baseline) are made and checked; where a variant's QKV GEMM choice decides which output candidates
-// follow, these are timed together to choose it; then the output candidates are made and checked with the chosen
-// QKV GEMM; then every chain of the problem is timed together once more, and those times are recorded.
+// follow, these are timed together to choose it; then each variant's output candidates are made and checked with
+// every variant's chosen QKV GEMM (so that the variants' bests can be compared on the same GEMMs); then every chain
+// of the problem is timed together once more, and those times are recorded.
 template <Model M, Phase P>
 std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuffers& buffers, int multiprocessors,
                                            cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -536,12 +537,29 @@ std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuff
     searches.push_back(std::move(search));
   }
   if (choiceNeedsTimes) timeAll("to choose each variant's QKV GEMM");
+  // Each variant's output candidates run with every QKV candidate that some variant chose, not only with its own
+  // choice: one timing round decides each choice, candidates within a few percent of each other come out differently
+  // per variant, and the variants' bests would then compare different GEMMs (session 32: PDL grid sync's best and
+  // the tile-synchronized variants' had different QKV stages at 3 of 4 decode shapes; on the same GEMMs they were
+  // level). Candidates match by GEMM name, split and unit schedule.
+  std::vector<RoleCandidate> chosenQkvs;
+  const auto sameCandidate = [](const RoleCandidate& a, const RoleCandidate& b) {
+    return a.gemm->name == b.gemm->name && a.split == b.split && a.staticUnits == b.staticUnits;
+  };
   for (const QkvSearch& search : searches) {
     std::vector<const Result*> tried;
     for (const std::optional<std::size_t>& row : search.rows) tried.push_back(row ? &results[*row] : nullptr);
-    const std::size_t chosen = chosenQkvCandidate(tried);
+    const RoleCandidate& chosen = search.candidates.qkv[chosenQkvCandidate(tried)];
+    const auto isChosen = [&](const RoleCandidate& k) { return sameCandidate(k, chosen); };
+    if (std::none_of(chosenQkvs.begin(), chosenQkvs.end(), isChosen)) chosenQkvs.push_back(chosen);
+  }
+  for (const QkvSearch& search : searches) {
     const VariantCandidates& c = search.candidates;
-    for (std::size_t i = 1; i < c.out.size(); ++i) run(c, c.qkv[chosen], c.out[i]);
+    for (const RoleCandidate& q : c.qkv) {
+      const auto isQ = [&](const RoleCandidate& k) { return sameCandidate(k, q); };
+      if (std::none_of(chosenQkvs.begin(), chosenQkvs.end(), isQ)) continue;
+      for (std::size_t i = 1; i < c.out.size(); ++i) run(c, q, c.out[i]);
+    }
   }
   if (timer.size() == 0) return results;
   timeAll("the times recorded");
