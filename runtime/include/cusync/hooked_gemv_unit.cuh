@@ -170,5 +170,32 @@ __device__ __forceinline__ void finishGemvTile(const HookedGemvParams<InputPolic
     recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
 }
 
+// The whole-rows stages' last step (hooked_rows_mma_gemv_kernel.cuh, hooked_packed_gemv_kernel.cuh), from the warps'
+// sums warpSums[warp][token][column] of the block's kRows columns from firstColumn on (every warp's entries written,
+// no barrier passed since): a block barrier; thread i < kRows m adds column i % kRows of token i / kRows over the
+// warps, in warp order, and stores it; a block barrier (every thread's stores before the release); thread 0 counts
+// the block's arrival at its tile, and the tile's last arrival posts it.
+template <class OutputPolicy, int kWarps, int kRows, class WarpSums, class InputPolicy>
+__device__ __forceinline__ void storeColumnsAndArrive(const HookedGemvParams<InputPolicy>& p, const WorkUnit& unit,
+                                                      const WarpSums& warpSums, std::size_t firstColumn,
+                                                      std::uint64_t traceStart, std::uint64_t traceWaited) {
+  __syncthreads();
+  const int tid = threadIdx.x, token = tid / kRows, column = tid % kRows;
+  if (token < p.m) {
+    float sum = 0.0f;
+#pragma unroll
+    for (int w = 0; w < kWarps; ++w) sum += warpSums[w][token][column];
+    p.d[std::size_t(token) * p.n + firstColumn + column] = __float2half(sum);
+  }
+  const TileCoord tile = unit.ticket.tile;
+  const std::uint32_t linear = linearIndex(tile, p.stage.grid);
+  if (tid == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
+  __syncthreads();
+  if (tid == 0) {
+    if (arriveAtTile(p.splitArrivals + linear, unit.parts)) p.stage.template postThread<OutputPolicy>(tile);
+    if (p.trace != nullptr) recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
+  }
+}
+
 }  // namespace detail
 }  // namespace cusync

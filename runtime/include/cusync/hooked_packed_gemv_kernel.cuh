@@ -82,23 +82,8 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
   warpSums[warp][2 * t + 1][g] = acc[1];
   warpSums[warp][2 * t][g + 8] = acc[2];
   warpSums[warp][2 * t + 1][g + 8] = acc[3];
-  __syncthreads();
-  // Thread i < 16 kTokens sums column i % 16 for token i / 16, over the warps, in warp order.
-  const int token = tid / kRows, column = tid % kRows;
-  if (token < p.m) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kPacked16GemvWarps; ++w) sum += warpSums[w][token][column];
-    p.d[std::size_t(token) * p.n + firstColumn + column] = __float2half(sum);
-  }
-
-  const std::uint32_t linear = linearIndex(tile, p.stage.grid);
-  if (tid == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
-  __syncthreads();  // every thread's stores before thread 0's release
-  if (tid == 0) {
-    if (detail::arriveAtTile(p.splitArrivals + linear, unit.parts)) p.stage.template postThread<OutputPolicy>(tile);
-    if (p.trace != nullptr) recordBlockTrace(p.trace, p.traceStage, tile.x, start.traceStart, traceWaited);
-  }
+  detail::storeColumnsAndArrive<OutputPolicy, kPacked16GemvWarps, kRows>(p, unit, warpSums, firstColumn,
+                                                                          start.traceStart, traceWaited);
 }
 
 }  // namespace cusync

@@ -59,24 +59,8 @@ __global__ void __launch_bounds__(kRowMmaGemvThreads, kBlocksPerSm)
     __syncthreads();  // warp 0's acquire, for every thread's reads of A
     if (p.trace != nullptr && tid == 0) traceWaited = detail::globalTimerNs();
   });
-  auto* const warpSums = rowMmaGemvWarpSums<kTokens>(shared);
-  __syncthreads();
-  // Thread i < 8 kTokens sums column i % 8 for token i / 8, over the warps, in warp order.
-  const int token = tid / kRows, column = tid % kRows;
-  if (token < p.m) {
-    float sum = 0.0f;
-#pragma unroll
-    for (int w = 0; w < kRowMmaGemvWarps; ++w) sum += warpSums[w][token][column];
-    p.d[std::size_t(token) * p.n + firstColumn + column] = __float2half(sum);
-  }
-
-  const std::uint32_t linear = linearIndex(tile, p.stage.grid);
-  if (tid == 0) CUSYNC_CHAIN_DELAY(tile.x * 7u + 3u);  // stress builds: a slow producer, before its post
-  __syncthreads();  // every thread's stores before thread 0's release
-  if (tid == 0) {
-    if (detail::arriveAtTile(p.splitArrivals + linear, unit.parts)) p.stage.template postThread<OutputPolicy>(tile);
-    if (p.trace != nullptr) recordBlockTrace(p.trace, p.traceStage, tile.x, traceStart, traceWaited);
-  }
+  detail::storeColumnsAndArrive<OutputPolicy, kRowMmaGemvWarps, kRows>(p, unit, rowMmaGemvWarpSums<kTokens>(shared),
+                                                                        firstColumn, traceStart, traceWaited);
 }
 
 }  // namespace cusync
