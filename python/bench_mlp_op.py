@@ -100,6 +100,9 @@ def main():
         config = cusync.explain(x, w1_op, w2, args.activation)["config"]
         variants = {
             "cusync-op": (lambda: cusync.mlp(x, w1_op, w2, args.activation), config),
+            # Through the dispatcher always (cusync.mlp skips it in eager calls where that cannot be observed): the
+            # host time that skipping saves, without graphs only (in a graph both run the same kernels).
+            "cusync-op-dispatched": (lambda: torch.ops.cusync.mlp(x, w1_op, w2, args.activation), config),
             "cusync-op-in-compile": (lambda: compiled_op(x, w1_op, w2), config),
             "torch-eager": (lambda: eager(x, w1, w2), ""),
             "torch-compile": (lambda: compiled(x, w1, w2), ""),
@@ -107,7 +110,7 @@ def main():
         if m in autotune_ms:
             variants["torch-compile-max-autotune"] = (lambda: compiled_autotune(x, w1, w2), "")
         for name, (fn, label) in variants.items():
-            for graph in (True, False):
+            for graph in ((False,) if name == "cusync-op-dispatched" else (True, False)):
                 try:
                     us, out = time_graph(fn) if graph else time_without_graph(fn)
                     record(m, name, graph, us, relative_error(out, ref), label)
@@ -124,18 +127,19 @@ def main():
         mine, theirs = table.get((m, "cusync-op", graph)), table.get((m, other, graph))
         return f"{theirs[0] / mine[0]:7.3f}" if mine and theirs and mine[1] and theirs[1] else "      -"
 
-    print("\nmicroseconds per call; graph: CUDA-graph replays, eager: back-to-back calls; ! = failed the check;"
-          " x/op > 1: the op is faster")
+    print("\nmicroseconds per call; graph: CUDA-graph replays, eager: back-to-back calls; op disp.: the op through"
+          " torch.ops (the dispatcher), eager; ! = failed the check; x/op > 1: the op is faster")
     # max-autotune's columns only when it ran (--autotune-m): it is the best anchor at M = 1 (docs/BENCHMARKS.md).
     autotune = "torch-compile-max-autotune"
     tuned = bool(autotune_ms)
     print(f"{'M':>6} {'op graph':>9} {'eager':>9} {'compile':>9}" + (f" {'max-auto':>9}" if tuned else "") +
-          f" {'op eager':>9} {'eager':>9} | {'eager/op':>8} {'compile/op':>10}" +
+          f" {'op eager':>9} {'op disp.':>9} {'eager':>9} | {'eager/op':>8} {'compile/op':>10}" +
           (f" {'max-auto/op':>11}" if tuned else "") + f" {'eager/op (no graph)':>19} | config")
     for m in ms:
         print(f"{m:6d} {cell(m, 'cusync-op')} {cell(m, 'torch-eager')} {cell(m, 'torch-compile')}" +
               (f" {cell(m, autotune)}" if tuned else "") +
-              f" {cell(m, 'cusync-op', False)} {cell(m, 'torch-eager', False)} | {ratio(m, 'torch-eager'):>8} "
+              f" {cell(m, 'cusync-op', False)} {cell(m, 'cusync-op-dispatched', False)} {cell(m, 'torch-eager', False)}"
+              f" | {ratio(m, 'torch-eager'):>8} "
               f"{ratio(m, 'torch-compile'):>10}" + (f" {ratio(m, autotune):>11}" if tuned else "") +
               f" {ratio(m, 'torch-eager', False):>19} | "
               f"{next((r['config'] for r in rows if r['M'] == m and r['config']), '-')}")
