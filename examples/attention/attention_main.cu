@@ -496,8 +496,9 @@ void recordInterleavedTimings(const std::vector<CheckedTiming>& timings, std::ve
 // (CheckedInterleavedTimings), which keeps their chains until the end. First every variant's QKV candidates (the output
 // GEMM at its baseline) are made and checked; where a variant's QKV GEMM choice decides which output candidates
 // follow, these are timed together to choose it; then each variant's output candidates are made and checked with
-// every variant's chosen QKV GEMM (so that the variants' bests can be compared on the same GEMMs); then every chain
-// of the problem is timed together once more, and those times are recorded.
+// its chosen QKV GEMM (in token generation: with every variant's chosen QKV GEMM, so that the variants' bests can be
+// compared on the same GEMMs); then every chain of the problem is timed together once more, and those times are
+// recorded.
 template <Model M, Phase P>
 std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuffers& buffers, int multiprocessors,
                                            cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -537,28 +538,36 @@ std::vector<Result> runVariantsInterleaved(const Options& options, AttentionBuff
     searches.push_back(std::move(search));
   }
   if (choiceNeedsTimes) timeAll("to choose each variant's QKV GEMM");
-  // Each variant's output candidates run with every QKV candidate that some variant chose, not only with its own
-  // choice: one timing round decides each choice, candidates within a few percent of each other come out differently
-  // per variant, and the variants' bests would then compare different GEMMs (session 32: PDL grid sync's best and
-  // the tile-synchronized variants' had different QKV stages at 3 of 4 decode shapes; on the same GEMMs they were
-  // level). Candidates match by GEMM name, split and unit schedule.
-  std::vector<RoleCandidate> chosenQkvs;
+  // In token generation each variant's output candidates run with every QKV candidate that some variant chose, not
+  // only with its own choice: one timing round decides each choice, candidates within a few percent of each other
+  // come out differently per variant, and the variants' bests would then compare different GEMMs (session 32: PDL
+  // grid sync's best and the tile-synchronized variants' had different QKV stages at 3 of 4 decode shapes; on the
+  // same GEMMs they were level). Candidates match by GEMM name, split and unit schedule. Prompt processing keeps each
+  // variant's own choice: its chains are 10-50x longer, and the extra runs would multiply a search that
+  // device_attention.sh bounds at 180 s per shape.
+  // A variant's own QKV choice (an index into its candidates), from its timed rows.
+  const auto ownChoice = [&](const QkvSearch& search) {
+    std::vector<const Result*> tried;
+    for (const std::optional<std::size_t>& row : search.rows) tried.push_back(row ? &results[*row] : nullptr);
+    return chosenQkvCandidate(tried);
+  };
   const auto sameCandidate = [](const RoleCandidate& a, const RoleCandidate& b) {
     return a.gemm->name == b.gemm->name && a.split == b.split && a.staticUnits == b.staticUnits;
   };
+  std::vector<RoleCandidate> chosenQkvs;
   for (const QkvSearch& search : searches) {
-    std::vector<const Result*> tried;
-    for (const std::optional<std::size_t>& row : search.rows) tried.push_back(row ? &results[*row] : nullptr);
-    const RoleCandidate& chosen = search.candidates.qkv[chosenQkvCandidate(tried)];
+    const RoleCandidate& chosen = search.candidates.qkv[ownChoice(search)];
     const auto isChosen = [&](const RoleCandidate& k) { return sameCandidate(k, chosen); };
     if (std::none_of(chosenQkvs.begin(), chosenQkvs.end(), isChosen)) chosenQkvs.push_back(chosen);
   }
   for (const QkvSearch& search : searches) {
     const VariantCandidates& c = search.candidates;
-    for (const RoleCandidate& q : c.qkv) {
-      const auto isQ = [&](const RoleCandidate& k) { return sameCandidate(k, q); };
-      if (std::none_of(chosenQkvs.begin(), chosenQkvs.end(), isQ)) continue;
-      for (std::size_t i = 1; i < c.out.size(); ++i) run(c, q, c.out[i]);
+    const std::size_t own = ownChoice(search);
+    for (std::size_t j = 0; j < c.qkv.size(); ++j) {
+      const auto isQ = [&](const RoleCandidate& k) { return sameCandidate(k, c.qkv[j]); };
+      const bool runs = j == own || (P == Phase::Decode && std::any_of(chosenQkvs.begin(), chosenQkvs.end(), isQ));
+      if (!runs) continue;
+      for (std::size_t i = 1; i < c.out.size(); ++i) run(c, c.qkv[j], c.out[i]);
     }
   }
   if (timer.size() == 0) return results;
