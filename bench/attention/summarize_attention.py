@@ -6,6 +6,10 @@ one) and cusync's speedup over it, cuBLAS GEMMs around the same attention kernel
 with cusync's speedup over the faster torch, and StreamSync's (SS/torch: the hooked kernels without overlap).
 attention_example's CSV has one row per GEMM configuration it ran; a
 variant's time is that of its fastest, named in the last columns (StreamSync's and the best cusync variant's).
+Since the variants' fastest configurations may differ (each variant's search picks its own), a second table compares
+them on the same GEMMs: for each configuration that StreamSync or PDL grid sync ran together with a synchronized
+variant, their time over the fastest synchronized variant's on it; the median and range per shape (session 32 found
+PDL grid sync ahead in the first table and level in this one).
 With --plot FILE, also the Figure 6b-style bar chart (needs
 matplotlib; skipped with a note when it is missing). Never asserts timings.
 
@@ -13,6 +17,7 @@ Usage: summarize_attention.py --torch TORCH.csv [--plot OUT.png] EXAMPLE.csv...
 """
 import argparse
 import csv
+import statistics
 import sys
 
 
@@ -28,6 +33,7 @@ def main():
     parser.add_argument("examples", nargs="+")
     args = parser.parse_args()
     shapes = {}  # (model, phase, batch, seq, cache) -> {variant: us}, the fastest configuration's
+    per_configuration = {}  # (model, phase, batch, seq, cache) -> {configuration: {variant: us}}, correct rows only
     configurations = {}  # (model, phase, batch, seq, cache) -> {variant: that configuration}
     failures = []
     for path in args.examples:
@@ -40,6 +46,8 @@ def main():
                 configurations.setdefault(key, {})[row["variant"]] = row.get("configuration", "")
             if row["correct"] != "1":
                 failures.append(f"{key} {row['variant']} [{row.get('configuration', '')}]")
+            elif us > 0:
+                per_configuration.setdefault(key, {}).setdefault(row.get("configuration", ""), {})[row["variant"]] = us
     if args.torch:
         for row in read(args.torch):
             key = (row["model"], row["phase"], int(row["batch"]), int(row["seq"]), int(row["cache"]))
@@ -72,6 +80,7 @@ def main():
                      f"[{configurations.get(key, {}).get(best_name, '-')}]; "
                      f"{configurations.get(key, {}).get('StreamSync', '-')}")
         plot_rows.append((f"{key[0]} {key[1]}\nB={key[2]} S={key[3]} S'={key[4]}", speedup, versus_torch))
+    lines += same_gemm_lines(per_configuration)
     if args.plot:
         try:
             import matplotlib
@@ -96,6 +105,29 @@ def main():
         print("FAILED checks: " + "; ".join(failures))
         return 1
     return 0
+
+
+def is_synchronized(variant):
+    return variant.startswith(("Strided+", "Stream+"))
+
+
+def same_gemm_lines(per_configuration):
+    """Per shape: StreamSync's and PDL grid sync's time over the fastest synchronized variant's on each configuration
+    they both ran (> 1: cusync faster), as median, range and count."""
+    lines = ["", "same GEMMs (each configuration a baseline and a synchronized variant both ran): baseline / fastest "
+                 "synchronized variant on it, median [min, max] (configurations)"]
+    for key in sorted(per_configuration):
+        cells = []
+        for baseline in ("StreamSync", "PDL-GridSync"):
+            ratios = []
+            for times in per_configuration[key].values():
+                synced = [us for variant, us in times.items() if is_synchronized(variant)]
+                if baseline in times and synced:
+                    ratios.append(times[baseline] / min(synced))
+            cells.append(f"{baseline} {statistics.median(ratios):.3f} [{min(ratios):.3f}, {max(ratios):.3f}] "
+                         f"({len(ratios)})" if ratios else f"{baseline} -")
+        lines.append(f"{key[0]:6} {key[1]:6} {key[2]:2d} {key[3]:5d} {key[4]:5d}  " + "; ".join(cells))
+    return lines
 
 
 if __name__ == "__main__":
