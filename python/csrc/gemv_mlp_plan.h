@@ -1,9 +1,9 @@
 // The op's plans for a few tokens, five GEMV chains (examples/mlp/skinny_mlp.cuh), each a launch per GEMM with GEMM 2
 // launched with programmatic dependent launch:
 // - gemv_packed_mma16_p3 and _p4 (SkinnyPath::GemvPackedMma16, 3 or 4 blocks per SM), M = 1-16 (past 8 tokens two
-//   token tiles per weight fragment, at most 3 blocks per SM): 16 whole weight rows per block on tensor cores over
-//   weights packed once in mma fragment order (runtime/include/cusync/packed_gemv_layout.h); the caller passes the
-//   packed copies (cusync_mlp_pack_weights) in W1's and W2's place. At M = 1-8, H200: GPT-3 70.0-71.3 us (p3)
+//   token tiles per weight fragment, loaded half a share at a time): 16 whole weight rows per block on tensor cores
+//   over weights packed once in mma fragment order (runtime/include/cusync/packed_gemv_layout.h); the caller passes
+//   the packed copies (cusync_mlp_pack_weights) in W1's and W2's place. At M = 1-8, H200: GPT-3 70.0-71.3 us (p3)
 //   against 70.5 for gemv_rows_p4 at M = 1 and 85.0-85.8 for cuBLASLt; LLaMA 33.6-34.6 (p4) against 35.6 and
 //   42.5-43.2 (docs/BENCHMARKS.md, issue 12, session 30, call 6).
 // - gemv_rows_mma_p2 (SkinnyPath::GemvRowsMma), M = 1-8: as gemv_rows_p4, 8 whole weight rows per block multiplied by

@@ -290,7 +290,7 @@ FEW_TOKEN_ROWS_MMA_TOKENS = range(2, 5)
 # (call 1). Its blocks hold 16 outputs (8 paired SwiGLU outputs), so it takes H in multiples of 16 and I in multiples
 # of 16 (GELU; SwiGLU's I is a multiple of 64 anyway); the op packs each weight tensor once (op.py).
 FEW_TOKEN_PACKED = {"gelu": "gemv_packed_mma16_p3", "swiglu": "gemv_packed_mma16_p4"}
-FEW_TOKEN_PACKED_TOKENS = range(1, 17)
+FEW_TOKEN_PACKED_TOKENS = range(1, PACKED_GEMV_MAX_TOKENS + 1)  # every M the chain runs at
 PACKED_BLOCK_ROWS = 16
 
 
