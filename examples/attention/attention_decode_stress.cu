@@ -5,7 +5,10 @@
 // (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
 // configurations (128- and 32-column output tiles, weights staged in shared memory or streamed, products on the CUDA
 // cores or on tensor cores, weights row-major or packed), their split-K choices, the PDL grid-sync baseline and the
-// attention stage's PDL trigger (at start, after its wait) vary. Every
+// attention stage's PDL trigger (at start, after its wait) and what the waiting stages prefetch into L2 (the cache,
+// the packed output stage's weights: half the cases each, decode_l2_prefetch.h) vary, as does the stage kernels'
+// shared-memory carveout (the example's token-generation default, decode_carveout.h, at one cache length; the
+// driver's choice at the other), which decides which stages' blocks share an SM. Every
 // chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
 // and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
 // with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
@@ -27,6 +30,7 @@
 #include "attention_gemv_instance.cuh"
 #include "attention_stress_case.cuh"
 #include "common/stress_executions.h"
+#include "decode_carveout.h"
 
 using namespace cusync;
 using namespace cusync::examples;
@@ -93,7 +97,14 @@ struct Case {
   int qkv;
   int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows, 5: packed
   SplitChoice qkvSplit, outSplit;
+  DecodeL2Prefetch prefetch;  // a hint that must not change a result: half the cases each, across the other choices
+  int carveoutPercent;        // uniform_carveout.h; -1: the driver's choice per kernel
 };
+
+const char* prefetchName(const DecodeL2Prefetch& prefetch) {
+  return prefetch.cache ? (prefetch.weights ? " (L2 prefetch: both)" : " (L2 prefetch: cache)")
+                        : (prefetch.weights ? " (L2 prefetch: weights)" : "");
+}
 
 template <Model M>
 long long stressModel(const ModelShape& shape, long long executions, int multiprocessors, cudaStream_t stream,
@@ -127,11 +138,16 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
               const auto outSplits = splitCandidates(*outGemm(out, variant.tPolicy), Phase::Decode, p.tokens(),
                                                      shape.hidden, p.tColumns(), multiprocessors);
               if (qkvSplits.empty() || outSplits.empty()) continue;  // a GEMV that does not fit on this device
+              const DecodeL2Prefetch prefetch{(qkv + out + batch) % 2 == 1, (qkv + batch) % 2 == 0};
+              const int carveout = cached == 700 ? kDecodeSharedCarveoutPercent : -1;
               // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
               for (const SplitChoice& o : outSplits)
-                cases.push_back({batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o});
+                cases.push_back(
+                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o, prefetch, carveout});
               if (qkvSplits.size() > 1)
-                cases.push_back({batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front()});
+                cases.push_back(
+                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front(), prefetch,
+                     carveout});
             }
         }
   const int perGraph = 20;
@@ -152,20 +168,24 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       preparedBatch = c.batch, preparedCache = c.cached;
     }
     const GemmChoice gemms{qkvGemms[c.qkv], outGemm(c.out, c.variant.tPolicy), c.qkvSplit, c.outSplit};
+    uniformSharedCarveout() = c.carveoutPercent;  // the stage kernels' launches from here on
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                           workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
-                                          kDecodeBlocksPerSm, c.triggerAfterWait);
+                                          kDecodeBlocksPerSm, c.triggerAfterWait, 1, PromptAttentionKernel::FlashMma,
+                                          1, c.prefetch);
     // Named before it runs, so that a hang is attributed.
-    std::printf("  running %s B=%d S'=%d %s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
-                c.triggerAfterWait ? " (trigger after wait)" : "", chain.description().c_str());
+    std::printf("  running %s B=%d S'=%d %s%s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
+                c.triggerAfterWait ? " (trigger after wait)" : "", prefetchName(c.prefetch),
+                chain.description().c_str());
     const auto start = std::chrono::steady_clock::now();
     const unsigned long long bad = countStressMismatches(chain, *buffers, p, stream, perGraph, replays, mismatches);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     done += perGraph * replays;
     mismatchesOut += (long long)bad;
-    std::printf("%s B=%d S'=%d %s%s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name,
+    std::printf("%s B=%d S'=%d %s%s%s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name,
                 c.batch, c.cached, c.variant.name().c_str(), c.triggerAfterWait ? " (trigger after wait)" : "",
-                chain.description().c_str(), perGraph * replays, seconds, bad, bad ? "  FAILED" : "");
+                prefetchName(c.prefetch), chain.description().c_str(), perGraph * replays, seconds, bad,
+                bad ? "  FAILED" : "");
   }
   return done;
 }

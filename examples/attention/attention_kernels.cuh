@@ -19,6 +19,7 @@
 #include "cusync/async_copy.cuh"
 #include "cusync/block_sync.cuh"
 #include "cusync/block_trace.cuh"
+#include "cusync/l2_prefetch.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -164,6 +165,9 @@ struct DecodeAttentionArgs {
   // their weights) while the attention computes, not while the QKV GEMM's last tiles still stream.
   bool triggerAfterWait = false;
   bool waitForPriorGrid = false;    // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
+  // Before its wait, each block asks L2 for its part's cached keys and values, which do not depend on the QKV GEMM:
+  // a block resident while the QKV GEMM still runs then reads its cache from L2 once it has its q, k and v.
+  bool prefetchCacheToL2 = false;
   BlockTrace* trace = nullptr;      // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
   std::uint32_t traceStage = 0;
 };
@@ -185,9 +189,19 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const std::uint32_t head = unit.ticket.tile.x, sequence = unit.ticket.tile.y;
   const std::uint32_t qkvColumns = 3 * args.heads * kHeadDim;
   const QkvHeadTiles tiles{args.heads, args.qkvTileRows, kHeadDim};  // token generation: head-wide QKV tiles
+  const std::size_t cacheBase = (std::size_t(sequence) * args.heads + head) * args.cacheCapacity * kHeadDim;
+  const std::uint32_t keys = args.cached + 1;
+  const std::uint32_t chunk = (keys + args.parts - 1) / args.parts;
+  const std::uint32_t begin = min(keys, unit.part * chunk), end = min(keys, begin + chunk);
 
   // Wait for the q, k and v tiles (one thread), then the barrier extends its acquire to the block.
   if (threadIdx.x == 0) {
+    if (args.prefetchCacheToL2 && begin < args.cached) {  // the cached rows of [begin, end): key S' is in QKV
+      const std::uint64_t rowBytes = kHeadDim * sizeof(__half);
+      const std::uint64_t bytes = (min(end, args.cached) - begin) * rowBytes;
+      prefetchRangeToL2(args.kCache + cacheBase + std::size_t(begin) * kHeadDim, bytes);
+      prefetchRangeToL2(args.vCache + cacheBase + std::size_t(begin) * kHeadDim, bytes);
+    }
     CUSYNC_CHAIN_DELAY(head * 37u + unit.part);  // stress builds: a slow consumer, before its wait
     SatisfiedSemaphoreCache<4> seen;
     for (std::uint32_t part = 0; part < 3; ++part)
@@ -201,7 +215,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const __half* qkvRow = args.qkv + std::size_t(sequence) * qkvColumns;
   const __half* newKey = qkvRow + (args.heads + head) * kHeadDim;
   const __half* newValue = qkvRow + (2 * args.heads + head) * kHeadDim;
-  const std::size_t cacheBase = (std::size_t(sequence) * args.heads + head) * args.cacheCapacity * kHeadDim;
   const __half* keyCache = args.kCache + cacheBase;
   const __half* valueCache = args.vCache + cacheBase;
   auto keyRow = [&](std::uint32_t j) { return j < args.cached ? keyCache + std::size_t(j) * kHeadDim : newKey; };
@@ -209,9 +222,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
     return j < args.cached ? valueCache + std::size_t(j) * kHeadDim : newValue;
   };
 
-  const std::uint32_t keys = args.cached + 1;
-  const std::uint32_t chunk = (keys + args.parts - 1) / args.parts;
-  const std::uint32_t begin = min(keys, unit.part * chunk), end = min(keys, begin + chunk);
   const int d = threadIdx.x;  // this thread's head dimension in the q load and the V pass
 
   q[d] = __half2float(qkvRow[head * kHeadDim + d]) * kScoreScaleLog2;

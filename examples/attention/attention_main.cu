@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -33,6 +34,7 @@
 #include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "decode_carveout.h"
 #include "phase_argument.h"
 
 using namespace cusync;
@@ -68,6 +70,10 @@ struct Options {
   std::vector<std::string> splitKinds;  // the GEMMs' split choices to search, by kind (empty: all)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
+  DecodeL2Prefetch decodeL2Prefetch;    // token generation: what the waiting stages prefetch into L2
+  // Every stage kernel's preferred shared-memory carveout, percent (uniform_carveout.h); -1: the driver's choice per
+  // kernel; unset: kDecodeSharedCarveoutPercent in token generation, the driver's in prompt processing.
+  std::optional<int> carveoutPercent;
 };
 
 const char* const kUsage =
@@ -80,6 +86,7 @@ const char* const kUsage =
     "                         [--split-order together|k-ranges] [--split-kinds a,b] [--decode-blocks-per-sm N]\n"
     "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
+    "                         [--decode-l2-prefetch none|cache|weights|both] [--carveout default|shared|PERCENT]\n"
     "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -125,6 +132,13 @@ const char* const kUsage =
     "            each head's cache is split into (1..16, default 8)\n"
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
     "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
+    "  --carveout    every stage kernel's preferred share of the SM's memory as shared memory, in percent\n"
+    "            (shared: 100), so that the stages' kernels can share an SM (uniform_carveout.h); default: left to\n"
+    "            the driver per kernel. Unset: 28 in token generation (decode_carveout.h), default in prompt\n"
+    "            processing\n"
+    "  --decode-l2-prefetch    token generation: what the waiting stages ask L2 to fetch before they wait: the\n"
+    "            attention stage's cached keys and values (cache), the packed output GEMV's weights, its blocks that\n"
+    "            fit at once also for the blocks after them (weights), both or none (default)\n"
     "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
     "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
     "            1 for llama, the faster of the two in the chains)\n"
@@ -208,6 +222,15 @@ Options parseOptions(int argc, char** argv) {
       if (v == "start") options.decodeTriggerAfterWait = false;
       else if (v == "after-wait") options.decodeTriggerAfterWait = true;
       else exitWithUsageError(program, "--decode-trigger: '" + v + "' is neither start nor after-wait");
+    } else if (arg == "--carveout") {
+      const std::string v = value();
+      options.carveoutPercent = v == "default" ? -1
+                                : v == "shared"  ? int(cudaSharedmemCarveoutMaxShared)
+                                                 : int(integerArgument(program, arg, v, 0, 100));
+    } else if (arg == "--decode-l2-prefetch") {
+      const std::string v = value();
+      if (!parseDecodeL2Prefetch(v, options.decodeL2Prefetch))
+        exitWithUsageError(program, "--decode-l2-prefetch: '" + v + "' is none of none, cache, weights, both");
     } else if (arg == "--trace") {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
@@ -251,6 +274,7 @@ Options parseOptions(int argc, char** argv) {
   if (!seqGiven) p.sequence = p.phase == Phase::Decode ? 1 : 512;
   if (!cacheGiven) p.cached = p.phase == Phase::Decode ? 1024 : 0;
   if (options.outputGroupRows == 0) options.outputGroupRows = defaultOutputGroupRows(p.shape.model);
+  if (!options.carveoutPercent) options.carveoutPercent = p.phase == Phase::Decode ? kDecodeSharedCarveoutPercent : -1;
   if (p.phase == Phase::Prompt && options.attentionKernel == PromptAttentionKernel::CutlassFmha &&
       options.attentionBlocks > 1)
     exitWithUsageError(program, "--attention-blocks 2: CUTLASS's flash attention computes a tile in one block "
@@ -356,7 +380,8 @@ std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Var
   return std::make_shared<AttentionChain<M, P>>(
       options.problem, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes,
       options.attentionOrder, options.splitOrder, options.attentionBlocks, options.decodeBlocksPerSm,
-      options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows);
+      options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows,
+      options.decodeL2Prefetch);
 }
 
 // One configuration's line: its time (or, `timed` false, that it was checked and waits for its interleaved timing),
@@ -618,9 +643,10 @@ void printStageTimes(const Options& options, const std::vector<Result>& best, At
 
 // Each variant's fastest chain (not cuBLAS+attn, whose GEMMs record nothing) run once more with a block trace
 // (block_trace.h), after a few untraced runs; the records go to `path` as CSV (us since the chain's first block) and
-// each stage's span is printed: when its blocks started (first, median, last), their median wait for producer tiles
-// (the one-tile CUTLASS GEMMs: their median time to their last MMA), and when they finished (first, last). Stages
-// whose kernels record nothing (the persistent CUTLASS GEMMs, the mma.sync prompt attention kernel) are left out.
+// each stage's span is printed: on how many SMs its blocks ran, when they started (first, median, last), their
+// median wait for producer tiles (the one-tile CUTLASS GEMMs: their median time to their last MMA), and when they
+// finished (first, last). Stages whose kernels record nothing (the persistent CUTLASS GEMMs, the mma.sync prompt
+// attention kernel) are left out.
 template <Model M, Phase P>
 void traceBestChains(const Options& options, const std::vector<Result>& best, AttentionBuffers& buffers,
                      int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -652,8 +678,10 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
     std::printf("trace %-26s [%s]\n", r.variant.c_str(), r.configuration.c_str());
     for (std::uint32_t stage = 0; stage < 3; ++stage) {
       std::vector<double> starts, waits, dones;
+      std::map<std::uint32_t, int> blocksOnSm;  // where the stage ran: co-residence decides it (decode_carveout.h)
       for (const BlockTrace& t : records) {
         if (t.start == 0 || t.stage != stage) continue;
+        ++blocksOnSm[t.sm];
         starts.push_back((t.start - origin) / 1000.0);
         waits.push_back((t.waited - t.start) / 1000.0);
         dones.push_back((t.done - origin) / 1000.0);
@@ -665,10 +693,13 @@ void traceBestChains(const Options& options, const std::vector<Result>& best, At
       std::sort(starts.begin(), starts.end());
       std::sort(waits.begin(), waits.end());
       std::sort(dones.begin(), dones.end());
-      std::printf("  %-4s %4zu blocks: start %6.1f / %6.1f / %6.1f us (first / median / last), wait %5.1f us "
-                  "(median), done %6.1f .. %6.1f us\n",
-                  AttentionChain<M, P>::stageName(int(stage)), starts.size(), starts.front(),
-                  starts[starts.size() / 2], starts.back(), waits[waits.size() / 2], dones.front(), dones.back());
+      int mostOnOneSm = 0;
+      for (const auto& [sm, blocks] : blocksOnSm) mostOnOneSm = std::max(mostOnOneSm, blocks);
+      std::printf("  %-4s %4zu blocks on %3zu SMs (at most %d on one): start %6.1f / %6.1f / %6.1f us (first / median "
+                  "/ last), wait %5.1f us (median), done %6.1f .. %6.1f us\n",
+                  AttentionChain<M, P>::stageName(int(stage)), starts.size(), blocksOnSm.size(), mostOnOneSm,
+                  starts.front(), starts[starts.size() / 2], starts.back(), waits[waits.size() / 2], dones.front(),
+                  dones.back());
     }
   }
   std::fclose(file);
@@ -702,6 +733,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const Options options = parseOptions(argc, argv);  // before any CUDA call: a bad command line is exit 2
   const AttentionProblem& p = options.problem;
+  uniformSharedCarveout() = *options.carveoutPercent;  // every stage kernel launched from here on
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "attention_example: no CUDA device\n");

@@ -1,7 +1,7 @@
 // Host tests of what attention_example decides on the CPU before any GPU work: which shapes it refuses, how token
 // generation splits a head's keys, the GEMMs' split-K, the properties of the generated StridedSync policies the
 // attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times),
-// and which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles.
+// which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles, and the --decode-l2-prefetch words.
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -13,6 +13,7 @@
 
 #include "attention_policies.h"
 #include "attention_problem.h"
+#include "decode_l2_prefetch.h"
 #include "qkv_head_tiles.h"
 
 using namespace cusync;
@@ -306,4 +307,21 @@ TEST_CASE("the QKV tiling follows the GEMM's tile width", "[attention]") {
   CHECK(qkvTilingOf(kWideQkvTileN) == QkvTiling::Wide);
   CHECK(kNarrowQkvTileN == 96);
   CHECK(kWideQkvTileN == 144);
+}
+
+TEST_CASE("--decode-l2-prefetch names what the waiting stages prefetch, and nothing else", "[attention]") {
+  DecodeL2Prefetch p{true, true};
+  REQUIRE(parseDecodeL2Prefetch("none", p));
+  CHECK((!p.cache && !p.weights));
+  REQUIRE(parseDecodeL2Prefetch("cache", p));
+  CHECK((p.cache && !p.weights));
+  REQUIRE(parseDecodeL2Prefetch("weights", p));
+  CHECK((!p.cache && p.weights));
+  REQUIRE(parseDecodeL2Prefetch("both", p));
+  CHECK((p.cache && p.weights));
+  // A refused word leaves the choice as it was.
+  for (const char* bad : {"", "Both", "cache,weights", "all"}) {
+    CHECK_FALSE(parseDecodeL2Prefetch(bad, p));
+    CHECK((p.cache && p.weights));
+  }
 }

@@ -9,6 +9,7 @@
 #include <cuda_runtime.h>
 
 #include "cusync/error.h"
+#include "cusync/uniform_carveout.h"
 
 namespace cusync {
 
@@ -46,6 +47,7 @@ void launchKernelInClusters(void (*kernel)(KernelParameters...), dim3 grid, dim3
   }
   config.attrs = attributes;
   config.numAttrs = count;
+  applyUniformCarveout(kernel);
   CUSYNC_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
 }
 
