@@ -256,7 +256,8 @@ class AttentionChain {
   // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
   // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order);
   // head-wide QKV tiles only, narrow ones take row-major order. `decodeL2Prefetch`: token generation, what the
-  // waiting stages ask L2 for before they wait (decode_l2_prefetch.h).
+  // waiting stages ask L2 for before they wait (decode_l2_prefetch.h). `decodeOnePass`: the token-generation
+  // attention stage computes each part's softmax in one pass over its keys and values (decodeAttentionKernel).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
@@ -264,9 +265,10 @@ class AttentionChain {
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
                  std::uint32_t outputGroupRows = 1,
                  PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1,
-                 DecodeL2Prefetch decodeL2Prefetch = {})
+                 DecodeL2Prefetch decodeL2Prefetch = {}, bool decodeOnePass = false)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
-        decodeL2Prefetch_(decodeL2Prefetch), multiprocessors_(multiprocessors), promptKernel_(promptKernel),
+        decodeL2Prefetch_(decodeL2Prefetch), decodeOnePass_(decodeOnePass), multiprocessors_(multiprocessors),
+        promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
     const TPolicyKind tKind = variant.tPolicy;
@@ -577,8 +579,9 @@ class AttentionChain {
       args.prefetchCacheToL2 = decodeL2Prefetch_.cache;
       args.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
       args.traceStage = 1;
-      launchKernel(decodeAttentionKernel<QkvPolicy, TPolicy>, dim3(blocks), dim3(kDecodeThreads), 0, stream,
-                   ordering, view, input, args);
+      launchKernel(decodeOnePass_ ? decodeAttentionKernel<QkvPolicy, TPolicy, true>
+                                  : decodeAttentionKernel<QkvPolicy, TPolicy, false>,
+                   dim3(blocks), dim3(kDecodeThreads), 0, stream, ordering, view, input, args);
     } else {
       // Without CUTLASS's FMHA in the build the branch is not compiled (its launch functions do not exist); the
       // constructor refuses the kernel then.
@@ -645,6 +648,7 @@ class AttentionChain {
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
   DecodeL2Prefetch decodeL2Prefetch_;
+  bool decodeOnePass_;  // the decode attention stage's one-pass form
   int multiprocessors_;
   PromptAttentionKernel promptKernel_;
   QkvTiling qkvTiling_ = QkvTiling::HeadWide;

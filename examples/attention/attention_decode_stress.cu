@@ -8,7 +8,8 @@
 // attention stage's PDL trigger (at start, after its wait) and what the waiting stages prefetch into L2 (the cache,
 // the packed output stage's weights: half the cases each, decode_l2_prefetch.h) vary, as does the stage kernels'
 // shared-memory carveout (the example's token-generation default, decode_carveout.h, at one cache length; the
-// driver's choice at the other), which decides which stages' blocks share an SM. Every
+// driver's choice at the other), which decides which stages' blocks share an SM, and the attention stage's form (one
+// pass or two over a part's keys, half the cases each). Every
 // chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
 // and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
 // with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
@@ -99,12 +100,17 @@ struct Case {
   SplitChoice qkvSplit, outSplit;
   DecodeL2Prefetch prefetch;  // a hint that must not change a result: half the cases each, across the other choices
   int carveoutPercent;        // uniform_carveout.h; -1: the driver's choice per kernel
+  bool onePass;               // the attention stage's one-pass form (decodeAttentionKernel)
 };
 
-const char* prefetchName(const DecodeL2Prefetch& prefetch) {
-  return prefetch.cache ? (prefetch.weights ? " (L2 prefetch: both)" : " (L2 prefetch: cache)")
-                        : (prefetch.weights ? " (L2 prefetch: weights)" : "");
+// The case's choices its chain's description does not name.
+std::string caseOptions(const Case& c) {
+  std::string text = c.prefetch.cache ? (c.prefetch.weights ? " (L2 prefetch: both)" : " (L2 prefetch: cache)")
+                                      : (c.prefetch.weights ? " (L2 prefetch: weights)" : "");
+  if (c.onePass) text += " (one-pass attention)";
+  return text;
 }
+
 
 template <Model M>
 long long stressModel(const ModelShape& shape, long long executions, int multiprocessors, cudaStream_t stream,
@@ -140,14 +146,15 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
               if (qkvSplits.empty() || outSplits.empty()) continue;  // a GEMV that does not fit on this device
               const DecodeL2Prefetch prefetch{(qkv + out + batch) % 2 == 1, (qkv + batch) % 2 == 0};
               const int carveout = cached == 700 ? kDecodeSharedCarveoutPercent : -1;
+              const bool onePass = (out + batch) % 2 == 0;
               // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
               for (const SplitChoice& o : outSplits)
                 cases.push_back(
-                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o, prefetch, carveout});
+                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o, prefetch, carveout, onePass});
               if (qkvSplits.size() > 1)
                 cases.push_back(
                     {batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front(), prefetch,
-                     carveout});
+                     carveout, onePass});
             }
         }
   const int perGraph = 20;
@@ -172,11 +179,10 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                           workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
                                           kDecodeBlocksPerSm, c.triggerAfterWait, 1, PromptAttentionKernel::FlashMma,
-                                          1, c.prefetch);
+                                          1, c.prefetch, c.onePass);
     // Named before it runs, so that a hang is attributed.
     std::printf("  running %s B=%d S'=%d %s%s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
-                c.triggerAfterWait ? " (trigger after wait)" : "", prefetchName(c.prefetch),
-                chain.description().c_str());
+                c.triggerAfterWait ? " (trigger after wait)" : "", caseOptions(c).c_str(), chain.description().c_str());
     const auto start = std::chrono::steady_clock::now();
     const unsigned long long bad = countStressMismatches(chain, *buffers, p, stream, perGraph, replays, mismatches);
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -184,7 +190,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     mismatchesOut += (long long)bad;
     std::printf("%s B=%d S'=%d %s%s%s [%s]: %lld executions in %.1f s, %llu mismatched elements%s\n", shape.name,
                 c.batch, c.cached, c.variant.name().c_str(), c.triggerAfterWait ? " (trigger after wait)" : "",
-                prefetchName(c.prefetch), chain.description().c_str(), perGraph * replays, seconds, bad,
+                caseOptions(c).c_str(), chain.description().c_str(), perGraph * replays, seconds, bad,
                 bad ? "  FAILED" : "");
   }
   return done;

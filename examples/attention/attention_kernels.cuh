@@ -172,7 +172,112 @@ struct DecodeAttentionArgs {
   std::uint32_t traceStage = 0;
 };
 
-template <class InputPolicy, class OutputPolicy>
+namespace detail {
+
+// The scores of a step's keys, a half-warp per key: each lane's 16-byte slice of key i (8 head dimensions) dotted with
+// its 8 query values, summed over the half-warp by shuffles within each half. Every lane of the warp calls it.
+__device__ __forceinline__ void halfWarpScores(const float (&qSlice)[8], const uint4 (&keys)[kDecodeKeyBatch],
+                                               float (&score)[kDecodeKeyBatch]) {
+#pragma unroll
+  for (int i = 0; i < kDecodeKeyBatch; ++i) {
+    const __half2* h = reinterpret_cast<const __half2*>(&keys[i]);
+    score[i] = 0.0f;
+#pragma unroll
+    for (int k = 0; k < 4; ++k) {
+      const float2 f = __half22float2(h[k]);
+      score[i] += f.x * qSlice[2 * k] + f.y * qSlice[2 * k + 1];
+    }
+  }
+#pragma unroll
+  for (int offset = 8; offset > 0; offset /= 2)
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) score[i] += __shfl_xor_sync(0xffffffffu, score[i], offset);
+}
+
+// One part's (m, l, o) in a single pass over its keys [begin, end) (the kernel's one-pass form): every warp takes 16
+// consecutive keys per step, a half-warp per key and each lane a 16-byte slice of it (8 head dimensions), and loads
+// the key's and the value's slices together, kDecodeKeyBatch keys of each per half-warp in flight. Each half-warp
+// keeps an online softmax (its running maximum, sum and output for its lanes' dimensions); the block's 8 half-warps
+// are combined through shared memory. Why: the two-pass form waits for the keys, reduces the maximum and the sum
+// over the block (barriers), then waits for the values: three round trips to memory and four barriers per part,
+// where this takes one round trip (at most 64 keys a part, as at S' <= 1024 with 17 parts) and one barrier.
+// `q`: the block's query in shared memory, scaled by kScoreScaleLog2. Returns, in every thread, the part's maximum
+// m (-inf for an empty part), l = sum exp2(score - m) (0 then) and, in `o`, thread d's dimension of
+// sum exp2(score - m) v. Run by all kDecodeThreads threads; every lane of a warp runs the same iterations, so the
+// shuffles are converged.
+template <class KeyRow, class ValueRow>
+__device__ void decodePartInOnePass(const float* q, std::uint32_t begin, std::uint32_t end, KeyRow keyRow,
+                                    ValueRow valueRow, float& m, float& l, float& o) {
+  static_assert(kDecodeThreads == kHeadDim, "thread d combines head dimension d");
+  constexpr int kHalfWarps = kDecodeThreads / 16;
+  __shared__ float halfOutputs[kHalfWarps][kHeadDim];
+  __shared__ float halfMax[kHalfWarps], halfSum[kHalfWarps];
+  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slice = lane % 16, half = threadIdx.x / 16;
+  float qSlice[8];
+#pragma unroll
+  for (int i = 0; i < 8; ++i) qSlice[i] = q[slice * 8 + i];
+  float runningMax = -INFINITY, runningSum = 0.0f, out[8] = {};
+  constexpr std::uint32_t kKeysPerWarpStep = 2 * kDecodeKeyBatch;
+  for (std::uint32_t base = begin + warp * kKeysPerWarpStep; base < end;
+       base += (kDecodeThreads / 32) * kKeysPerWarpStep) {
+    uint4 keyRaw[kDecodeKeyBatch], valueRaw[kDecodeKeyBatch];
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const std::uint32_t j = base + 2 * i + lane / 16;
+      keyRaw[i] = j < end ? *reinterpret_cast<const uint4*>(keyRow(j) + slice * 8) : make_uint4(0, 0, 0, 0);
+      valueRaw[i] = j < end ? *reinterpret_cast<const uint4*>(valueRow(j) + slice * 8) : make_uint4(0, 0, 0, 0);
+    }
+    float score[kDecodeKeyBatch];
+    halfWarpScores(qSlice, keyRaw, score);
+    float batchMax = -INFINITY;
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i)
+      if (base + 2 * i + lane / 16 < end) batchMax = fmaxf(batchMax, score[i]);
+    if (batchMax == -INFINITY) continue;  // no key of this half-warp in the step (all past `end`); no shuffle follows
+    const float newMax = fmaxf(runningMax, batchMax);
+    const float rescale = exp2f(runningMax - newMax);  // 0 while runningMax is -inf
+    runningSum *= rescale;
+#pragma unroll
+    for (int c = 0; c < 8; ++c) out[c] *= rescale;
+#pragma unroll
+    for (int i = 0; i < kDecodeKeyBatch; ++i) {
+      const float p = base + 2 * i + lane / 16 < end ? exp2f(score[i] - newMax) : 0.0f;
+      runningSum += p;
+      const __half2* v = reinterpret_cast<const __half2*>(&valueRaw[i]);
+#pragma unroll
+      for (int k = 0; k < 4; ++k) {
+        const float2 f = __half22float2(v[k]);
+        out[2 * k] += p * f.x;
+        out[2 * k + 1] += p * f.y;
+      }
+    }
+    runningMax = newMax;
+  }
+#pragma unroll
+  for (int c = 0; c < 8; ++c) halfOutputs[half][slice * 8 + c] = out[c];
+  if (slice == 0) {
+    halfMax[half] = runningMax;
+    halfSum[half] = runningSum;
+  }
+  __syncthreads();
+  m = -INFINITY;
+#pragma unroll
+  for (int h = 0; h < kHalfWarps; ++h) m = fmaxf(m, halfMax[h]);
+  l = 0.0f;
+  o = 0.0f;
+#pragma unroll
+  for (int h = 0; h < kHalfWarps; ++h) {
+    const float weight = halfMax[h] == -INFINITY ? 0.0f : exp2f(halfMax[h] - m);  // an empty half-warp adds nothing
+    l += weight * halfSum[h];
+    o += weight * halfOutputs[h][threadIdx.x];
+  }
+}
+
+}  // namespace detail
+
+// `kOnePass`: the part's softmax in one pass over its keys and values (detail::decodePartInOnePass), else in two
+// (the keys' scores, the block's maximum and sum, then the values).
+template <class InputPolicy, class OutputPolicy, bool kOnePass = false>
 __global__ void __launch_bounds__(kDecodeThreads)
     decodeAttentionKernel(TypedStageView<OutputPolicy> stage, InputView<InputPolicy> qkvInput,
                           DecodeAttentionArgs args) {
@@ -180,9 +285,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
   const std::uint64_t traceStart = args.trace != nullptr ? ::cusync::detail::globalTimerNs() : 0;
   if (args.waitForPriorGrid) waitForPriorGrids();
   __shared__ float q[kHeadDim];
-  __shared__ float scores[kDecodeMaxChunk];
-  __shared__ float scratch[kDecodeThreads / 32];
-  __shared__ float warpOutputs[kDecodeThreads / 32][kHeadDim];
 
   const StageView& view = stage.untyped;
   const WorkUnit unit = blockAcquireWorkUnit(view);
@@ -231,84 +333,79 @@ __global__ void __launch_bounds__(kDecodeThreads)
   }
   __syncthreads();
 
-  // Scores: a half-warp per key, each lane a 16-byte slice of it, kDecodeKeyBatch keys per half-warp in flight
-  // (the loads are issued before any is used: a key is one DRAM round trip). Every lane runs the same iterations,
-  // so that the shuffles are converged.
-  const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slice = lane % 16;
-  float qSlice[8];
+  float m, l, o;  // the part's maximum score, sum of exp2(score - m) and thread d's dimension of the weighted values
+  if constexpr (kOnePass) {
+    detail::decodePartInOnePass(q, begin, end, keyRow, valueRow, m, l, o);
+  } else {
+    __shared__ float scores[kDecodeMaxChunk];
+    __shared__ float scratch[kDecodeThreads / 32];
+    __shared__ float warpOutputs[kDecodeThreads / 32][kHeadDim];
+    // Scores: a half-warp per key, each lane a 16-byte slice of it, kDecodeKeyBatch keys per half-warp in flight
+    // (the loads are issued before any is used: a key is one DRAM round trip). Every lane runs the same iterations,
+    // so that the shuffles are converged.
+    const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, slice = lane % 16;
+    float qSlice[8];
 #pragma unroll
-  for (int i = 0; i < 8; ++i) qSlice[i] = q[slice * 8 + i];
-  constexpr std::uint32_t kKeysPerWarpStep = 2 * kDecodeKeyBatch;
-  for (std::uint32_t base = begin + warp * kKeysPerWarpStep; base < end;
-       base += (kDecodeThreads / 32) * kKeysPerWarpStep) {
-    uint4 raw[kDecodeKeyBatch];
+    for (int i = 0; i < 8; ++i) qSlice[i] = q[slice * 8 + i];
+    constexpr std::uint32_t kKeysPerWarpStep = 2 * kDecodeKeyBatch;
+    for (std::uint32_t base = begin + warp * kKeysPerWarpStep; base < end;
+         base += (kDecodeThreads / 32) * kKeysPerWarpStep) {
+      uint4 raw[kDecodeKeyBatch];
 #pragma unroll
-    for (int i = 0; i < kDecodeKeyBatch; ++i) {
-      const std::uint32_t j = base + 2 * i + lane / 16;
-      raw[i] = j < end ? *reinterpret_cast<const uint4*>(keyRow(j) + slice * 8) : make_uint4(0, 0, 0, 0);
+      for (int i = 0; i < kDecodeKeyBatch; ++i) {
+        const std::uint32_t j = base + 2 * i + lane / 16;
+        raw[i] = j < end ? *reinterpret_cast<const uint4*>(keyRow(j) + slice * 8) : make_uint4(0, 0, 0, 0);
+      }
+      float dot[kDecodeKeyBatch];
+      detail::halfWarpScores(qSlice, raw, dot);
+#pragma unroll
+      for (int i = 0; i < kDecodeKeyBatch; ++i) {
+        const std::uint32_t j = base + 2 * i + lane / 16;
+        if (j < end && slice == 0) scores[j - begin] = dot[i];
+      }
     }
-    float dot[kDecodeKeyBatch];
+    __syncthreads();
+
+    float localMax = -INFINITY;
+    for (std::uint32_t j = threadIdx.x; j < end - begin; j += kDecodeThreads) localMax = fmaxf(localMax, scores[j]);
+    m = detail::blockReduce<kDecodeThreads / 32, true>(localMax, scratch);
+    float localSum = 0.0f;
+    for (std::uint32_t j = threadIdx.x; j < end - begin; j += kDecodeThreads) {
+      const float p = exp2f(scores[j] - m);
+      scores[j] = p;
+      localSum += p;
+    }
+    l = detail::blockReduce<kDecodeThreads / 32, false>(localSum, scratch);  // its barriers publish p
+
+    // o = sum p_j v_j: warp w takes keys begin + w, + 4, ...; a lane four head dimensions (8 bytes, a warp a whole
+    // 256-byte row), kDecodeKeyBatch keys in flight; the warps' sums are added through shared memory.
+    float partial[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+    for (std::uint32_t base = begin + warp; base < end; base += (kDecodeThreads / 32) * kDecodeKeyBatch) {
+      uint2 raw[kDecodeKeyBatch];
+      float p[kDecodeKeyBatch];
 #pragma unroll
-    for (int i = 0; i < kDecodeKeyBatch; ++i) {
-      const __half2* h = reinterpret_cast<const __half2*>(&raw[i]);
-      dot[i] = 0.0f;
+      for (int i = 0; i < kDecodeKeyBatch; ++i) {
+        const std::uint32_t j = base + i * (kDecodeThreads / 32);
+        raw[i] = j < end ? *reinterpret_cast<const uint2*>(valueRow(j) + lane * 4) : make_uint2(0, 0);
+        p[i] = j < end ? scores[j - begin] : 0.0f;
+      }
 #pragma unroll
-      for (int k = 0; k < 4; ++k) {
-        const float2 f = __half22float2(h[k]);
-        dot[i] += f.x * qSlice[2 * k] + f.y * qSlice[2 * k + 1];
+      for (int i = 0; i < kDecodeKeyBatch; ++i) {
+        const __half2* h = reinterpret_cast<const __half2*>(&raw[i]);
+        const float2 low = __half22float2(h[0]), high = __half22float2(h[1]);
+        partial[0] += p[i] * low.x;
+        partial[1] += p[i] * low.y;
+        partial[2] += p[i] * high.x;
+        partial[3] += p[i] * high.y;
       }
     }
 #pragma unroll
-    for (int offset = 8; offset > 0; offset /= 2)
+    for (int c = 0; c < 4; ++c) warpOutputs[warp][lane * 4 + c] = partial[c];
+    __syncthreads();
+    o = 0.0f;
 #pragma unroll
-      for (int i = 0; i < kDecodeKeyBatch; ++i) dot[i] += __shfl_xor_sync(0xffffffffu, dot[i], offset);
-#pragma unroll
-    for (int i = 0; i < kDecodeKeyBatch; ++i) {
-      const std::uint32_t j = base + 2 * i + lane / 16;
-      if (j < end && slice == 0) scores[j - begin] = dot[i];
-    }
+    for (int w = 0; w < kDecodeThreads / 32; ++w) o += warpOutputs[w][d];
   }
-  __syncthreads();
-
-  float localMax = -INFINITY;
-  for (std::uint32_t j = threadIdx.x; j < end - begin; j += kDecodeThreads) localMax = fmaxf(localMax, scores[j]);
-  const float m = detail::blockReduce<kDecodeThreads / 32, true>(localMax, scratch);
-  float localSum = 0.0f;
-  for (std::uint32_t j = threadIdx.x; j < end - begin; j += kDecodeThreads) {
-    const float p = exp2f(scores[j] - m);
-    scores[j] = p;
-    localSum += p;
-  }
-  const float l = detail::blockReduce<kDecodeThreads / 32, false>(localSum, scratch);  // its barriers publish p
-
-  // o = sum p_j v_j: warp w takes keys begin + w, + 4, ...; a lane four head dimensions (8 bytes, a warp a whole
-  // 256-byte row), kDecodeKeyBatch keys in flight; the warps' sums are added through shared memory.
-  float partial[4] = {0.0f, 0.0f, 0.0f, 0.0f};
-  for (std::uint32_t base = begin + warp; base < end; base += (kDecodeThreads / 32) * kDecodeKeyBatch) {
-    uint2 raw[kDecodeKeyBatch];
-    float p[kDecodeKeyBatch];
-#pragma unroll
-    for (int i = 0; i < kDecodeKeyBatch; ++i) {
-      const std::uint32_t j = base + i * (kDecodeThreads / 32);
-      raw[i] = j < end ? *reinterpret_cast<const uint2*>(valueRow(j) + lane * 4) : make_uint2(0, 0);
-      p[i] = j < end ? scores[j - begin] : 0.0f;
-    }
-#pragma unroll
-    for (int i = 0; i < kDecodeKeyBatch; ++i) {
-      const __half2* h = reinterpret_cast<const __half2*>(&raw[i]);
-      const float2 low = __half22float2(h[0]), high = __half22float2(h[1]);
-      partial[0] += p[i] * low.x;
-      partial[1] += p[i] * low.y;
-      partial[2] += p[i] * high.x;
-      partial[3] += p[i] * high.y;
-    }
-  }
-#pragma unroll
-  for (int c = 0; c < 4; ++c) warpOutputs[warp][lane * 4 + c] = partial[c];
-  __syncthreads();
-  float o = 0.0f;
-#pragma unroll
-  for (int w = 0; w < kDecodeThreads / 32; ++w) o += warpOutputs[w][d];
 
   const std::uint32_t tileIndex = linearIndex(unit.ticket.tile, view.grid);
   __half* tRow = args.t + std::size_t(sequence) * args.heads * kHeadDim + head * kHeadDim;

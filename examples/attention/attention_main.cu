@@ -71,6 +71,7 @@ struct Options {
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
   DecodeL2Prefetch decodeL2Prefetch;    // token generation: what the waiting stages prefetch into L2
+  bool decodeOnePass = false;           // token generation: the attention stage's one-pass form
   // Every stage kernel's preferred shared-memory carveout, percent (uniform_carveout.h); -1: the driver's choice per
   // kernel; unset: kDecodeSharedCarveoutPercent in token generation, the driver's in prompt processing.
   std::optional<int> carveoutPercent;
@@ -87,6 +88,7 @@ const char* const kUsage =
     "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
     "                         [--decode-l2-prefetch none|cache|weights|both] [--carveout default|shared|PERCENT]\n"
+    "                         [--decode-attention two-pass|one-pass]\n"
     "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -136,6 +138,9 @@ const char* const kUsage =
     "            (shared: 100), so that the stages' kernels can share an SM (uniform_carveout.h); default: left to\n"
     "            the driver per kernel. Unset: 28 in token generation (decode_carveout.h), default in prompt\n"
     "            processing\n"
+    "  --decode-attention    token generation: the attention stage's softmax over a part's keys in two passes (the\n"
+    "            keys' scores, the block's maximum and sum, then the values; default) or in one (keys and values\n"
+    "            loaded together, an online softmax per half-warp)\n"
     "  --decode-l2-prefetch    token generation: what the waiting stages ask L2 to fetch before they wait: the\n"
     "            attention stage's cached keys and values (cache), the packed output GEMV's weights, its blocks that\n"
     "            fit at once also for the blocks after them (weights), both or none (default)\n"
@@ -227,6 +232,11 @@ Options parseOptions(int argc, char** argv) {
       options.carveoutPercent = v == "default" ? -1
                                 : v == "shared"  ? int(cudaSharedmemCarveoutMaxShared)
                                                  : int(integerArgument(program, arg, v, 0, 100));
+    } else if (arg == "--decode-attention") {
+      const std::string v = value();
+      if (v == "one-pass") options.decodeOnePass = true;
+      else if (v == "two-pass") options.decodeOnePass = false;
+      else exitWithUsageError(program, "--decode-attention: '" + v + "' is neither two-pass nor one-pass");
     } else if (arg == "--decode-l2-prefetch") {
       const std::string v = value();
       if (!parseDecodeL2Prefetch(v, options.decodeL2Prefetch))
@@ -381,7 +391,7 @@ std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Var
       options.problem, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes,
       options.attentionOrder, options.splitOrder, options.attentionBlocks, options.decodeBlocksPerSm,
       options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows,
-      options.decodeL2Prefetch);
+      options.decodeL2Prefetch, options.decodeOnePass);
 }
 
 // One configuration's line: its time (or, `timed` false, that it was checked and waits for its interleaved timing),
