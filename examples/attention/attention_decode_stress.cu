@@ -175,7 +175,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
       preparedBatch = c.batch, preparedCache = c.cached;
     }
     const GemmChoice gemms{qkvGemms[c.qkv], outGemm(c.out, c.variant.tPolicy), c.qkvSplit, c.outSplit};
-    uniformSharedCarveout() = c.carveoutPercent;  // the stage kernels' launches from here on
+    setUniformSharedCarveout(c.carveoutPercent);  // the stage kernels' launches from here on (-1: none)
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                           workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
                                           kDecodeBlocksPerSm, c.triggerAfterWait, 1, PromptAttentionKernel::FlashMma,

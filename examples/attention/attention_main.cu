@@ -743,7 +743,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const Options options = parseOptions(argc, argv);  // before any CUDA call: a bad command line is exit 2
   const AttentionProblem& p = options.problem;
-  uniformSharedCarveout() = *options.carveoutPercent;  // every stage kernel launched from here on
+  setUniformSharedCarveout(*options.carveoutPercent);  // every stage kernel launched from here on
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "attention_example: no CUDA device\n");
