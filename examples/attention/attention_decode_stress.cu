@@ -7,9 +7,9 @@
 // cores or on tensor cores, weights row-major or packed), their split-K choices, the PDL grid-sync baseline and the
 // attention stage's PDL trigger (at start, after its wait) and what the waiting stages prefetch into L2 (the cache,
 // the packed output stage's weights: half the cases each, decode_l2_prefetch.h) vary, as does the stage kernels'
-// shared-memory carveout (the example's token-generation default, decode_carveout.h, at one cache length; the
-// driver's choice at the other), which decides which stages' blocks share an SM, and the attention stage's form (one
-// pass or two over a part's keys, half the cases each). Every
+// shared-memory carveout (the example's token-generation default, decode_carveout.h, or the driver's choice, half
+// the cases each), which decides which stages' blocks share an SM, and the attention stage's form (one pass or two
+// over a part's keys, half the cases each). Every
 // chain execution inside a CUDA graph is preceded by poisoning QKV, T, Y, the caches' new positions and the split-K
 // and attention partials with NaN and followed by an element-wise comparison of T, Y and the caches' new positions
 // with the fp32 reference, so one execution that read an unposted tile or an unwritten partial, or lost a write, is
@@ -108,6 +108,7 @@ std::string caseOptions(const Case& c) {
   std::string text = c.prefetch.cache ? (c.prefetch.weights ? " (L2 prefetch: both)" : " (L2 prefetch: cache)")
                                       : (c.prefetch.weights ? " (L2 prefetch: weights)" : "");
   if (c.onePass) text += " (one-pass attention)";
+  if (c.carveoutPercent >= 0) text += " (carveout " + std::to_string(c.carveoutPercent) + "%)";
   return text;
 }
 
@@ -132,7 +133,10 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
   };
   std::vector<Case> cases;
   for (int batch : {1, 2, 3, 4})
-    for (int cached : {63, 700})
+    for (int cached : {63, 700, 1770}) {
+      // 1770 cached keys at 4 sequences: GPT-3's attention parts hold 81 keys (the last 70), two steps of the
+      // one-pass form with a half-warp that has no key in the second (decodePartInOnePass); batch 4 only.
+      if (cached == 1770 && batch != 4) continue;
       for (const Variant& variant : variants)
         for (bool afterWait : {false, true}) {
           if (afterWait && variant.ordering == Ordering::WaitKernel) continue;  // the trigger is PDL's
@@ -145,7 +149,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                                                      shape.hidden, p.tColumns(), multiprocessors);
               if (qkvSplits.empty() || outSplits.empty()) continue;  // a GEMV that does not fit on this device
               const DecodeL2Prefetch prefetch{(qkv + out + batch) % 2 == 1, (qkv + batch) % 2 == 0};
-              const int carveout = cached == 700 ? kDecodeSharedCarveoutPercent : -1;
+              const int carveout = qkv % 2 == 0 ? kDecodeSharedCarveoutPercent : -1;
               const bool onePass = (out + batch) % 2 == 0;
               // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
               for (const SplitChoice& o : outSplits)
@@ -157,6 +161,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
                      carveout, onePass});
             }
         }
+    }
   const int perGraph = 20;
   const long long replays = std::max(1LL, executions / (perGraph * (long long)cases.size()));
   std::printf("%s: %zu cases (batch x cache x variant x trigger x GEMVs x splits), %d chain executions per graph, "

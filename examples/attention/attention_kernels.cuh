@@ -229,11 +229,13 @@ __device__ void decodePartInOnePass(const float* q, std::uint32_t begin, std::ui
     }
     float score[kDecodeKeyBatch];
     halfWarpScores(qSlice, keyRaw, score);
+    // No key of this half-warp in the step (its first is past `end`): nothing to add, and no shuffle follows (the
+    // warp's next step starts past `end` too). Tested on the key, not on the maximum: fmaxf drops a NaN score.
+    if (base + lane / 16 >= end) continue;
     float batchMax = -INFINITY;
 #pragma unroll
     for (int i = 0; i < kDecodeKeyBatch; ++i)
       if (base + 2 * i + lane / 16 < end) batchMax = fmaxf(batchMax, score[i]);
-    if (batchMax == -INFINITY) continue;  // no key of this half-warp in the step (all past `end`); no shuffle follows
     const float newMax = fmaxf(runningMax, batchMax);
     const float rescale = exp2f(runningMax - newMax);  // 0 while runningMax is -inf
     runningSum *= rescale;
@@ -298,7 +300,9 @@ __global__ void __launch_bounds__(kDecodeThreads)
 
   // Wait for the q, k and v tiles (one thread), then the barrier extends its acquire to the block.
   if (threadIdx.x == 0) {
-    if (args.prefetchCacheToL2 && begin < args.cached) {  // the cached rows of [begin, end): key S' is in QKV
+    // The cached rows of [begin, end) (key S' is in QKV); only where the block waits tile by tile: under PDL grid
+    // sync it has already waited for the whole QKV GEMM, and stream-ordered nothing is left to overlap.
+    if (args.prefetchCacheToL2 && qkvInput.synchronized() && begin < args.cached) {
       const std::uint64_t rowBytes = kHeadDim * sizeof(__half);
       const std::uint64_t bytes = (min(end, args.cached) - begin) * rowBytes;
       prefetchRangeToL2(args.kCache + cacheBase + std::size_t(begin) * kHeadDim, bytes);

@@ -31,7 +31,7 @@ void launchKernelInClusters(void (*kernel)(KernelParameters...), dim3 grid, dim3
   config.blockDim = block;
   config.dynamicSmemBytes = sharedBytes;
   config.stream = stream;
-  cudaLaunchAttribute attributes[2]{};
+  cudaLaunchAttribute attributes[3]{};
   unsigned count = 0;
   if (ordering == LaunchOrdering::Programmatic) {
     attributes[count].id = cudaLaunchAttributeProgrammaticStreamSerialization;
@@ -45,9 +45,13 @@ void launchKernelInClusters(void (*kernel)(KernelParameters...), dim3 grid, dim3
     attributes[count].val.clusterDim.z = 1;
     ++count;
   }
+  if (const int carveout = uniformSharedCarveout(); carveout >= 0) {  // uniform_carveout.h
+    attributes[count].id = cudaLaunchAttributePreferredSharedMemoryCarveout;
+    attributes[count].val.sharedMemCarveout = unsigned(carveout);
+    ++count;
+  }
   config.attrs = attributes;
   config.numAttrs = count;
-  applyUniformCarveout(kernel);
   CUSYNC_CUDA_CHECK(cudaLaunchKernelEx(&config, kernel, std::forward<Arguments>(arguments)...));
 }
 

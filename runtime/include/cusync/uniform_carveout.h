@@ -17,41 +17,24 @@
 namespace cusync {
 
 namespace detail {
-struct UniformCarveoutState {
-  std::atomic<int> percent{int(cudaSharedmemCarveoutDefault)};
-  std::atomic<bool> asked{false};  // set once a program asks for a preference: launches then apply `percent`
-};
-inline UniformCarveoutState& uniformCarveoutState() {
-  static UniformCarveoutState state;
-  return state;
+inline std::atomic<int>& uniformCarveoutPercent() {
+  static std::atomic<int> percent{int(cudaSharedmemCarveoutDefault)};
+  return percent;
 }
 }  // namespace detail
 
 // From now on every kernel cusync launches prefers `percent` of the SM's configurable memory as shared memory
-// (cudaFuncAttributePreferredSharedMemoryCarveout, 0-100), or, with cudaSharedmemCarveoutDefault (-1), no preference
-// (the driver's choice per kernel: also what a program that never calls this gets, without a host call per launch).
+// (0-100), or, with cudaSharedmemCarveoutDefault (-1, what a program that never calls this gets), no preference: the
+// driver's choice per kernel. launch.cuh passes it as each launch's cudaLaunchAttributePreferredSharedMemoryCarveout,
+// which a CUDA graph records in the kernel node and which leaves the kernel's own attribute alone.
 inline void setUniformSharedCarveout(int percent) {
   if (percent != int(cudaSharedmemCarveoutDefault) && (percent < 0 || percent > 100))
     throw Error("cusync: a shared-memory carveout is a percent in [0, 100] or -1 (the driver's choice), not " +
                 std::to_string(percent));
-  detail::UniformCarveoutState& state = detail::uniformCarveoutState();
-  state.percent.store(percent, std::memory_order_relaxed);
-  if (percent != int(cudaSharedmemCarveoutDefault)) state.asked.store(true, std::memory_order_release);
+  detail::uniformCarveoutPercent().store(percent, std::memory_order_relaxed);
 }
 
-// The preference launches apply (-1: none).
-inline int uniformSharedCarveout() { return detail::uniformCarveoutState().percent.load(std::memory_order_relaxed); }
-
-// Sets `kernel`'s preferred carveout to the uniform one, once a program has asked for one: a host call per launch (a
-// launch captured in a CUDA graph pays it at capture only). After a preference, -1 is set explicitly, so that a
-// kernel launched under one does not keep it.
-template <class Kernel>
-void applyUniformCarveout(Kernel kernel) {
-  const detail::UniformCarveoutState& state = detail::uniformCarveoutState();
-  if (!state.asked.load(std::memory_order_acquire)) return;
-  CUSYNC_CUDA_CHECK(cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                         cudaFuncAttributePreferredSharedMemoryCarveout,
-                                         state.percent.load(std::memory_order_relaxed)));
-}
+// The preference launches carry (-1: none).
+inline int uniformSharedCarveout() { return detail::uniformCarveoutPercent().load(std::memory_order_relaxed); }
 
 }  // namespace cusync
