@@ -229,6 +229,8 @@ Options parseOptions(int argc, char** argv) {
       else exitWithUsageError(program, "--decode-trigger: '" + v + "' is neither start nor after-wait");
     } else if (arg == "--carveout") {
       const std::string v = value();
+      if (v != "default" && v != "shared" && v.find_first_not_of("0123456789") != std::string::npos)
+        exitWithUsageError(program, "--carveout: '" + v + "' is none of default, shared or a percent from 0 to 100");
       options.carveoutPercent = v == "default" ? -1
                                 : v == "shared"  ? int(cudaSharedmemCarveoutMaxShared)
                                                  : int(integerArgument(program, arg, v, 0, 100));
