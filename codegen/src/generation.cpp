@@ -1,3 +1,4 @@
+#include <cusync/analysis/isl_operation_budget.h>
 #include <cusync/codegen/chain_order.h>
 #include <cusync/codegen/generation.h>
 #include <cusync/codegen/integer_width.h>
@@ -27,6 +28,7 @@ void requireEmittedWidth(const ProofModels& models, const std::string& grid,
   for (const auto& [name, expression] : functions) {
     WidthProof width;
     try {
+      const analysis::IslOperationBudget budget(models.symbolic.ctx(), analysis::kIslProofOperations);
       width = proveFitsEmittedType(models.symbolic, grid, *expression, name);
     } catch (const isl::exception& error) {
       width = {false, std::string("isl could not bound the values ") + name + " computes: " + error.what(), ""};
@@ -45,11 +47,13 @@ void requireEmittedWidth(const ProofModels& models, const std::string& grid,
 
 bool uniformValue(const ProofModels& models, const PolicyResult& policy) {
   try {
+    const analysis::IslOperationBudget budget(models.symbolic.ctx(), analysis::kIslProofOperations);
     return isUniform(models.symbolic, policy.candidate.producerGrid, policy.functions.value);
   } catch (const NotAffine&) {
   } catch (const isl::exception&) {
   }
   try {
+    const analysis::IslOperationBudget budget(models.concrete.ctx(), analysis::kIslProofOperations);
     return isUniform(models.concrete, policy.candidate.producerGrid, policy.functions.value);
   } catch (...) {
     return false;

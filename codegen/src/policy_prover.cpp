@@ -1,3 +1,4 @@
+#include <cusync/analysis/isl_operation_budget.h>
 #include <cusync/codegen/parameter_condition.h>
 #include <cusync/codegen/policy_prover.h>
 
@@ -146,37 +147,47 @@ Proof proveTileOrderIn(const analysis::IslModel& model, const std::string& gridN
   return proof;
 }
 
-// Runs a proof on the symbolic model, or on the concrete one when the spec has no symbolic parameter or the
-// functions are not quasi-affine in the symbolic parameters.
+// One attempt at a proof within isl's operation budget (isl_operation_budget.h).
+Proof proveWithinBudget(const analysis::IslModel& model,
+                        const std::function<Proof(const analysis::IslModel&)>& prove) {
+  const analysis::IslOperationBudget budget(model.ctx(), analysis::kIslProofOperations);
+  return prove(model);
+}
+
+const std::string kOverBudget = "isl did not decide it within its budget of " +
+                                std::to_string(analysis::kIslProofOperations) + " operations";
+
+// Runs a proof on the symbolic model, or on the concrete one when the spec has no symbolic parameter, the functions
+// are not quasi-affine in the symbolic parameters, or the symbolic proof exceeds isl's operation budget.
 Proof proveWithFallback(const ProofModels& models, const std::function<Proof(const analysis::IslModel&)>& prove) {
+  auto proveConcrete = [&](const std::string& why) {
+    try {
+      Proof proof = proveWithinBudget(models.concrete, prove);
+      proof.scope = ProofScope::GivenParameterValues;
+      if (!why.empty()) proof.scopeNote = why + ", so proven for the given values only";
+      return proof;
+    } catch (const NotAffine& notAffine) {
+      Proof proof;
+      proof.failure = std::string("cannot be proven with Presburger arithmetic: ") + notAffine.what();
+      return proof;
+    } catch (const isl::exception_quota&) {
+      Proof proof;
+      proof.failure = kOverBudget + " (simpler ranges, e.g. fewer nested divisions, keep a proof decidable)";
+      return proof;
+    }
+  };
   if (!models.symbolic.symbolicParameters().empty()) {
     try {
-      Proof proof = prove(models.symbolic);
+      Proof proof = proveWithinBudget(models.symbolic, prove);
       proof.scope = ProofScope::AllParameterValues;
       return proof;
     } catch (const NotAffine& notAffine) {
-      try {
-        Proof proof = prove(models.concrete);
-        proof.scope = ProofScope::GivenParameterValues;
-        proof.scopeNote = std::string("not quasi-affine in the symbolic parameters (") + notAffine.what() +
-                          "), so proven for the given values only";
-        return proof;
-      } catch (const NotAffine& stillNotAffine) {
-        Proof proof;
-        proof.failure = std::string("cannot be proven with Presburger arithmetic: ") + stillNotAffine.what();
-        return proof;
-      }
+      return proveConcrete(std::string("not quasi-affine in the symbolic parameters (") + notAffine.what() + ")");
+    } catch (const isl::exception_quota&) {
+      return proveConcrete("for all values of the symbolic parameters " + kOverBudget);
     }
   }
-  try {
-    Proof proof = prove(models.concrete);
-    proof.scope = ProofScope::GivenParameterValues;
-    return proof;
-  } catch (const NotAffine& notAffine) {
-    Proof proof;
-    proof.failure = std::string("cannot be proven with Presburger arithmetic: ") + notAffine.what();
-    return proof;
-  }
+  return proveConcrete("");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 
@@ -249,4 +250,33 @@ TEST_CASE("cusyncgen handles 5000 to 100000 Dim names in bounded memory and time
     CHECK(WEXITSTATUS(status) == 0);
     std::filesystem::remove(path);
   }
+}
+
+// A fuzzer-made variant of the stride-2 convolution spec (session 33): its 3x3 halo range nests floor divisions that
+// kept one policy proof in isl for more than four minutes. Each proof now has an operation budget
+// (analysis/isl_operation_budget.h): the proof it cannot decide is reported as such, the symbolic proof falls back to
+// the given values, and cusyncgen finishes.
+TEST_CASE("a proof isl cannot decide within its operation budget is reported and cusyncgen finishes", "[cli]") {
+  const std::string spec = R"(Param P = 29, Q = 28;
+Param C1 = 128, C2 = 128;
+Param TileM = 64, TileN = 64;
+Symbolic B = 8;
+Where(B >= 1, B <= 32);
+Dim x, y;
+Grid g1(x, y, C1/TileN, (B*4*P*Q + TileM - 1)/TileM);
+Grid g2(x, y, C2/TileN, (B*P*Q + TileM - 1)/TileM);
+Tile cons(x, y), prod(x, y);
+ForAll halo(ForAll(prod, x, Range(g1.x)), y,
+            Range((2*y*TileM + 1*Q*(y*TileM/Q) - 2*Q*min(y*TileM/Q % P, 1) - min(y*TileM % Q, 1))/TileM,
+                  min(g1.y, (2*((y + 1)*TileM - 1) + 2*Q*(((y + 1)*TileM - 1)/Q) + 2*Q + 1)/TileM + 1)));
+Dep dep3x3({g2, cons}, {g1, halo});
+)";
+  const std::string path = writeTemporaryFile("undecidable_in_budget.dep", spec);
+  const auto start = std::chrono::steady_clock::now();
+  auto result = runCusyncgen({path, "--check"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  INFO("stdout:\n" << result.out << "\nstderr:\n" << result.err << "\nseconds: " << seconds);
+  CHECK(result.exitCode == 0);  // the bounds hold; only some policies are not proven
+  CHECK_THAT(result.out + result.err, Catch::Contains("REJECTED: isl did not decide it within its budget of"));
+  CHECK(seconds < 300);  // was more than four minutes on one proof alone
 }
