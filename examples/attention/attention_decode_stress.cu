@@ -112,7 +112,6 @@ std::string caseOptions(const Case& c) {
   return text;
 }
 
-
 template <Model M>
 long long stressModel(const ModelShape& shape, long long executions, int multiprocessors, cudaStream_t stream,
                       cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes, std::uint64_t seed,

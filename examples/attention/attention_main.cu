@@ -223,10 +223,7 @@ Options parseOptions(int argc, char** argv) {
       const std::string v = value();
       options.attentionBlocks = v == "auto" ? 0u : std::uint32_t(integerArgument(program, arg, v, 1, 2));
     } else if (arg == "--decode-trigger") {
-      const std::string v = value();
-      if (v == "start") options.decodeTriggerAfterWait = false;
-      else if (v == "after-wait") options.decodeTriggerAfterWait = true;
-      else exitWithUsageError(program, "--decode-trigger: '" + v + "' is neither start nor after-wait");
+      options.decodeTriggerAfterWait = twoWordArgument(program, arg, value(), "start", "after-wait");
     } else if (arg == "--carveout") {
       const std::string v = value();
       if (v != "default" && v != "shared" && v.find_first_not_of("0123456789") != std::string::npos)
@@ -235,10 +232,7 @@ Options parseOptions(int argc, char** argv) {
                                 : v == "shared"  ? int(cudaSharedmemCarveoutMaxShared)
                                                  : int(integerArgument(program, arg, v, 0, 100));
     } else if (arg == "--decode-attention") {
-      const std::string v = value();
-      if (v == "one-pass") options.decodeOnePass = true;
-      else if (v == "two-pass") options.decodeOnePass = false;
-      else exitWithUsageError(program, "--decode-attention: '" + v + "' is neither two-pass nor one-pass");
+      options.decodeOnePass = twoWordArgument(program, arg, value(), "two-pass", "one-pass");
     } else if (arg == "--decode-l2-prefetch") {
       const std::string v = value();
       if (!parseDecodeL2Prefetch(v, options.decodeL2Prefetch))

@@ -110,6 +110,16 @@ inline std::vector<std::string> wordListArgument(const std::string& program, con
   }
 }
 
+// One of two words read as a flag: false for `falseWord`, true for `trueWord` (the options that switch one way of
+// two: --decode-trigger start|after-wait, --decode-attention two-pass|one-pass). Any other word is a usage error
+// naming the option, the word and both choices (exit 2).
+inline bool twoWordArgument(const std::string& program, const std::string& option, const std::string& text,
+                            const std::string& falseWord, const std::string& trueWord) {
+  if (text != falseWord && text != trueWord)
+    exitWithUsageError(program, option + ": '" + text + "' is neither " + falseWord + " nor " + trueWord);
+  return text == trueWord;
+}
+
 // A comma-separated list of two words, each read as a flag: true for `trueWord`, false for `falseWord`, in the
 // list's order (the options that choose one or both of two ways: --split-reduce read,sum, --tile-orders
 // hardware,ticket, --persistent-units static,ticket). Any other word is a usage error naming the option, the word
