@@ -26,6 +26,7 @@
 #include "common/kernel_occupancy.cuh"
 #include "cusync/cusync.cuh"
 #include "cusync/packed_gemv_pack.cuh"
+#include "decode_attention_form.h"
 #include "decode_l2_prefetch.h"
 
 namespace cusync::examples::attention {
@@ -256,8 +257,8 @@ class AttentionChain {
   // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
   // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order);
   // head-wide QKV tiles only, narrow ones take row-major order. `decodeL2Prefetch`: token generation, what the
-  // waiting stages ask L2 for before they wait (decode_l2_prefetch.h). `decodeOnePass`: the token-generation
-  // attention stage computes each part's softmax in one pass over its keys and values (decodeAttentionKernel).
+  // waiting stages ask L2 for before they wait (decode_l2_prefetch.h). `decodeForm`: how the token-generation
+  // attention stage computes each part's softmax (decode_attention_form.h; Automatic chooses per shape).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
                  AttentionOrder attentionOrder = AttentionOrder::Rows,
@@ -265,9 +266,10 @@ class AttentionChain {
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
                  std::uint32_t outputGroupRows = 1,
                  PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1,
-                 DecodeL2Prefetch decodeL2Prefetch = {}, bool decodeOnePass = false)
+                 DecodeL2Prefetch decodeL2Prefetch = {},
+                 DecodeAttentionForm decodeForm = DecodeAttentionForm::Automatic)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
-        decodeL2Prefetch_(decodeL2Prefetch), decodeOnePass_(decodeOnePass), multiprocessors_(multiprocessors),
+        decodeL2Prefetch_(decodeL2Prefetch), multiprocessors_(multiprocessors),
         promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -321,7 +323,17 @@ class AttentionChain {
     setPersistent(*out_, *outGemm_, gemms.outStaticUnits, multiprocessors);
 
     if constexpr (P == Phase::Decode) {
-      attentionParts_ = decodeParts(problem, multiprocessors, kDecodeMaxChunk, decodeBlocksPerSm);
+      // No more parts than one wave of the form's kernel holds: the one-pass form's 96 registers leave 5 blocks
+      // per SM, the two-pass form's 64 leave 8.
+      auto partsFor = [&](bool onePass) {
+        const std::uint32_t resident = std::uint32_t(decodeAttentionBlocksPerSm(tKind, onePass));
+        return decodeParts(problem, multiprocessors, kDecodeMaxChunk,
+                           std::max(1u, std::min(decodeBlocksPerSm, resident)));
+      };
+      static_assert((kDecodeThreads / 32) * 2 * kDecodeKeyBatch == kDecodeOnePassKeysPerStep,
+                    "decode_attention_form.h's one-pass step is decodePartInOnePass's");
+      decodeOnePass_ = decodeUsesOnePass(decodeForm, std::uint32_t(problem.cached) + 1, partsFor(true));
+      attentionParts_ = partsFor(decodeOnePass_);
       attn_->setBlocksPerTile(attentionParts_);
       if (attentionParts_ > 1) {
         const std::size_t slots = std::size_t(attentionGrid.tileCount()) * attentionParts_;
@@ -390,7 +402,7 @@ class AttentionChain {
                      (qkvTiling_ != QkvTiling::HeadWide && variant_.qkvSynchronized() ? " (RowSync)" : "") + " | out " +
                      outGemm_->configuration + ticketSuffix(*out_) + " | splits " +
                      splitName(*qkv_, qkvSplit_->accumulate) + "/" + std::to_string(attn_->blocksPerTile()) + "/" +
-                     splitName(*out_, outSplit_->accumulate);
+                     splitName(*out_, outSplit_->accumulate) + (decodeOnePass_ ? " | one-pass attention" : "");
   }
   // A persistent GEMM that takes a ticket per unit (not static units) is named with "_ticket".
   static std::string ticketSuffix(const Stage& stage) {
@@ -524,6 +536,28 @@ class AttentionChain {
     });
   }
 
+  // Blocks per SM of the token-generation attention kernel this chain launches (under its policies) in the form
+  // `onePass` says.
+  int decodeAttentionBlocksPerSm(TPolicyKind tKind, bool onePass) const {
+    int blocks = 0;
+    withQkvTiling([&](auto tiling) {
+      constexpr QkvTiling Q = decltype(tiling)::value;
+      blocks = tKind == TPolicyKind::TileSync
+                   ? decodeAttentionBlocksPerSmWith<Q, typename ChainPolicies::TTileSync>(onePass)
+                   : decodeAttentionBlocksPerSmWith<Q, typename ChainPolicies::TRowSync>(onePass);
+    });
+    return blocks;
+  }
+  template <QkvTiling Q, class TPolicy>
+  static int decodeAttentionBlocksPerSmWith(bool onePass) {
+    using QkvPolicy = typename QkvPolicies<M, P, Q>::Producer;
+    return onePass
+               ? KernelOccupancy<&decodeAttentionKernel<QkvPolicy, TPolicy, true>>::maxActiveBlocksPerSm(kDecodeThreads,
+                                                                                                         0)
+               : KernelOccupancy<&decodeAttentionKernel<QkvPolicy, TPolicy, false>>::maxActiveBlocksPerSm(
+                     kDecodeThreads, 0);
+  }
+
   // Calls f with the chain's QKV tiling as a compile-time constant (std::integral_constant): the policy types depend
   // on it. Narrow and wide tiles exist in prompt processing only (wide ones for GPT-3 only), so token generation
   // instantiates only head-wide ones.
@@ -648,7 +682,7 @@ class AttentionChain {
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
   DecodeL2Prefetch decodeL2Prefetch_;
-  bool decodeOnePass_;  // the decode attention stage's one-pass form
+  bool decodeOnePass_ = false;  // the decode attention stage's one-pass form (decodeForm, resolved per shape)
   int multiprocessors_;
   PromptAttentionKernel promptKernel_;
   QkvTiling qkvTiling_ = QkvTiling::HeadWide;

@@ -183,7 +183,8 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                           workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
                                           kDecodeBlocksPerSm, c.triggerAfterWait, 1, PromptAttentionKernel::FlashMma,
-                                          1, c.prefetch, c.onePass);
+                                          1, c.prefetch,
+                                          c.onePass ? DecodeAttentionForm::OnePass : DecodeAttentionForm::TwoPass);
     // Named before it runs, so that a hang is attributed.
     std::printf("  running %s B=%d S'=%d %s%s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
                 c.triggerAfterWait ? " (trigger after wait)" : "", caseOptions(c).c_str(), chain.description().c_str());

@@ -34,6 +34,7 @@
 #include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "decode_attention_form.h"
 #include "decode_carveout.h"
 #include "phase_argument.h"
 
@@ -71,7 +72,8 @@ struct Options {
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
   DecodeL2Prefetch decodeL2Prefetch;    // token generation: what the waiting stages prefetch into L2
-  bool decodeOnePass = false;           // token generation: the attention stage's one-pass form
+  // token generation: how the attention stage computes each part's softmax (decode_attention_form.h)
+  DecodeAttentionForm decodeForm = DecodeAttentionForm::Automatic;
   // Every stage kernel's preferred shared-memory carveout, percent (uniform_carveout.h); -1: the driver's choice per
   // kernel; unset: kDecodeSharedCarveoutPercent in token generation, the driver's in prompt processing.
   std::optional<int> carveoutPercent;
@@ -88,7 +90,7 @@ const char* const kUsage =
     "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
     "                         [--decode-l2-prefetch none|cache|weights|both] [--carveout default|shared|PERCENT]\n"
-    "                         [--decode-attention two-pass|one-pass]\n"
+    "                         [--decode-attention auto|two-pass|one-pass]\n"
     "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
     "                         [--help]\n"
@@ -139,8 +141,9 @@ const char* const kUsage =
     "            the driver per kernel. Unset: 28 in token generation (decode_carveout.h), default in prompt\n"
     "            processing\n"
     "  --decode-attention    token generation: the attention stage's softmax over a part's keys in two passes (the\n"
-    "            keys' scores, the block's maximum and sum, then the values; default) or in one (keys and values\n"
-    "            loaded together, an online softmax per half-warp)\n"
+    "            keys' scores, the block's maximum and sum, then the values), in one (keys and values loaded\n"
+    "            together, an online softmax per half-warp) or auto: one where each part's keys take one step of\n"
+    "            its loop (64 keys), else two (decode_attention_form.h; default)\n"
     "  --decode-l2-prefetch    token generation: what the waiting stages ask L2 to fetch before they wait: the\n"
     "            attention stage's cached keys and values (cache), the packed output GEMV's weights, its blocks that\n"
     "            fit at once also for the blocks after them (weights), both or none (default)\n"
@@ -232,7 +235,9 @@ Options parseOptions(int argc, char** argv) {
                                 : v == "shared"  ? int(cudaSharedmemCarveoutMaxShared)
                                                  : int(integerArgument(program, arg, v, 0, 100));
     } else if (arg == "--decode-attention") {
-      options.decodeOnePass = twoWordArgument(program, arg, value(), "two-pass", "one-pass");
+      const std::string v = value();
+      if (!parseDecodeAttentionForm(v, options.decodeForm))
+        exitWithUsageError(program, "--decode-attention: '" + v + "' is none of auto, two-pass, one-pass");
     } else if (arg == "--decode-l2-prefetch") {
       const std::string v = value();
       if (!parseDecodeL2Prefetch(v, options.decodeL2Prefetch))
@@ -387,7 +392,7 @@ std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Var
       options.problem, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes,
       options.attentionOrder, options.splitOrder, options.attentionBlocks, options.decodeBlocksPerSm,
       options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows,
-      options.decodeL2Prefetch, options.decodeOnePass);
+      options.decodeL2Prefetch, options.decodeForm);
 }
 
 // One configuration's line: its time (or, `timed` false, that it was checked and waits for its interleaved timing),

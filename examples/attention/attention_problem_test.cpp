@@ -1,7 +1,8 @@
 // Host tests of what attention_example decides on the CPU before any GPU work: which shapes it refuses, how token
 // generation splits a head's keys, the GEMMs' split-K, the properties of the generated StridedSync policies the
 // attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times),
-// which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles, and the --decode-l2-prefetch words.
+// which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles, the --decode-l2-prefetch words and
+// the decode attention form chosen per shape (decode_attention_form.h).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
@@ -13,6 +14,7 @@
 
 #include "attention_policies.h"
 #include "attention_problem.h"
+#include "decode_attention_form.h"
 #include "decode_l2_prefetch.h"
 #include "qkv_head_tiles.h"
 
@@ -91,6 +93,41 @@ TEST_CASE("token generation splits a head's keys into parts of at most 512 keys,
   // 1025 keys).
   CHECK(decodeParts(decode(kGpt3, 4, 2048), 132, 512) == 22);
   CHECK(decodeParts(decode(kGpt3, 1, 1024), 132, 512) == 17);
+}
+
+TEST_CASE("the automatic decode attention form is one-pass exactly where each part's keys take one step",
+          "[attention]") {
+  // The parts the one-pass form gets at 5 blocks per SM on 132 SMs (its occupancy at 96 registers): one step of 64
+  // keys at B = 1 and at B = 4 up to S' = 512, two or more at GPT-3 B = 4 from S' = 1024 and LLaMA B = 4 at 2048
+  // (the shapes where session 34 measured it slower than the two-pass form).
+  auto automatic = [](ModelShape shape, int batch, int cached) {
+    const AttentionProblem p = decode(shape, batch, cached);
+    return decodeUsesOnePass(DecodeAttentionForm::Automatic, std::uint32_t(cached) + 1, decodeParts(p, 132, 512, 5));
+  };
+  for (int cached : {512, 1024, 2048}) {
+    CHECK(automatic(kGpt3, 1, cached));
+    CHECK(automatic(kLlama, 1, cached));
+  }
+  CHECK(automatic(kGpt3, 4, 512));
+  CHECK_FALSE(automatic(kGpt3, 4, 1024));
+  CHECK_FALSE(automatic(kGpt3, 4, 2048));
+  CHECK(automatic(kLlama, 4, 512));
+  CHECK(automatic(kLlama, 4, 1024));
+  CHECK_FALSE(automatic(kLlama, 4, 2048));
+  // The boundary: 64 keys a part is one step, 65 two.
+  CHECK(decodeUsesOnePass(DecodeAttentionForm::Automatic, 640, 10));
+  CHECK_FALSE(decodeUsesOnePass(DecodeAttentionForm::Automatic, 641, 10));
+  // The explicit forms whatever the shape.
+  CHECK(decodeUsesOnePass(DecodeAttentionForm::OnePass, 100000, 1));
+  CHECK_FALSE(decodeUsesOnePass(DecodeAttentionForm::TwoPass, 1, 1));
+
+  DecodeAttentionForm form = DecodeAttentionForm::TwoPass;
+  CHECK(parseDecodeAttentionForm("auto", form));
+  CHECK(form == DecodeAttentionForm::Automatic);
+  CHECK(parseDecodeAttentionForm("one-pass", form));
+  CHECK(form == DecodeAttentionForm::OnePass);
+  CHECK_FALSE(parseDecodeAttentionForm("onepass", form));
+  CHECK(form == DecodeAttentionForm::OnePass);  // untouched
 }
 
 TEST_CASE("split-K parts fit one wave and keep four k-blocks each", "[attention]") {
