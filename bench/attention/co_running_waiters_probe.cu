@@ -1,0 +1,302 @@
+// Do blocks that only wait slow blocks on other SMs? Session 34's block traces of GPT-3's prompt chain at 512 tokens
+// (docs/BENCHMARKS.md, issue 14) found CUTLASS's flash attention 48 blocks taking 8-14 us stream-ordered, but
+// 15-26 us once the output GEMM's blocks ran on the other 84 SMs, under tile sync (their producer warps poll
+// semaphores) and under PDL grid sync alike (they wait in griddepcontrol.wait, polling nothing). The traces put the
+// two kernels' blocks on different SMs, and one carveout for both changed nothing. Written then, not yet run (the
+// device time had run out). This probe isolates the effect from both kernels: a work
+// kernel of 48 blocks (one per SM: 160 KB of shared memory each) runs alone, then beside 84 "waiter" blocks (also one
+// per SM, so never on a work block's SM) that wait until the work ends in one of several ways:
+//   barrier:   thread 0 polls a flag in global memory, sleeping 2 us between reads; the other warps sit in
+//              __syncthreads (what a producer warp's one-thread poll with backoff costs);
+//   hot-poll:  thread 0 polls with no sleep (a one-thread semaphore poll without backoff);
+//   mbarrier:  all eight warps spin in mbarrier.try_wait on a barrier warp 0 completes once the flag is set (what
+//              a CUTLASS math warp group waiting for its first stage does);
+//   all-poll:  every thread polls the flag with no sleep (worst case).
+// The work is either tensor-core bound (mma.sync chains, like the attention's QK^T and PV) or L2 bound (every
+// block rereads a 2 MB window of a 4 MB buffer). Reported per mode: the work's span (first start to last end) and
+// its blocks' median duration, medians over rounds with the modes interleaved, and how many work blocks share a TPC
+// (SM pair) with a waiter. Waiters give up after 50 ms, so a placement the probe did not expect cannot hang it.
+//
+// Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]   (exit 77 without a CUDA device)
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+namespace {
+
+constexpr int kThreads = 256;
+constexpr int kWorkBlocks = 48;     // GPT-3's prompt attention tiles at 512 tokens: 12 heads x 4 query tiles
+constexpr int kSharedBytes = 160 * 1024;  // one block per SM, and never a work block beside a waiter
+constexpr std::uint64_t kWaiterTimeoutNs = 50'000'000;
+constexpr std::size_t kL2BufferBytes = 4u << 20;
+constexpr std::size_t kL2WindowBytes = 2u << 20;
+
+enum class WaitMode { None, Barrier, HotPoll, Mbarrier, AllPoll };
+const char* const kWaitModeNames[] = {"alone", "barrier", "hot-poll", "mbarrier", "all-poll"};
+enum class WorkKind { TensorCores, L2Reads };
+
+struct Shared {
+  std::uint32_t stop;      // set by the last work block to finish
+  std::uint32_t finished;  // work blocks done
+  std::uint32_t waitersResident;
+};
+
+__device__ __forceinline__ std::uint64_t globalTimerNs() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+__device__ __forceinline__ std::uint32_t smId() {
+  std::uint32_t id;
+  asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+  return id;
+}
+__device__ __forceinline__ std::uint32_t loadAcquire(const std::uint32_t* p) {
+  std::uint32_t v;
+  asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+  return v;
+}
+
+// Each warp runs `steps` rounds of four independent mma.sync chains (m16n8k16, fp16 in, fp32 accumulate).
+__device__ float tensorCoreWork(int steps) {
+  float c[4][4] = {};
+  std::uint32_t a[4], b[2];
+  const std::uint32_t seed = threadIdx.x * 2654435761u;
+  for (int i = 0; i < 4; ++i) a[i] = seed ^ (0x3c003c00u + i);
+  b[0] = seed ^ 0x3c003800u;
+  b[1] = seed ^ 0x38003c00u;
+  for (int s = 0; s < steps; ++s) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j)
+      asm volatile(
+          "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, "
+          "{%0,%1,%2,%3};"
+          : "+f"(c[j][0]), "+f"(c[j][1]), "+f"(c[j][2]), "+f"(c[j][3])
+          : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
+  }
+  float sum = 0.0f;
+  for (int j = 0; j < 4; ++j)
+    for (int k = 0; k < 4; ++k) sum += c[j][k];
+  return sum;
+}
+
+// The block rereads its 2 MB window of the buffer `passes` times, 16 bytes per thread per load.
+__device__ float l2Work(const uint4* buffer, int passes) {
+  const std::size_t windowWords = kL2WindowBytes / sizeof(uint4);
+  const std::size_t bufferWords = kL2BufferBytes / sizeof(uint4);
+  const std::size_t offset = (std::size_t(blockIdx.x) * 4099 * 16) % bufferWords;
+  std::uint32_t x = 0;
+  for (int p = 0; p < passes; ++p)
+    for (std::size_t i = threadIdx.x; i < windowWords; i += kThreads) {
+      const uint4 v = __ldcg(buffer + (offset + i) % bufferWords);
+      x ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+  return float(x & 1u);
+}
+
+// times: per block {start, end, sm}. Waits (thread 0, 10 ms at most) for the waiters it was told to expect, so
+// that they are resident before the work starts.
+__global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint32_t waiters, WorkKind kind,
+                                                       int amount, const uint4* buffer, float* sink,
+                                                       std::uint64_t* times) {
+  extern __shared__ std::uint8_t dynamicShared[];
+  if (threadIdx.x == 0) {
+    const std::uint64_t until = globalTimerNs() + 10'000'000;
+    while (loadAcquire(&shared->waitersResident) < waiters && globalTimerNs() < until) {
+    }
+  }
+  __syncthreads();
+  const std::uint64_t start = globalTimerNs();
+  const float result = kind == WorkKind::TensorCores ? tensorCoreWork(amount) : l2Work(buffer, amount);
+  dynamicShared[threadIdx.x] = std::uint8_t(result);  // keeps the work and the shared memory
+  __syncthreads();
+  if (threadIdx.x == 0) {
+    times[3 * blockIdx.x + 0] = start;
+    times[3 * blockIdx.x + 1] = globalTimerNs();
+    times[3 * blockIdx.x + 2] = smId();
+    if (dynamicShared[0] == 0xff) sink[blockIdx.x] = result;
+    __threadfence();
+    if (atomicAdd(&shared->finished, 1u) + 1 == gridDim.x) atomicExch(&shared->stop, 1u);
+  }
+}
+
+__global__ void __launch_bounds__(kThreads) waiterKernel(Shared* shared, WaitMode mode, std::uint32_t* sms) {
+  extern __shared__ std::uint8_t dynamicShared[];
+  __shared__ alignas(8) std::uint64_t barrier;
+  const std::uint64_t until = globalTimerNs() + kWaiterTimeoutNs;
+  if (threadIdx.x == 0) {
+    sms[blockIdx.x] = smId();
+    const std::uint32_t address = std::uint32_t(__cvta_generic_to_shared(&barrier));
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(address) : "memory");
+    atomicAdd(&shared->waitersResident, 1u);
+  }
+  __syncthreads();
+  switch (mode) {
+    case WaitMode::Barrier:
+      if (threadIdx.x == 0)
+        while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) __nanosleep(2000);
+      __syncthreads();
+      break;
+    case WaitMode::HotPoll:
+      if (threadIdx.x == 0)
+        while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) {
+        }
+      __syncthreads();
+      break;
+    case WaitMode::Mbarrier: {
+      const std::uint32_t address = std::uint32_t(__cvta_generic_to_shared(&barrier));
+      if (threadIdx.x == 0) {
+        while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) __nanosleep(2000);
+        asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(address) : "memory");
+      } else {
+        std::uint32_t done = 0;
+        while (!done) {
+          asm volatile(
+              "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+              : "=r"(done)
+              : "r"(address), "r"(0u)
+              : "memory");
+        }
+      }
+      break;
+    }
+    case WaitMode::AllPoll:
+      while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) {
+      }
+      break;
+    case WaitMode::None:
+      break;
+  }
+  if (threadIdx.x == 0) dynamicShared[0] = 1;
+}
+
+#define CHECK(call)                                                                                     \
+  do {                                                                                                  \
+    const cudaError_t status_ = (call);                                                                 \
+    if (status_ != cudaSuccess) {                                                                       \
+      std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(status_)); \
+      std::exit(1);                                                                                     \
+    }                                                                                                   \
+  } while (0)
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+int parsePositive(const char* option, const char* text) {
+  char* end = nullptr;
+  const long value = std::strtol(text, &end, 10);
+  if (end == text || *end != '\0' || value < 1 || value > 1 << 20) {
+    std::fprintf(stderr, "co_running_waiters_probe: %s wants a whole number from 1 to %d, not '%s'\n", option,
+                 1 << 20, text);
+    std::exit(2);
+  }
+  return int(value);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int rounds = 15, mmaSteps = 1024, l2Passes = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (i + 1 >= argc || (arg != "--rounds" && arg != "--mma-steps" && arg != "--l2-passes")) {
+      std::fprintf(stderr, "Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]\n");
+      return 2;
+    }
+    const int value = parsePositive(argv[i], argv[i + 1]);
+    ++i;
+    if (arg == "--rounds") rounds = value;
+    else if (arg == "--mma-steps") mmaSteps = value;
+    else l2Passes = value;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("SKIPPED: no CUDA device\n");
+    return 77;
+  }
+  cudaDeviceProp properties{};
+  CHECK(cudaGetDeviceProperties(&properties, 0));
+  const int waiters = properties.multiProcessorCount - kWorkBlocks;
+  std::printf("%s: %d SMs; %d work blocks, %d waiters, one block per SM (%d KB of shared memory each)\n",
+              properties.name, properties.multiProcessorCount, kWorkBlocks, waiters, kSharedBytes / 1024);
+  CHECK(cudaFuncSetAttribute(workKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+  CHECK(cudaFuncSetAttribute(waiterKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
+
+  Shared* shared = nullptr;
+  uint4* buffer = nullptr;
+  float* sink = nullptr;
+  std::uint64_t* times = nullptr;
+  std::uint32_t* waiterSms = nullptr;
+  CHECK(cudaMalloc(&shared, sizeof(Shared)));
+  CHECK(cudaMalloc(&buffer, kL2BufferBytes));
+  CHECK(cudaMemset(buffer, 0x5a, kL2BufferBytes));
+  CHECK(cudaMalloc(&sink, kWorkBlocks * sizeof(float)));
+  CHECK(cudaMalloc(&times, 3 * kWorkBlocks * sizeof(std::uint64_t)));
+  CHECK(cudaMalloc(&waiterSms, std::max(waiters, 1) * sizeof(std::uint32_t)));
+  cudaStream_t workStream, waiterStream;
+  CHECK(cudaStreamCreateWithFlags(&workStream, cudaStreamNonBlocking));
+  CHECK(cudaStreamCreateWithFlags(&waiterStream, cudaStreamNonBlocking));
+  cudaEvent_t reset;
+  CHECK(cudaEventCreateWithFlags(&reset, cudaEventDisableTiming));
+
+  constexpr int kModes = 5;
+  for (WorkKind kind : {WorkKind::TensorCores, WorkKind::L2Reads}) {
+    const int amount = kind == WorkKind::TensorCores ? mmaSteps : l2Passes;
+    std::vector<double> spans[kModes], blockMedians[kModes];
+    int tpcShared[kModes] = {}, timedOut = 0;
+    for (int round = -1; round < rounds; ++round) {  // round -1 warms up
+      for (int m = 0; m < kModes; ++m) {
+        const int mode = (m + std::max(round, 0)) % kModes;  // rotated per round
+        const std::uint32_t waiting = mode == 0 ? 0u : std::uint32_t(waiters);
+        CHECK(cudaMemsetAsync(shared, 0, sizeof(Shared), workStream));
+        CHECK(cudaEventRecord(reset, workStream));
+        CHECK(cudaStreamWaitEvent(waiterStream, reset, 0));
+        if (waiting > 0)
+          waiterKernel<<<waiting, kThreads, kSharedBytes, waiterStream>>>(shared, WaitMode(mode), waiterSms);
+        workKernel<<<kWorkBlocks, kThreads, kSharedBytes, workStream>>>(shared, waiting, kind, amount, buffer, sink,
+                                                                        times);
+        CHECK(cudaGetLastError());
+        CHECK(cudaDeviceSynchronize());
+        std::uint64_t host[3 * kWorkBlocks];
+        CHECK(cudaMemcpy(host, times, sizeof(host), cudaMemcpyDeviceToHost));
+        std::vector<std::uint32_t> waiterSm(waiting);
+        if (waiting > 0)
+          CHECK(cudaMemcpy(waiterSm.data(), waiterSms, waiting * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+        std::uint64_t first = ~0ull, last = 0;
+        std::vector<double> durations;
+        int sharing = 0;
+        for (int b = 0; b < kWorkBlocks; ++b) {
+          first = std::min(first, host[3 * b]);
+          last = std::max(last, host[3 * b + 1]);
+          durations.push_back(double(host[3 * b + 1] - host[3 * b]) / 1000.0);
+          const std::uint32_t sibling = std::uint32_t(host[3 * b + 2]) ^ 1u;  // SMs 2t and 2t+1 form TPC t
+          sharing += std::count(waiterSm.begin(), waiterSm.end(), sibling) > 0;
+        }
+        const double span = double(last - first) / 1000.0;
+        if (span > 5000.0) ++timedOut;
+        if (round < 0) continue;
+        spans[mode].push_back(span);
+        blockMedians[mode].push_back(median(durations));
+        tpcShared[mode] = sharing;
+      }
+    }
+    std::printf("\n%s work (%s %d), medians of %d rounds:\n", kind == WorkKind::TensorCores ? "tensor-core" : "L2",
+                kind == WorkKind::TensorCores ? "mma steps per warp" : "passes over 2 MB per block", amount, rounds);
+    std::printf("  %-9s %10s %10s %10s %20s\n", "waiters", "span us", "block us", "vs alone", "work blocks by one");
+    for (int mode = 0; mode < kModes; ++mode)
+      std::printf("  %-9s %10.2f %10.2f %10.3f %20d\n", kWaitModeNames[mode], median(spans[mode]),
+                  median(blockMedians[mode]), median(spans[mode]) / median(spans[0]), tpcShared[mode]);
+    if (timedOut > 0) std::printf("  (%d runs took over 5 ms: a waiter gave up; placement not as expected)\n", timedOut);
+  }
+  std::printf("\n'work blocks by one': work blocks whose TPC sibling SM held a waiter, last round.\n");
+  return 0;
+}
