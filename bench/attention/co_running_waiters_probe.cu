@@ -295,7 +295,8 @@ int main(int argc, char** argv) {
     for (int mode = 0; mode < kModes; ++mode)
       std::printf("  %-9s %10.2f %10.2f %10.3f %20d\n", kWaitModeNames[mode], median(spans[mode]),
                   median(blockMedians[mode]), median(spans[mode]) / median(spans[0]), tpcShared[mode]);
-    if (timedOut > 0) std::printf("  (%d runs took over 5 ms: a waiter gave up; placement not as expected)\n", timedOut);
+    if (timedOut > 0)
+      std::printf("  (%d runs took over 5 ms: a waiter gave up; placement not as expected)\n", timedOut);
   }
   std::printf("\n'work blocks by one': work blocks whose TPC sibling SM held a waiter, last round.\n");
   return 0;

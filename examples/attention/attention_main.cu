@@ -178,10 +178,7 @@ Options parseOptions(int argc, char** argv) {
       std::fputs(kUsage, stdout);
       std::exit(0);
     } else if (arg == "--model") {
-      const std::string v = value();
-      if (v == "gpt3") options.problem.shape = kGpt3;
-      else if (v == "llama") options.problem.shape = kLlama;
-      else exitWithUsageError(program, "--model: '" + v + "' is neither gpt3 nor llama");
+      options.problem.shape = twoWordArgument(program, arg, value(), "gpt3", "llama") ? kLlama : kGpt3;
     } else if (arg == "--phase") {
       options.problem.phase = phaseArgument(program, arg, value());
     } else if (arg == "--batch") {
@@ -210,15 +207,13 @@ Options parseOptions(int argc, char** argv) {
         options.variants.push_back(name);
       }
     } else if (arg == "--attention-order") {
-      const std::string v = value();
-      if (v == "rows") options.attentionOrder = AttentionOrder::Rows;
-      else if (v == "longest-first") options.attentionOrder = AttentionOrder::LongestFirst;
-      else exitWithUsageError(program, "--attention-order: '" + v + "' is neither rows nor longest-first");
+      options.attentionOrder = twoWordArgument(program, arg, value(), "rows", "longest-first")
+                                   ? AttentionOrder::LongestFirst
+                                   : AttentionOrder::Rows;
     } else if (arg == "--attention-kernel") {
-      const std::string v = value();
-      if (v == "cutlass-fmha") options.attentionKernel = PromptAttentionKernel::CutlassFmha;
-      else if (v == "mma") options.attentionKernel = PromptAttentionKernel::FlashMma;
-      else exitWithUsageError(program, "--attention-kernel: '" + v + "' is neither cutlass-fmha nor mma");
+      options.attentionKernel = twoWordArgument(program, arg, value(), "cutlass-fmha", "mma")
+                                    ? PromptAttentionKernel::FlashMma
+                                    : PromptAttentionKernel::CutlassFmha;
       if (options.attentionKernel == PromptAttentionKernel::CutlassFmha && !CUSYNC_HAVE_CUTLASS_FMHA)
         exitWithUsageError(program, "--attention-kernel cutlass-fmha: this build has no CUTLASS flash attention "
                                     "(the nvidia-cutlass package's examples/88_hopper_fmha was not found)");
@@ -253,10 +248,9 @@ Options parseOptions(int argc, char** argv) {
     } else if (arg == "--out-group-rows") {
       options.outputGroupRows = std::uint32_t(integerArgument(program, arg, value(), 1, 1 << 16));
     } else if (arg == "--split-order") {
-      const std::string v = value();
-      if (v == "together") options.splitOrder = PartOrder::PartsOfATileTogether;
-      else if (v == "k-ranges") options.splitOrder = PartOrder::KRangesInTurn;
-      else exitWithUsageError(program, "--split-order: '" + v + "' is neither together nor k-ranges");
+      options.splitOrder = twoWordArgument(program, arg, value(), "together", "k-ranges")
+                               ? PartOrder::KRangesInTurn
+                               : PartOrder::PartsOfATileTogether;
     } else if (arg == "--split-kinds") {
       for (const std::string& kind : wordListArgument(program, arg, value())) {
         if (kind != "unsplit" && kind != "every-tile" && kind != "last-wave" && kind != "last-wave-sum" &&
@@ -291,14 +285,22 @@ Options parseOptions(int argc, char** argv) {
     exitWithUsageError(program, "--attention-blocks 2: CUTLASS's flash attention computes a tile in one block "
                                 "(--attention-kernel mma splits it)");
   if (const auto why = whyNotRunnable(p)) exitWithUsageError(program, *why);
-  // Each role needs a configuration left, under both T policies.
+  // Each role needs a configuration left, under both T policies: none named by --gemm-configs, or none built (the
+  // configuration lists are CMake's; a list may hold only tiles another model uses, as 144-column QKV tiles).
   for (GemmRole role : {GemmRole::Qkv, GemmRole::Output})
     for (TPolicyKind tPolicy : {TPolicyKind::TileSync, TPolicyKind::RowSync})
-      if (findAttentionGemms(p.shape.model, p.phase, role, tPolicy, options.gemmConfigs).empty())
-        exitWithUsageError(program, std::string("--gemm-configs: none of the ") +
-                                        (role == GemmRole::Qkv ? "QKV" : "output") + " GEMM's configurations for " +
-                                        p.shape.name + " " + p.phaseName() + " (waiting under " +
-                                        tPolicyName(tPolicy) + ") is named");
+      if (findAttentionGemms(p.shape.model, p.phase, role, tPolicy, options.gemmConfigs).empty()) {
+        const std::string roleName = role == GemmRole::Qkv ? "QKV" : "output";
+        const std::string what = roleName + " GEMM's configurations for " + p.shape.name + " " + p.phaseName() +
+                                 " (waiting under " + tPolicyName(tPolicy) + ")";
+        if (!options.gemmConfigs.empty())
+          exitWithUsageError(program, "--gemm-configs: none of the " + what + " is named");
+        const std::string list = std::string("CUSYNC_ATTENTION_") + (p.phase == Phase::Decode ? "DECODE_" : "PROMPT_") +
+                                 (role == GemmRole::Qkv ? "QKV" : "OUTPUT") + "_CONFIGS";
+        exitWithUsageError(program, "this build has none of the " + what + ": CMake's " + list +
+                                        (p.phase == Phase::Decode ? " and CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS" : "") +
+                                        " list none this model can use");
+      }
   return options;
 }
 

@@ -110,9 +110,9 @@ inline std::vector<std::string> wordListArgument(const std::string& program, con
   }
 }
 
-// One of two words read as a flag: false for `falseWord`, true for `trueWord` (the options that switch one way of
-// two: --decode-trigger start|after-wait, --decode-attention two-pass|one-pass). Any other word is a usage error
-// naming the option, the word and both choices (exit 2).
+// One of two words read as a flag: false for `falseWord`, true for `trueWord` (the options that choose one of two:
+// attention_example's --model gpt3|llama, --decode-trigger start|after-wait, --split-order together|k-ranges). Any
+// other word is a usage error naming the option, the word and both choices (exit 2).
 inline bool twoWordArgument(const std::string& program, const std::string& option, const std::string& text,
                             const std::string& falseWord, const std::string& trueWord) {
   if (text != falseWord && text != trueWord)
