@@ -397,7 +397,7 @@ class AttentionChain {
 
   std::string description() const {
     return variant_.ordering == Ordering::CublasAttention
-               ? std::string("cuBLASLt GEMMs")
+               ? std::string("cuBLASLt GEMMs") + (decodeOnePass_ ? " | one-pass attention" : "")
                : "qkv " + qkvGemm_->configuration + ticketSuffix(*qkv_) +
                      (qkvTiling_ != QkvTiling::HeadWide && variant_.qkvSynchronized() ? " (RowSync)" : "") + " | out " +
                      outGemm_->configuration + ticketSuffix(*out_) + " | splits " +

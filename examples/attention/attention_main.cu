@@ -133,7 +133,8 @@ const char* const kUsage =
     "            after the full waves split), last-wave-sum (the same, the parts summed in L2: faster to reduce, not\n"
     "            bitwise reproducible), stream-k (persistent GEMMs: one chunk of k-blocks per block); default all\n"
     "  --decode-blocks-per-sm    token generation: the attention stage's blocks per SM, which sets how many parts\n"
-    "            each head's cache is split into (1..16, default 8)\n"
+    "            each head's cache is split into (1..16, default 8; at most what one wave of the attention kernel\n"
+    "            holds: 8 two-pass, 5 one-pass, by their registers)\n"
     "  --decode-trigger    token generation, PDL variants: when the attention stage's blocks let the output GEMM's\n"
     "            blocks launch: at their start (default) or once they have their q, k and v (after-wait)\n"
     "  --carveout    every stage kernel's preferred share of the SM's memory as shared memory, in percent\n"
@@ -298,8 +299,9 @@ Options parseOptions(int argc, char** argv) {
         const std::string list = std::string("CUSYNC_ATTENTION_") + (p.phase == Phase::Decode ? "DECODE_" : "PROMPT_") +
                                  (role == GemmRole::Qkv ? "QKV" : "OUTPUT") + "_CONFIGS";
         exitWithUsageError(program, "this build has none of the " + what + ": CMake's " + list +
-                                        (p.phase == Phase::Decode ? " and CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS" : "") +
-                                        " list none this model can use");
+                                        (p.phase == Phase::Decode ? " and CUSYNC_ATTENTION_DECODE_GEMV_CONFIGS list"
+                                                                  : " lists") +
+                                        " none this model can use");
       }
   return options;
 }

@@ -98,8 +98,9 @@ TEST_CASE("token generation splits a head's keys into parts of at most 512 keys,
 TEST_CASE("the automatic decode attention form is one-pass exactly where each part's keys take one step",
           "[attention]") {
   // The parts the one-pass form gets at 5 blocks per SM on 132 SMs (its occupancy at 96 registers): one step of 64
-  // keys at B = 1 and at B = 4 up to S' = 512, two or more at GPT-3 B = 4 from S' = 1024 and LLaMA B = 4 at 2048
-  // (the shapes where session 34 measured it slower than the two-pass form).
+  // keys at B = 1, at GPT-3 B = 4 only at S' = 512 (1024: 14 parts of 74 keys), at LLaMA B = 4 up to S' = 1024
+  // (2048: 21 parts of 98); the shapes of two or more steps are those where session 34 measured it slower than the
+  // two-pass form.
   auto automatic = [](ModelShape shape, int batch, int cached) {
     const AttentionProblem p = decode(shape, batch, cached);
     return decodeUsesOnePass(DecodeAttentionForm::Automatic, std::uint32_t(cached) + 1, decodeParts(p, 132, 512, 5));

@@ -15,11 +15,11 @@ namespace cusync::examples::attention {
 
 enum class DecodeAttentionForm { TwoPass, OnePass, Automatic };
 
-// Keys one step of the one-pass loop covers: 4 warps of 16 keys (decodePartInOnePass; asserted there).
+// Keys one step of the one-pass loop covers: 4 warps of 16 keys (decodePartInOnePass; attention_chain.h asserts it).
 inline constexpr std::uint32_t kDecodeOnePassKeysPerStep = 64;
 
-// Automatic: one-pass where a part of `keys` keys split into `onePassParts` parts (the parts the one-pass form gets at
-// its own occupancy) is one step.
+// Automatic: one-pass where each part of a head's `keys` keys, split `onePassParts` ways (the parts the one-pass form
+// gets at its own occupancy), is one step.
 inline bool decodeUsesOnePass(DecodeAttentionForm form, std::uint32_t keys, std::uint32_t onePassParts) {
   if (form != DecodeAttentionForm::Automatic) return form == DecodeAttentionForm::OnePass;
   return (keys + onePassParts - 1) / onePassParts <= kDecodeOnePassKeysPerStep;
