@@ -6,16 +6,20 @@
 // device time had run out). This probe isolates the effect from both kernels: a work
 // kernel of 48 blocks (one per SM: 160 KB of shared memory each) runs alone, then beside 84 "waiter" blocks (also one
 // per SM, so never on a work block's SM) that wait until the work ends in one of several ways:
-//   barrier:   thread 0 polls a flag in global memory, sleeping 2 us between reads; the other warps sit in
-//              __syncthreads (what a producer warp's one-thread poll with backoff costs);
+//   idle:      thread 0 polls a flag in global memory every 50 us; the other warps sit in __syncthreads. The
+//              baseline of the waiting modes: the work blocks get the same 48 SMs left over, so a difference from
+//              "alone" that idle shows too is placement, not waiting;
+//   barrier:   the same, polling every 2 us (a producer warp's one-thread poll with backoff);
 //   hot-poll:  thread 0 polls with no sleep (a one-thread semaphore poll without backoff);
-//   mbarrier:  all eight warps spin in mbarrier.try_wait on a barrier warp 0 completes once the flag is set (what
-//              a CUTLASS math warp group waiting for its first stage does);
+//   mbarrier:  every warp but thread 0's spins in mbarrier.try_wait on a barrier thread 0 completes once it has
+//              seen the flag (every 2 us), as a CUTLASS math warp group waits for its first stage;
 //   all-poll:  every thread polls the flag with no sleep (worst case).
 // The work is either tensor-core bound (mma.sync chains, like the attention's QK^T and PV) or L2 bound (every
 // block rereads a 2 MB window of a 4 MB buffer). Reported per mode: the work's span (first start to last end) and
 // its blocks' median duration, medians over rounds with the modes interleaved, and how many work blocks share a TPC
-// (SM pair) with a waiter. Waiters give up after 50 ms, so a placement the probe did not expect cannot hang it.
+// with a waiter or with another work block (taking SMs 2t and 2t+1 as TPC t: an assumption, not documented).
+// Waiters give up after 50 ms and the work waits at most 10 ms for them, so a placement the probe did not expect
+// cannot hang it; runs where the work did not see every waiter resident are counted and left out.
 //
 // Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]   (exit 77 without a CUDA device)
 #include <algorithm>
@@ -38,8 +42,10 @@ constexpr std::uint64_t kWaiterTimeoutNs = 50'000'000;
 constexpr std::size_t kL2BufferBytes = 4u << 20;
 constexpr std::size_t kL2WindowBytes = 2u << 20;
 
-enum class WaitMode { None, Barrier, HotPoll, Mbarrier, AllPoll };
-const char* const kWaitModeNames[] = {"alone", "barrier", "hot-poll", "mbarrier", "all-poll"};
+enum class WaitMode { None, Idle, Barrier, HotPoll, Mbarrier, AllPoll };
+constexpr int kModes = 6;
+const char* const kWaitModeNames[kModes] = {"alone", "idle", "barrier", "hot-poll", "mbarrier", "all-poll"};
+constexpr int kTimeFields = 4;  // per work block: start, end, SM, whether it saw every waiter resident
 enum class WorkKind { TensorCores, L2Reads };
 
 struct Shared {
@@ -101,16 +107,18 @@ __device__ float l2Work(const uint4* buffer, int passes) {
   return float(x & 1u);
 }
 
-// times: per block {start, end, sm}. Waits (thread 0, 10 ms at most) for the waiters it was told to expect, so
-// that they are resident before the work starts.
+// times: per block {start, end, SM, 1 if every waiter was resident}. Waits (thread 0, 10 ms at most) for the waiters
+// it was told to expect, so that they are resident before the work starts.
 __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint32_t waiters, WorkKind kind,
                                                        int amount, const uint4* buffer, float* sink,
                                                        std::uint64_t* times) {
   extern __shared__ std::uint8_t dynamicShared[];
+  __shared__ bool allResident;
   if (threadIdx.x == 0) {
     const std::uint64_t until = globalTimerNs() + 10'000'000;
     while (loadAcquire(&shared->waitersResident) < waiters && globalTimerNs() < until) {
     }
+    allResident = loadAcquire(&shared->waitersResident) >= waiters;
   }
   __syncthreads();
   const std::uint64_t start = globalTimerNs();
@@ -118,9 +126,10 @@ __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint
   dynamicShared[threadIdx.x] = std::uint8_t(result);  // keeps the work and the shared memory
   __syncthreads();
   if (threadIdx.x == 0) {
-    times[3 * blockIdx.x + 0] = start;
-    times[3 * blockIdx.x + 1] = globalTimerNs();
-    times[3 * blockIdx.x + 2] = smId();
+    times[kTimeFields * blockIdx.x + 0] = start;
+    times[kTimeFields * blockIdx.x + 1] = globalTimerNs();
+    times[kTimeFields * blockIdx.x + 2] = smId();
+    times[kTimeFields * blockIdx.x + 3] = allResident ? 1 : 0;
     if (dynamicShared[0] == 0xff) sink[blockIdx.x] = result;
     __threadfence();
     if (atomicAdd(&shared->finished, 1u) + 1 == gridDim.x) atomicExch(&shared->stop, 1u);
@@ -139,9 +148,11 @@ __global__ void __launch_bounds__(kThreads) waiterKernel(Shared* shared, WaitMod
   }
   __syncthreads();
   switch (mode) {
+    case WaitMode::Idle:
     case WaitMode::Barrier:
       if (threadIdx.x == 0)
-        while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) __nanosleep(2000);
+        while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until)
+          __nanosleep(mode == WaitMode::Idle ? 50'000 : 2000);
       __syncthreads();
       break;
     case WaitMode::HotPoll:
@@ -191,12 +202,14 @@ double median(std::vector<double> v) {
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-int parsePositive(const char* option, const char* text) {
+// A whole number in [1, most] or exit 2. The work's amounts are bounded so that it ends well within the waiters'
+// 50 ms (about 30 us at the defaults).
+int parsePositive(const char* option, const char* text, long most) {
   char* end = nullptr;
   const long value = std::strtol(text, &end, 10);
-  if (end == text || *end != '\0' || value < 1 || value > 1 << 20) {
-    std::fprintf(stderr, "co_running_waiters_probe: %s wants a whole number from 1 to %d, not '%s'\n", option,
-                 1 << 20, text);
+  if (end == text || *end != '\0' || value < 1 || value > most) {
+    std::fprintf(stderr, "co_running_waiters_probe: %s wants a whole number from 1 to %ld, not '%s'\n", option, most,
+                 text);
     std::exit(2);
   }
   return int(value);
@@ -212,7 +225,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]\n");
       return 2;
     }
-    const int value = parsePositive(argv[i], argv[i + 1]);
+    const long most = arg == "--rounds" ? 1000 : arg == "--mma-steps" ? 32768 : 64;
+    const int value = parsePositive(argv[i], argv[i + 1], most);
     ++i;
     if (arg == "--rounds") rounds = value;
     else if (arg == "--mma-steps") mmaSteps = value;
@@ -226,6 +240,11 @@ int main(int argc, char** argv) {
   cudaDeviceProp properties{};
   CHECK(cudaGetDeviceProperties(&properties, 0));
   const int waiters = properties.multiProcessorCount - kWorkBlocks;
+  if (waiters < 1) {
+    std::printf("SKIPPED: %d SMs leave no SM for a waiter beside %d work blocks\n", properties.multiProcessorCount,
+                kWorkBlocks);
+    return 77;
+  }
   std::printf("%s: %d SMs; %d work blocks, %d waiters, one block per SM (%d KB of shared memory each)\n",
               properties.name, properties.multiProcessorCount, kWorkBlocks, waiters, kSharedBytes / 1024);
   CHECK(cudaFuncSetAttribute(workKernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kSharedBytes));
@@ -240,19 +259,19 @@ int main(int argc, char** argv) {
   CHECK(cudaMalloc(&buffer, kL2BufferBytes));
   CHECK(cudaMemset(buffer, 0x5a, kL2BufferBytes));
   CHECK(cudaMalloc(&sink, kWorkBlocks * sizeof(float)));
-  CHECK(cudaMalloc(&times, 3 * kWorkBlocks * sizeof(std::uint64_t)));
-  CHECK(cudaMalloc(&waiterSms, std::max(waiters, 1) * sizeof(std::uint32_t)));
+  CHECK(cudaMalloc(&times, kTimeFields * kWorkBlocks * sizeof(std::uint64_t)));
+  CHECK(cudaMalloc(&waiterSms, waiters * sizeof(std::uint32_t)));
+  CHECK(cudaDeviceSynchronize());  // the buffer's memset ran on the legacy stream
   cudaStream_t workStream, waiterStream;
   CHECK(cudaStreamCreateWithFlags(&workStream, cudaStreamNonBlocking));
   CHECK(cudaStreamCreateWithFlags(&waiterStream, cudaStreamNonBlocking));
   cudaEvent_t reset;
   CHECK(cudaEventCreateWithFlags(&reset, cudaEventDisableTiming));
 
-  constexpr int kModes = 5;
   for (WorkKind kind : {WorkKind::TensorCores, WorkKind::L2Reads}) {
     const int amount = kind == WorkKind::TensorCores ? mmaSteps : l2Passes;
-    std::vector<double> spans[kModes], blockMedians[kModes];
-    int tpcShared[kModes] = {}, timedOut = 0;
+    std::vector<double> spans[kModes], blockMedians[kModes], byWaiter[kModes], byWork[kModes];
+    int notResident = 0, longRuns = 0;
     for (int round = -1; round < rounds; ++round) {  // round -1 warms up
       for (int m = 0; m < kModes; ++m) {
         const int mode = (m + std::max(round, 0)) % kModes;  // rotated per round
@@ -266,38 +285,57 @@ int main(int argc, char** argv) {
                                                                         times);
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
-        std::uint64_t host[3 * kWorkBlocks];
+        std::uint64_t host[kTimeFields * kWorkBlocks];
         CHECK(cudaMemcpy(host, times, sizeof(host), cudaMemcpyDeviceToHost));
-        std::vector<std::uint32_t> waiterSm(waiting);
+        std::vector<std::uint32_t> waiterSm(waiting), workSm;
         if (waiting > 0)
           CHECK(cudaMemcpy(waiterSm.data(), waiterSms, waiting * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
         std::uint64_t first = ~0ull, last = 0;
         std::vector<double> durations;
-        int sharing = 0;
+        bool allResident = true;
         for (int b = 0; b < kWorkBlocks; ++b) {
-          first = std::min(first, host[3 * b]);
-          last = std::max(last, host[3 * b + 1]);
-          durations.push_back(double(host[3 * b + 1] - host[3 * b]) / 1000.0);
-          const std::uint32_t sibling = std::uint32_t(host[3 * b + 2]) ^ 1u;  // SMs 2t and 2t+1 form TPC t
-          sharing += std::count(waiterSm.begin(), waiterSm.end(), sibling) > 0;
+          const std::uint64_t* t = host + kTimeFields * b;
+          first = std::min(first, t[0]);
+          last = std::max(last, t[1]);
+          durations.push_back(double(t[1] - t[0]) / 1000.0);
+          workSm.push_back(std::uint32_t(t[2]));
+          allResident = allResident && t[3] == 1;
+        }
+        int nextToWaiter = 0, nextToWork = 0;
+        for (std::uint32_t sm : workSm) {
+          const std::uint32_t sibling = sm ^ 1u;  // SMs 2t and 2t + 1 taken as TPC t
+          nextToWaiter += std::count(waiterSm.begin(), waiterSm.end(), sibling) > 0;
+          nextToWork += std::count(workSm.begin(), workSm.end(), sibling) > 0;
         }
         const double span = double(last - first) / 1000.0;
-        if (span > 5000.0) ++timedOut;
         if (round < 0) continue;
+        if (!allResident) {  // the work ran before every waiter was resident: not the case being measured
+          ++notResident;
+          continue;
+        }
+        if (span > 25'000.0) ++longRuns;
         spans[mode].push_back(span);
         blockMedians[mode].push_back(median(durations));
-        tpcShared[mode] = sharing;
+        byWaiter[mode].push_back(nextToWaiter);
+        byWork[mode].push_back(nextToWork);
       }
     }
     std::printf("\n%s work (%s %d), medians of %d rounds:\n", kind == WorkKind::TensorCores ? "tensor-core" : "L2",
                 kind == WorkKind::TensorCores ? "mma steps per warp" : "passes over 2 MB per block", amount, rounds);
-    std::printf("  %-9s %10s %10s %10s %20s\n", "waiters", "span us", "block us", "vs alone", "work blocks by one");
+    std::printf("  %-9s %9s %9s %9s %9s %14s %14s\n", "waiters", "span us", "block us", "vs alone", "vs idle",
+                "TPC w/ waiter", "TPC w/ work");
     for (int mode = 0; mode < kModes; ++mode)
-      std::printf("  %-9s %10.2f %10.2f %10.3f %20d\n", kWaitModeNames[mode], median(spans[mode]),
-                  median(blockMedians[mode]), median(spans[mode]) / median(spans[0]), tpcShared[mode]);
-    if (timedOut > 0)
-      std::printf("  (%d runs took over 5 ms: a waiter gave up; placement not as expected)\n", timedOut);
+      std::printf("  %-9s %9.2f %9.2f %9.3f %9.3f %14.0f %14.0f\n", kWaitModeNames[mode], median(spans[mode]),
+                  median(blockMedians[mode]), median(spans[mode]) / median(spans[0]),
+                  median(spans[mode]) / median(spans[1]), median(byWaiter[mode]), median(byWork[mode]));
+    if (notResident > 0)
+      std::printf("  (%d runs left out: the work started before every waiter was resident)\n", notResident);
+    if (longRuns > 0)
+      std::printf("  (%d runs took over 25 ms: the waiters, 50 ms at most, may have left first; use a smaller "
+                  "amount)\n",
+                  longRuns);
   }
-  std::printf("\n'work blocks by one': work blocks whose TPC sibling SM held a waiter, last round.\n");
+  std::printf("\nTPC w/ waiter (w/ work): work blocks whose sibling SM (smid ^ 1) held a waiter (a work block); "
+              "medians.\n");
   return 0;
 }
