@@ -332,8 +332,9 @@ class AttentionChain {
       };
       static_assert((kDecodeThreads / 32) * 2 * kDecodeKeyBatch == kDecodeOnePassKeysPerStep,
                     "decode_attention_form.h's one-pass step is decodePartInOnePass's");
-      decodeOnePass_ = decodeUsesOnePass(decodeForm, std::uint32_t(problem.cached) + 1, partsFor(true));
-      attentionParts_ = partsFor(decodeOnePass_);
+      const std::uint32_t onePassParts = partsFor(true);
+      decodeOnePass_ = decodeUsesOnePass(decodeForm, std::uint32_t(problem.cached) + 1, onePassParts);
+      attentionParts_ = decodeOnePass_ ? onePassParts : partsFor(false);
       attn_->setBlocksPerTile(attentionParts_);
       if (attentionParts_ > 1) {
         const std::size_t slots = std::size_t(attentionGrid.tileCount()) * attentionParts_;
