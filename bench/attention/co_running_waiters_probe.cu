@@ -14,8 +14,16 @@
 //   mbarrier:  every warp but thread 0's spins in mbarrier.try_wait on a barrier thread 0 completes once it has
 //              seen the flag (every 2 us), as a CUTLASS math warp group waits for its first stage;
 //   all-poll:  every thread polls the flag with no sleep (worst case).
-// The work is either tensor-core bound (mma.sync chains, like the attention's QK^T and PV) or L2 bound (every
-// block rereads a 2 MB window of a 4 MB buffer). Reported per mode: the work's span (first start to last end) and
+// In those modes the waiters are resident first and the work takes the SMs they leave. Two more modes launch the
+// waiters after the work, as the prompt chain's output GEMM comes after the attention (session 35: the modes above
+// slowed nothing, so what is left is the launch order and PDL's own wait):
+//   late-idle: launched on another stream once the work runs, waiting as idle does;
+//   pdl-wait:  launched on the work's stream with programmatic stream serialization (the work triggers its
+//              dependents at block start, as cusync's kernels do), every thread in griddepcontrol.wait until the
+//              work grid completes: PDL grid sync's output GEMM, exactly.
+// The work is either tensor-core bound (mma.sync chains, like the attention's QK^T and PV), L2 bound (every
+// block rereads a 2 MB window of a 4 MB buffer), or the same window read by TMA bulk copies into shared memory (as
+// the flash attention loads K and V). Reported per mode: the work's span (first start to last end) and
 // its blocks' median duration, medians over rounds with the modes interleaved, and how many work blocks share a TPC
 // with a waiter or with another work block (taking SMs 2t and 2t+1 as TPC t: an assumption, not documented).
 // Waiters give up after 50 ms and the work waits at most 10 ms for them, so a placement the probe did not expect
@@ -42,11 +50,16 @@ constexpr std::uint64_t kWaiterTimeoutNs = 50'000'000;
 constexpr std::size_t kL2BufferBytes = 4u << 20;
 constexpr std::size_t kL2WindowBytes = 2u << 20;
 
-enum class WaitMode { None, Idle, Barrier, HotPoll, Mbarrier, AllPoll };
-constexpr int kModes = 6;
-const char* const kWaitModeNames[kModes] = {"alone", "idle", "barrier", "hot-poll", "mbarrier", "all-poll"};
+enum class WaitMode { None, Idle, Barrier, HotPoll, Mbarrier, AllPoll, LateIdle, PdlWait };
+constexpr int kModes = 8;
+const char* const kWaitModeNames[kModes] = {"alone",    "idle",     "barrier",   "hot-poll",
+                                            "mbarrier", "all-poll", "late-idle", "pdl-wait"};
+// Modes whose waiters are launched after the work kernel.
+constexpr bool launchedAfterWork(WaitMode mode) { return mode == WaitMode::LateIdle || mode == WaitMode::PdlWait; }
 constexpr int kTimeFields = 4;  // per work block: start, end, SM, whether it saw every waiter resident
-enum class WorkKind { TensorCores, L2Reads };
+enum class WorkKind { TensorCores, L2Reads, BulkCopies };
+constexpr std::uint32_t kBulkChunkBytes = 16 * 1024;  // per cp.async.bulk
+constexpr int kBulkChunksInFlight = 8;                 // 128 KB of the block's 160 KB per round trip
 
 struct Shared {
   std::uint32_t stop;      // set by the last work block to finish
@@ -107,6 +120,48 @@ __device__ float l2Work(const uint4* buffer, int passes) {
   return float(x & 1u);
 }
 
+// The block reads its 2 MB window `passes` times by TMA bulk copies into shared memory, 128 KB per round trip
+// (thread 0 issues and waits; one mbarrier counts the bytes).
+__device__ float bulkCopyWork(const uint4* buffer, int passes, std::uint8_t* staging) {
+  __shared__ alignas(8) std::uint64_t barrier;
+  const std::uint32_t barrierAddress = std::uint32_t(__cvta_generic_to_shared(&barrier));
+  if (threadIdx.x == 0) {
+    asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(barrierAddress) : "memory");
+    asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+    const char* base = reinterpret_cast<const char*>(buffer);
+    const std::size_t offset = (std::size_t(blockIdx.x) * 4099 * 256) % kL2BufferBytes / kBulkChunkBytes;
+    const std::size_t bufferChunks = kL2BufferBytes / kBulkChunkBytes;
+    const std::size_t windowChunks = kL2WindowBytes / kBulkChunkBytes;
+    std::uint32_t phase = 0;
+    for (int p = 0; p < passes; ++p)
+      for (std::size_t c = 0; c < windowChunks; c += kBulkChunksInFlight) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(barrierAddress),
+                     "r"(kBulkChunkBytes * kBulkChunksInFlight)
+                     : "memory");
+        for (int j = 0; j < kBulkChunksInFlight; ++j) {
+          const char* source = base + ((offset + c + j) % bufferChunks) * kBulkChunkBytes;
+          const std::uint32_t destination =
+              std::uint32_t(__cvta_generic_to_shared(staging + std::size_t(j) * kBulkChunkBytes));
+          asm volatile(
+              "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];" ::"r"(
+                  destination),
+              "l"(source), "r"(kBulkChunkBytes), "r"(barrierAddress)
+              : "memory");
+        }
+        std::uint32_t done = 0;
+        while (!done)
+          asm volatile(
+              "{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+              : "=r"(done)
+              : "r"(barrierAddress), "r"(phase)
+              : "memory");
+        phase ^= 1u;
+      }
+  }
+  __syncthreads();
+  return float(staging[threadIdx.x] & 1u);
+}
+
 // times: per block {start, end, SM, 1 if every waiter was resident}. Waits (thread 0, 10 ms at most) for the waiters
 // it was told to expect, so that they are resident before the work starts.
 __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint32_t waiters, WorkKind kind,
@@ -114,6 +169,7 @@ __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint
                                                        std::uint64_t* times) {
   extern __shared__ std::uint8_t dynamicShared[];
   __shared__ bool allResident;
+  asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // a no-op unless a PDL dependent follows
   if (threadIdx.x == 0) {
     const std::uint64_t until = globalTimerNs() + 10'000'000;
     while (loadAcquire(&shared->waitersResident) < waiters && globalTimerNs() < until) {
@@ -122,7 +178,9 @@ __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint
   }
   __syncthreads();
   const std::uint64_t start = globalTimerNs();
-  const float result = kind == WorkKind::TensorCores ? tensorCoreWork(amount) : l2Work(buffer, amount);
+  const float result = kind == WorkKind::TensorCores ? tensorCoreWork(amount)
+                       : kind == WorkKind::L2Reads   ? l2Work(buffer, amount)
+                                                     : bulkCopyWork(buffer, amount, dynamicShared);
   dynamicShared[threadIdx.x] = std::uint8_t(result);  // keeps the work and the shared memory
   __syncthreads();
   if (threadIdx.x == 0) {
@@ -149,10 +207,11 @@ __global__ void __launch_bounds__(kThreads) waiterKernel(Shared* shared, WaitMod
   __syncthreads();
   switch (mode) {
     case WaitMode::Idle:
+    case WaitMode::LateIdle:
     case WaitMode::Barrier:
       if (threadIdx.x == 0)
         while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until)
-          __nanosleep(mode == WaitMode::Idle ? 50'000 : 2000);
+          __nanosleep(mode == WaitMode::Barrier ? 2000 : 50'000);
       __syncthreads();
       break;
     case WaitMode::HotPoll:
@@ -181,6 +240,9 @@ __global__ void __launch_bounds__(kThreads) waiterKernel(Shared* shared, WaitMod
     case WaitMode::AllPoll:
       while (loadAcquire(&shared->stop) == 0 && globalTimerNs() < until) {
       }
+      break;
+    case WaitMode::PdlWait:
+      asm volatile("griddepcontrol.wait;" ::: "memory");
       break;
     case WaitMode::None:
       break;
@@ -268,7 +330,7 @@ int main(int argc, char** argv) {
   cudaEvent_t reset;
   CHECK(cudaEventCreateWithFlags(&reset, cudaEventDisableTiming));
 
-  for (WorkKind kind : {WorkKind::TensorCores, WorkKind::L2Reads}) {
+  for (WorkKind kind : {WorkKind::TensorCores, WorkKind::L2Reads, WorkKind::BulkCopies}) {
     const int amount = kind == WorkKind::TensorCores ? mmaSteps : l2Passes;
     std::vector<double> spans[kModes], blockMedians[kModes], byWaiter[kModes], byWork[kModes];
     int notResident = 0, longRuns = 0;
@@ -279,10 +341,26 @@ int main(int argc, char** argv) {
         CHECK(cudaMemsetAsync(shared, 0, sizeof(Shared), workStream));
         CHECK(cudaEventRecord(reset, workStream));
         CHECK(cudaStreamWaitEvent(waiterStream, reset, 0));
-        if (waiting > 0)
+        const bool late = launchedAfterWork(WaitMode(mode));
+        if (waiting > 0 && !late)
           waiterKernel<<<waiting, kThreads, kSharedBytes, waiterStream>>>(shared, WaitMode(mode), waiterSms);
         workKernel<<<kWorkBlocks, kThreads, kSharedBytes, workStream>>>(shared, waiting, kind, amount, buffer, sink,
                                                                         times);
+        if (WaitMode(mode) == WaitMode::LateIdle)
+          waiterKernel<<<waiting, kThreads, kSharedBytes, waiterStream>>>(shared, WaitMode(mode), waiterSms);
+        if (WaitMode(mode) == WaitMode::PdlWait) {
+          cudaLaunchConfig_t config{};
+          config.gridDim = dim3(waiting);
+          config.blockDim = dim3(kThreads);
+          config.dynamicSmemBytes = kSharedBytes;
+          config.stream = workStream;
+          cudaLaunchAttribute attribute{};
+          attribute.id = cudaLaunchAttributeProgrammaticStreamSerialization;
+          attribute.val.programmaticStreamSerializationAllowed = 1;
+          config.attrs = &attribute;
+          config.numAttrs = 1;
+          CHECK(cudaLaunchKernelEx(&config, waiterKernel, shared, WaitMode(mode), waiterSms));
+        }
         CHECK(cudaGetLastError());
         CHECK(cudaDeviceSynchronize());
         std::uint64_t host[kTimeFields * kWorkBlocks];
@@ -320,7 +398,8 @@ int main(int argc, char** argv) {
         byWork[mode].push_back(nextToWork);
       }
     }
-    std::printf("\n%s work (%s %d), medians of %d rounds:\n", kind == WorkKind::TensorCores ? "tensor-core" : "L2",
+    std::printf("\n%s work (%s %d), medians of %d rounds:\n",
+                kind == WorkKind::TensorCores ? "tensor-core" : kind == WorkKind::L2Reads ? "L2" : "TMA bulk-copy",
                 kind == WorkKind::TensorCores ? "mma steps per warp" : "passes over 2 MB per block", amount, rounds);
     std::printf("  %-9s %9s %9s %9s %9s %14s %14s\n", "waiters", "span us", "block us", "vs alone", "vs idle",
                 "TPC w/ waiter", "TPC w/ work");
