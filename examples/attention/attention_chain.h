@@ -27,7 +27,6 @@
 #include "cusync/cusync.cuh"
 #include "cusync/packed_gemv_pack.cuh"
 #include "decode_attention_form.h"
-#include "decode_l2_prefetch.h"
 
 namespace cusync::examples::attention {
 
@@ -256,8 +255,7 @@ class AttentionChain {
   // session 13, call 7: 5-24% faster output GEMMs at the prompt shapes than row-major, alone). `promptKernel`: the
   // prompt attention stage's kernel (CUTLASS's flash attention takes one block per tile). `qkvGroupRows`: the QKV
   // GEMM's (head, row) groups taken that many rows at a time, head by head (qkvGroupedIndex; 1: the spec's order);
-  // head-wide QKV tiles only, narrow ones take row-major order. `decodeL2Prefetch`: token generation, what the
-  // waiting stages ask L2 for before they wait (decode_l2_prefetch.h). `decodeForm`: how the token-generation
+  // head-wide QKV tiles only, narrow ones take row-major order. `decodeForm`: how the token-generation
   // attention stage computes each part's softmax (decode_attention_form.h; Automatic chooses per shape).
   AttentionChain(const AttentionProblem& problem, Variant variant, GemmChoice gemms, AttentionBuffers& buffers,
                  int multiprocessors, cublasLtHandle_t lt, void* workspace, std::size_t workspaceBytes,
@@ -266,10 +264,8 @@ class AttentionChain {
                  std::uint32_t decodeBlocksPerSm = kDecodeBlocksPerSm, bool decodeTriggerAfterWait = false,
                  std::uint32_t outputGroupRows = 1,
                  PromptAttentionKernel promptKernel = PromptAttentionKernel::FlashMma, std::uint32_t qkvGroupRows = 1,
-                 DecodeL2Prefetch decodeL2Prefetch = {},
                  DecodeAttentionForm decodeForm = DecodeAttentionForm::Automatic)
       : problem_(problem), variant_(variant), buffers_(buffers), decodeTriggerAfterWait_(decodeTriggerAfterWait),
-        decodeL2Prefetch_(decodeL2Prefetch), multiprocessors_(multiprocessors),
         promptKernel_(promptKernel),
         executor_(stageOrderingOf(variant), cudaStreamDefault) {
     const bool cublas = variant.ordering == Ordering::CublasAttention;
@@ -513,9 +509,6 @@ class AttentionChain {
       last.producerTileColumns = kHeadDim;
     }
     last.waitForPriorGrid = variant_.ordering == Ordering::PdlGridSync;
-    // The blocks that fit at once prefetch the weights of the blocks after them (hooked_packed_gemv_kernel.cuh).
-    if (P == Phase::Decode && decodeL2Prefetch_.weights && outGemm_->packedWeights)
-      last.l2PrefetchAheadGroups = std::uint32_t(outGemm_->maxActiveBlocksPerSm() * multiprocessors_);
     outSplit_->applyTo(last);
     last.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() + attn_->blocksPerLaunch() : nullptr;
     last.traceStage = 2;
@@ -611,7 +604,6 @@ class AttentionChain {
       args.triggerDependents = triggerDependents;
       args.triggerAfterWait = decodeTriggerAfterWait_;
       args.waitForPriorGrid = gridSync;
-      args.prefetchCacheToL2 = decodeL2Prefetch_.cache;
       args.trace = trace_ ? trace_ + qkv_->blocksPerLaunch() : nullptr;
       args.traceStage = 1;
       launchKernel(decodeOnePass_ ? decodeAttentionKernel<QkvPolicy, TPolicy, true>
@@ -682,9 +674,7 @@ class AttentionChain {
   Variant variant_;
   AttentionBuffers& buffers_;
   bool decodeTriggerAfterWait_;  // the decode attention stage lets the output GEMM launch after its wait
-  DecodeL2Prefetch decodeL2Prefetch_;
   bool decodeOnePass_ = false;  // the decode attention stage's one-pass form (decodeForm, resolved per shape)
-  int multiprocessors_;
   PromptAttentionKernel promptKernel_;
   QkvTiling qkvTiling_ = QkvTiling::HeadWide;
   const AttentionGemm* qkvGemm_ = nullptr;

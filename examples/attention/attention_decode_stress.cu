@@ -5,8 +5,7 @@
 // (stress_delay.cuh; never built into benchmarks). Models, batch sizes (1-4 tokens), cache lengths, GEMV
 // configurations (128- and 32-column output tiles, weights staged in shared memory or streamed, products on the CUDA
 // cores or on tensor cores, weights row-major or packed), their split-K choices, the PDL grid-sync baseline and the
-// attention stage's PDL trigger (at start, after its wait) and what the waiting stages prefetch into L2 (the cache,
-// the packed output stage's weights: half the cases each, decode_l2_prefetch.h) vary, as does the stage kernels'
+// attention stage's PDL trigger (at start, after its wait) vary, as does the stage kernels'
 // shared-memory carveout (the example's token-generation default, decode_carveout.h, or the driver's choice, half
 // the cases each), which decides which stages' blocks share an SM, and the attention stage's form (one pass or two
 // over a part's keys, half the cases each). Every
@@ -98,16 +97,13 @@ struct Case {
   int qkv;
   int out;  // 0: gemv 32 b4, 1: gemv 32 b2 staged, 2: gemv 128 b2, 3: gemv 32 b2 on tensor cores, 4: whole rows, 5: packed
   SplitChoice qkvSplit, outSplit;
-  DecodeL2Prefetch prefetch;  // a hint that must not change a result: half the cases each, across the other choices
   int carveoutPercent;        // uniform_carveout.h; -1: the driver's choice per kernel
   bool onePass;               // the attention stage's one-pass form (decodeAttentionKernel)
 };
 
 // The case's choices its chain's description does not name.
 std::string caseOptions(const Case& c) {
-  std::string text = c.prefetch.cache ? (c.prefetch.weights ? " (L2 prefetch: both)" : " (L2 prefetch: cache)")
-                                      : (c.prefetch.weights ? " (L2 prefetch: weights)" : "");
-  if (c.onePass) text += " (one-pass attention)";
+  std::string text = c.onePass ? " (one-pass attention)" : "";
   if (c.carveoutPercent >= 0) text += " (carveout " + std::to_string(c.carveoutPercent) + "%)";
   return text;
 }
@@ -147,17 +143,16 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
               const auto outSplits = splitCandidates(*outGemm(out, variant.tPolicy), Phase::Decode, p.tokens(),
                                                      shape.hidden, p.tColumns(), multiprocessors);
               if (qkvSplits.empty() || outSplits.empty()) continue;  // a GEMV that does not fit on this device
-              const DecodeL2Prefetch prefetch{(qkv + out + batch) % 2 == 1, (qkv + batch) % 2 == 0};
               const int carveout = qkv % 2 == 0 ? kDecodeSharedCarveoutPercent : -1;
               const bool onePass = (out + batch) % 2 == 0;
               // Every output split with the QKV GEMM's first, and the QKV GEMM's last with the output's first.
               for (const SplitChoice& o : outSplits)
                 cases.push_back(
-                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o, prefetch, carveout, onePass});
+                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.front(), o, carveout, onePass});
               if (qkvSplits.size() > 1)
                 cases.push_back(
-                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front(), prefetch,
-                     carveout, onePass});
+                    {batch, cached, variant, afterWait, qkv, out, qkvSplits.back(), outSplits.front(), carveout,
+                     onePass});
             }
         }
     }
@@ -183,8 +178,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
     AttentionChain<M, Phase::Decode> chain(p, c.variant, gemms, *buffers, multiprocessors, lt, workspace,
                                           workspaceBytes, AttentionOrder::Rows, PartOrder::KRangesInTurn, 1,
                                           kDecodeBlocksPerSm, c.triggerAfterWait, 1, PromptAttentionKernel::FlashMma,
-                                          1, c.prefetch,
-                                          c.onePass ? DecodeAttentionForm::OnePass : DecodeAttentionForm::TwoPass);
+                                          1, c.onePass ? DecodeAttentionForm::OnePass : DecodeAttentionForm::TwoPass);
     // Named before it runs, so that a hang is attributed.
     std::printf("  running %s B=%d S'=%d %s%s%s [%s]\n", shape.name, c.batch, c.cached, c.variant.name().c_str(),
                 c.triggerAfterWait ? " (trigger after wait)" : "", caseOptions(c).c_str(), chain.description().c_str());

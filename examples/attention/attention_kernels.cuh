@@ -19,7 +19,6 @@
 #include "cusync/async_copy.cuh"
 #include "cusync/block_sync.cuh"
 #include "cusync/block_trace.cuh"
-#include "cusync/l2_prefetch.cuh"
 #include "cusync/stage_view.cuh"
 #include "cusync/stress_delay.cuh"
 #include "cusync/typed_stage_view.cuh"
@@ -165,9 +164,6 @@ struct DecodeAttentionArgs {
   // their weights) while the attention computes, not while the QKV GEMM's last tiles still stream.
   bool triggerAfterWait = false;
   bool waitForPriorGrid = false;    // PDL grid sync: griddepcontrol.wait (the whole QKV GEMM) before reading
-  // Before its wait, each block asks L2 for its part's cached keys and values, which do not depend on the QKV GEMM:
-  // a block resident while the QKV GEMM still runs then reads its cache from L2 once it has its q, k and v.
-  bool prefetchCacheToL2 = false;
   BlockTrace* trace = nullptr;      // diagnostics: a record per block at trace[blockIdx.x] (block_trace.h)
   std::uint32_t traceStage = 0;
 };
@@ -300,14 +296,6 @@ __global__ void __launch_bounds__(kDecodeThreads)
 
   // Wait for the q, k and v tiles (one thread), then the barrier extends its acquire to the block.
   if (threadIdx.x == 0) {
-    // The cached rows of [begin, end) (key S' is in QKV); only where the block waits tile by tile: under PDL grid
-    // sync it has already waited for the whole QKV GEMM, and stream-ordered nothing is left to overlap.
-    if (args.prefetchCacheToL2 && qkvInput.synchronized() && begin < args.cached) {
-      const std::uint64_t rowBytes = kHeadDim * sizeof(__half);
-      const std::uint64_t bytes = (min(end, args.cached) - begin) * rowBytes;
-      prefetchRangeToL2(args.kCache + cacheBase + std::size_t(begin) * kHeadDim, bytes);
-      prefetchRangeToL2(args.vCache + cacheBase + std::size_t(begin) * kHeadDim, bytes);
-    }
     CUSYNC_CHAIN_DELAY(head * 37u + unit.part);  // stress builds: a slow consumer, before its wait
     SatisfiedSemaphoreCache<4> seen;
     for (std::uint32_t part = 0; part < 3; ++part)

@@ -71,7 +71,6 @@ struct Options {
   std::vector<std::string> splitKinds;  // the GEMMs' split choices to search, by kind (empty: all)
   bool decodeTriggerAfterWait = false;  // token generation: the attention stage triggers the output GEMM's launch
                                         // after its wait (else at block start)
-  DecodeL2Prefetch decodeL2Prefetch;    // token generation: what the waiting stages prefetch into L2
   // token generation: how the attention stage computes each part's softmax (decode_attention_form.h)
   DecodeAttentionForm decodeForm = DecodeAttentionForm::Automatic;
   // Every stage kernel's preferred shared-memory carveout, percent (uniform_carveout.h); -1: the driver's choice per
@@ -89,7 +88,7 @@ const char* const kUsage =
     "                         [--split-order together|k-ranges] [--split-kinds a,b] [--decode-blocks-per-sm N]\n"
     "                         [--trace FILE]\n"
     "                         [--decode-trigger start|after-wait] [--out-group-rows N] [--qkv-group-rows N]\n"
-    "                         [--decode-l2-prefetch none|cache|weights|both] [--carveout default|shared|PERCENT]\n"
+    "                         [--carveout default|shared|PERCENT]\n"
     "                         [--decode-attention auto|two-pass|one-pass]\n"
     "                         [--persistent-units static,ticket]\n"
     "                         [--check-only] [--csv FILE]\n"
@@ -145,9 +144,6 @@ const char* const kUsage =
     "            keys' scores, the block's maximum and sum, then the values), in one (keys and values loaded\n"
     "            together, an online softmax per half-warp) or auto: one where each part's keys take one step of\n"
     "            its loop (64 keys), else two (decode_attention_form.h; default)\n"
-    "  --decode-l2-prefetch    token generation: what the waiting stages ask L2 to fetch before they wait: the\n"
-    "            attention stage's cached keys and values (cache), the packed output GEMV's weights, its blocks that\n"
-    "            fit at once also for the blocks after them (weights), both or none (default)\n"
     "  --out-group-rows N    the output GEMM's tile order: rows of tiles taken N at a time, column by column\n"
     "            (1: row-major; 16 is column-major at every prompt shape up to 2048 tokens; default 16 for gpt3,\n"
     "            1 for llama, the faster of the two in the chains)\n"
@@ -234,10 +230,6 @@ Options parseOptions(int argc, char** argv) {
       const std::string v = value();
       if (!parseDecodeAttentionForm(v, options.decodeForm))
         exitWithUsageError(program, "--decode-attention: '" + v + "' is none of auto, two-pass, one-pass");
-    } else if (arg == "--decode-l2-prefetch") {
-      const std::string v = value();
-      if (!parseDecodeL2Prefetch(v, options.decodeL2Prefetch))
-        exitWithUsageError(program, "--decode-l2-prefetch: '" + v + "' is none of none, cache, weights, both");
     } else if (arg == "--trace") {
       options.tracePath = value();
     } else if (arg == "--decode-blocks-per-sm") {
@@ -396,7 +388,7 @@ std::shared_ptr<AttentionChain<M, P>> chainFor(const Options& options, const Var
       options.problem, variant, gemms, buffers, multiprocessors, lt, workspace, workspaceBytes,
       options.attentionOrder, options.splitOrder, options.attentionBlocks, options.decodeBlocksPerSm,
       options.decodeTriggerAfterWait, options.outputGroupRows, options.attentionKernel, options.qkvGroupRows,
-      options.decodeL2Prefetch, options.decodeForm);
+      options.decodeForm);
 }
 
 // One configuration's line: its time (or, `timed` false, that it was checked and waits for its interleaved timing),

@@ -15,7 +15,6 @@
 #include "attention_policies.h"
 #include "attention_problem.h"
 #include "decode_attention_form.h"
-#include "decode_l2_prefetch.h"
 #include "qkv_head_tiles.h"
 
 using namespace cusync;
@@ -347,19 +346,3 @@ TEST_CASE("the QKV tiling follows the GEMM's tile width", "[attention]") {
   CHECK(kWideQkvTileN == 144);
 }
 
-TEST_CASE("--decode-l2-prefetch names what the waiting stages prefetch, and nothing else", "[attention]") {
-  DecodeL2Prefetch p{true, true};
-  REQUIRE(parseDecodeL2Prefetch("none", p));
-  CHECK((!p.cache && !p.weights));
-  REQUIRE(parseDecodeL2Prefetch("cache", p));
-  CHECK((p.cache && !p.weights));
-  REQUIRE(parseDecodeL2Prefetch("weights", p));
-  CHECK((!p.cache && p.weights));
-  REQUIRE(parseDecodeL2Prefetch("both", p));
-  CHECK((p.cache && p.weights));
-  // A refused word leaves the choice as it was.
-  for (const char* bad : {"", "Both", "cache,weights", "all"}) {
-    CHECK_FALSE(parseDecodeL2Prefetch(bad, p));
-    CHECK((p.cache && p.weights));
-  }
-}

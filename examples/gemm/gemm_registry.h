@@ -47,9 +47,6 @@ struct GemmLaunchArgs {
   float* splitPartials = nullptr;
   std::uint32_t* splitArrivals = nullptr;
   bool splitAccumulate = false;  // parts add into one slot in L2 (split_k_reduction.hpp's SplitKBuffers::accumulate)
-  // The packed GEMV stage only (hooked_packed_gemv_kernel.cuh): > 0, the blocks that fit at once, asks a waiting
-  // launch's blocks to prefetch their own and later blocks' weights into L2 before they wait; others ignore it.
-  std::uint32_t l2PrefetchAheadGroups = 0;
   // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage and the one-tile-per-block
   // CUTLASS GEMM, and the cooperative persistent one): a record per block at trace[blockIdx.x], stage index
   // traceStage. The pingpong GEMM ignores it.

@@ -153,7 +153,6 @@ struct HookedGemv {
     params.waitForPriorGrid = args.waitForPriorGrid;
     params.stageWeights = stageWeights;
     params.activationVectors = activationBytes / 16;
-    params.l2PrefetchAheadGroups = Packed ? args.l2PrefetchAheadGroups : 0;
     params.trace = args.trace;
     params.traceStage = args.traceStage;
     switch (args.m) {

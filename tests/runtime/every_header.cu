@@ -5,7 +5,6 @@
 #include <cusync/hooked_gemv_kernel.cuh>
 #include <cusync/hooked_mma_gemv_kernel.cuh>
 #include <cusync/hooked_packed_gemv_kernel.cuh>
-#include <cusync/l2_prefetch.cuh>
 #include <cusync/packed_gemv_pack.cuh>
 #include <cusync/packed_mma16_gemv_stage_kernel.cuh>
 #include <cusync/row_mma_gemv_stage_kernel.cuh>

@@ -41,9 +41,6 @@ struct HookedGemvParams {
   // and multiply from there: the weights then stream while the producer still computes.
   bool stageWeights = false;
   int activationVectors = 0;  // 16-byte vectors of dynamic shared memory the staged activations take
-  // The packed stage only (hooked_packed_gemv_kernel.cuh): > 0, the blocks that fit at once, asks a waiting
-  // launch's blocks to prefetch their own and later blocks' weights into L2 before they wait; 0: none.
-  std::uint32_t l2PrefetchAheadGroups = 0;
   // Diagnostics: one record per block at trace[blockIdx.x] (block_trace.h), stage index `traceStage`; null: none.
   BlockTrace* trace = nullptr;
   std::uint32_t traceStage = 0;

@@ -12,13 +12,9 @@
 // output GEMM: the whole attention output), after its first weight share is in flight. A was written by other SMs
 // during this launch: read from L2.
 //
-// Prefetching (p.l2PrefetchAheadGroups = R > 0, a waiting launch only): before it waits, a block asks L2 for the
-// shares of its slab its warps do not hold in registers, and a block of column group c < R also for the slabs of
-// groups c + R, c + 2R, ...: the blocks resident while the producer still runs then fetch the weights of the blocks
-// that start after them, while DRAM may have little else to do (the attention stage before the output GEMM). R is
-// meant to be the blocks that fit at once; a hint either way (l2_prefetch.cuh). Measured as attention_example's
-// --decode-l2-prefetch weights (docs/BENCHMARKS.md, issue 14, session 33): no gain; 2.7 us slower at GPT-3 4 x 1024,
-// where the prefetches competed with the QKV stage's stream. Off by default.
+// No L2 prefetch of the weights before the wait: asking L2 for the slab's other shares, and for the slabs of the
+// blocks that start later, gained nothing and cost 2.2-2.7 us at GPT-3 4 x 1024, where the prefetches competed with
+// the QKV stage's stream (docs/BENCHMARKS.md, issue 14, sessions 33 and 35; removed in session 35).
 //
 // Posting, progress: as hooked_rows_mma_gemv_kernel.cuh (stores, block barrier, thread 0's fence and arrival; the
 // last arrival posts; a block never waits for a block of its own stage). Device code; the host side is
@@ -30,7 +26,6 @@
 #include <cuda_fp16.h>
 
 #include "cusync/hooked_gemv_unit.cuh"
-#include "cusync/l2_prefetch.cuh"
 #include "cusync/packed_gemv_layout.h"
 #include "cusync/packed_mma16_gemv_stage_kernel.cuh"  // kPacked16Gemv*, detail::mmaM16N8K16
 
@@ -70,18 +65,6 @@ __global__ void __launch_bounds__(kPacked16GemvThreads, kBlocksPerSm)
 
   int share = warp;
   if (share < shares) loadWeights(share);
-  if (tid == 0 && p.l2PrefetchAheadGroups != 0 && (p.input.synchronized() || p.waitForPriorGrid)) {
-    constexpr std::uint64_t kShareBytes = 256 * sizeof(uint4);  // a warp's share: 32 lanes x 8 vectors
-    const std::uint64_t slabBytes = std::uint64_t(shares) * kShareBytes;
-    const char* const slabs = reinterpret_cast<const char*>(p.w);
-    const std::uint32_t group = firstColumn / kRows, groups = std::uint32_t(p.n) / kRows;
-    if (shares > kPacked16GemvWarps)
-      prefetchRangeToL2(slabs + group * slabBytes + kPacked16GemvWarps * kShareBytes,
-                        slabBytes - kPacked16GemvWarps * kShareBytes);
-    if (group < p.l2PrefetchAheadGroups)
-      for (std::uint32_t ahead = group + p.l2PrefetchAheadGroups; ahead < groups; ahead += p.l2PrefetchAheadGroups)
-        prefetchRangeToL2(slabs + ahead * slabBytes, slabBytes);
-  }
   detail::waitForGemvInput(p, unit, GemvKRange{0, p.k});
   __syncthreads();  // warp 0's acquire, for every thread's reads of A
   std::uint64_t traceWaited = 0;
