@@ -40,6 +40,7 @@
 #include "conv_registry.h"
 #include "conv_split.h"
 #include "conv_variants.h"
+#include "cusync/conv_halo_rows.h"
 #include "cusync/cusync.cuh"
 
 namespace cusync::examples {
@@ -253,6 +254,7 @@ class ConvChain {
                        std::to_string(slots) + " slots)";
     }
     producerSemaphores_.assign(spec.stages.size(), nullptr);
+    haloRows_.resize(spec.stages.size());
     if (tileSynchronized(variant)) {
       if (convPolicyOf(variant) == ConvPolicyKind::TileSync) synchronize<ConvTileSyncPolicy>();
       else synchronize<ConvRowSyncPolicy>();
@@ -303,8 +305,15 @@ class ConvChain {
         stages_[s].setOutputPolicy<Policy>();
       }
     for (std::size_t s = 0; s < stages_.size(); ++s)
-      if (spec.stages[s].producer >= 0)
+      if (spec.stages[s].producer >= 0) {
         producerSemaphores_[s] = stages_[spec.stages[s].producer].inputFor<Policy>(stages_[s]).producerSemaphores;
+        // The consumer's and the producer's pixel tiles are the kernel's TileM (one configuration per chain).
+        const std::vector<PixelTileRange> rows =
+            haloRowsOf(buffers_.stage(s).shape.halo(), stages_[s].grid().y, std::uint32_t(kernel_.tileM),
+                       std::uint32_t(kernel_.tileM), stages_[spec.stages[s].producer].grid().y);
+        haloRows_[s] = std::make_unique<DeviceBuffer<PixelTileRange>>(rows.size());
+        CUSYNC_CUDA_CHECK(cudaMemcpy(haloRows_[s]->get(), rows.data(), haloRows_[s]->bytes(), cudaMemcpyHostToDevice));
+      }
   }
 
   ConvLaunchArgs argsOf(std::size_t s) const {
@@ -326,6 +335,7 @@ class ConvChain {
       a.producerGrid = stages_[producer].grid();
       a.producerTileM = std::uint32_t(kernel_.tileM);
       a.producerTileN = std::uint32_t(kernel_.tileN);
+      a.haloRows = haloRows_[s] ? haloRows_[s]->get() : nullptr;
     }
     if (splits_[s]->partials) {
       a.splitPartials = splits_[s]->partials->get();
@@ -343,6 +353,7 @@ class ConvChain {
   std::vector<std::uint32_t> parts_;
   std::string notApplicable_;
   std::vector<const std::uint32_t*> producerSemaphores_;
+  std::vector<std::unique_ptr<DeviceBuffer<PixelTileRange>>> haloRows_;  // per waiting stage (conv_halo_rows.h)
   ChainExecutor executor_;
 };
 

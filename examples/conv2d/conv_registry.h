@@ -54,6 +54,9 @@ struct ConvLaunchArgs {
   GridShape producerGrid;
   std::uint32_t producerTileM = 0;
   std::uint32_t producerTileN = 0;
+  // With producerSemaphores: per pixel tile of this convolution, the producer pixel tiles its halo reads
+  // (cusync/conv_halo_rows.h), on the device.
+  const PixelTileRange* haloRows = nullptr;
   // Split-K (stage.blocksPerTile > 1): stage.grid.tileCount() * blocksPerTile * TileM * TileN floats and one zeroed
   // arrival counter per tile (ConvSplitBuffers, conv_chain.cuh).
   float* splitPartials = nullptr;

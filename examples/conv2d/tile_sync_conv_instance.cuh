@@ -67,6 +67,7 @@ struct TileSyncConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages>
     sync.activation.halo = args.shape.halo();
     sync.activation.producerTileM = args.producerTileM;
     sync.activation.producerTileN = args.producerTileN;
+    sync.activation.haloRows = args.haloRows;
     sync.split =
         cusync::cutlass_sm90::SplitKBuffers{args.splitPartials, args.splitArrivals, 0u, args.splitAccumulate};
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "cusync/conv_halo.h"
+#include "cusync/conv_halo_rows.h"
 
 using cusync::ConvHalo;
 using cusync::PixelTileRange;
@@ -237,4 +238,33 @@ TEST_CASE("conv halo: a k-block reads one channel tile, and a corner tap of a ti
   REQUIRE(center.pixelLast == 0);
   REQUIRE(center.channelFirst == 3);
   REQUIRE(center.channelLast == 3);
+}
+
+TEST_CASE("conv halo rows: the host table the kernel reads has one row per consumer tile, covering its stencil",
+          "[conv]") {
+  // The hooked convolution reads its tile's range from this table instead of computing it (conv_halo_rows.h).
+  const std::vector<Case> cases = {{{56, 56, 3, 1}, 64, 64}, {{28, 28, 3, 1}, 128, 128}, {{7, 7, 3, 1}, 64, 64},
+                                   {{28, 28, 3, 2}, 64, 64}, {{56, 56, 1, 1}, 64, 64}, {{56, 56, 3, 1}, 16, 16},
+                                   {{28, 28, 3, 1}, 128, 64}};
+  for (const Case& c : cases)
+    for (std::int64_t batch : {1, 3, 8}) {
+      const auto stencil = stencilTiles(c, batch);
+      const std::uint32_t producerRows = producerPixelTiles(c, batch);
+      const std::vector<PixelTileRange> rows = cusync::haloRowsOf(
+          c.halo, static_cast<std::uint32_t>(stencil.size()), c.consumerTileM, c.producerTileM, producerRows);
+      REQUIRE(rows.size() == stencil.size());
+      for (std::uint32_t y = 0; y < rows.size(); ++y) {
+        INFO("P=" << c.halo.outputHeight << " stride=" << c.halo.stride << " filter=" << c.halo.filter << " B=" << batch
+                  << " consumer tile " << y);
+        const PixelTileRange computed =
+            cusync::producerPixelTilesRead(c.halo, y, c.consumerTileM, c.producerTileM, producerRows);
+        CHECK(rows[y].first == computed.first);
+        CHECK(rows[y].last == computed.last);
+        CHECK(rows[y].last < producerRows);
+        for (std::uint32_t tile : stencil[y]) {
+          CHECK(rows[y].first <= tile);
+          CHECK(tile <= rows[y].last);
+        }
+      }
+    }
 }

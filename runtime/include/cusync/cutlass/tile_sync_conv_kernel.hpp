@@ -63,6 +63,9 @@ struct ProducedActivation {
   std::uint32_t producerTileM = 0;  // pixels per producer tile row
   std::uint32_t producerTileN = 0;  // channels per producer tile column
   ConvReduction reduction;          // this convolution's K (set from the problem by to_underlying_arguments)
+  // Per consumer pixel tile (grid row y): the producer pixel tiles its halo reads, producerPixelTilesRead's range
+  // computed on the host (conv_halo_rows.h); needed when synchronized.
+  const PixelTileRange* haloRows = nullptr;
 };
 
 // Per-launch synchronization settings of one convolution stage.
@@ -92,11 +95,11 @@ struct HaloWaiter {
   PixelTileRange rows;
   bool posted = true;  // every producer tile of the halo is known posted (or nothing is synchronized)
 
+  // `haloRows`: the tile's row of ProducedActivation::haloRows (unread when not synchronized).
   CUTLASS_DEVICE HaloWaiter(ProducedActivation<InputPolicy> const& produced, TileTicket const& ticket,
-                            std::uint32_t tileM) {
+                            PixelTileRange haloRows) {
     if (!produced.input.synchronized()) return;
-    rows = producerPixelTilesRead(produced.halo, ticket.tile.y, tileM, produced.producerTileM,
-                                  produced.input.producerGrid.y);
+    rows = haloRows;
     posted = pollWholeHalo(produced, ticket);
   }
 
@@ -212,6 +215,10 @@ struct TileSyncConvMainloop : BaseMainloop {
                                       StageView const& consumer, bool drawTicket) {
     using namespace cute;
     if (!cute::elect_one_sync()) return;
+    // The tile's halo rows (a load) and the ticket (an atomic) are independent: issued together, their round trips
+    // overlap.
+    const PixelTileRange haloRows =
+        produced.input.synchronized() ? produced.haloRows[ticket.tile.y] : PixelTileRange{};
     if (drawTicket) ticket.iteration = consumer.acquireWorkUnit(ticket.tile, 0).ticket.iteration;
     Tensor sA = make_tensor(make_smem_ptr(shared_tensors.smem_A.data()), SmemLayoutA{});  // (BLK_M,BLK_K,PIPE)
     auto block_tma_a = mainloop_params.tma_load_a.get_slice(0);
@@ -219,7 +226,7 @@ struct TileSyncConvMainloop : BaseMainloop {
     Tensor tAsA = block_tma_a.partition_D(sA);                                     // (TMA,TMA_M,TMA_K,PIPE)
     auto k_iter = kBlockIterator(load_inputs, k_begin);
     CUSYNC_CHAIN_DELAY(ticket.tile.x * 7919u + ticket.tile.y * 104729u + std::uint32_t(k_begin));
-    HaloWaiter<InputPolicy> waiter(produced, ticket, kTileM);
+    HaloWaiter<InputPolicy> waiter(produced, ticket, haloRows);
     CUTLASS_PRAGMA_NO_UNROLL
     for (int k = 0; k < k_tile_count; ++k) {
       waitStageFree(pipeline, smem_pipe_write);
@@ -241,8 +248,6 @@ struct TileSyncConvMainloop : BaseMainloop {
     auto kBlocks = shape<3>(get<0>(load_inputs));  // A's and B's k modes have the same (C, S, R) shape
     return make_coord_iterator(idx2crd(k_begin, kBlocks), kBlocks);
   }
-
-  static constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
 };
 
 template <class CollectiveMainloop_, class CollectiveEpilogue_, class InputPolicy_, class OutputPolicy_,
@@ -365,6 +370,8 @@ class TileSyncConvKernel {
     if (std::uint64_t(stage.grid.tileCount()) * parts > 0x7fffffffu) return "too many work units for one launch";
     const ProducedActivation<InputPolicy>& produced = args.sync.activation;
     if (produced.input.producerSemaphores == nullptr) return nullptr;
+    if (produced.haloRows == nullptr)
+      return "a waiting convolution needs its halo rows on the device (ProducedActivation::haloRows, conv_halo_rows.h)";
     if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
       return "the k-block waits need input channels that are a multiple of TileK";
     const ConvHalo& halo = produced.halo;
