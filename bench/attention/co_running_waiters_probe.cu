@@ -2,8 +2,8 @@
 // (docs/BENCHMARKS.md, issue 14) found CUTLASS's flash attention 48 blocks taking 8-14 us stream-ordered, but
 // 15-26 us once the output GEMM's blocks ran on the other 84 SMs, under tile sync (their producer warps poll
 // semaphores) and under PDL grid sync alike (they wait in griddepcontrol.wait, polling nothing). The traces put the
-// two kernels' blocks on different SMs, and one carveout for both changed nothing. Written then, not yet run (the
-// device time had run out). This probe isolates the effect from both kernels: a work
+// two kernels' blocks on different SMs, and one carveout for both changed nothing. Written then and first run in
+// session 35 (docs/BENCHMARKS.md, issue 14). This probe isolates the effect from both kernels: a work
 // kernel of 48 blocks (one per SM: 160 KB of shared memory each) runs alone, then beside 84 "waiter" blocks (also one
 // per SM, so never on a work block's SM) that wait until the work ends in one of several ways:
 //   idle:      thread 0 polls a flag in global memory every 50 us; the other warps sit in __syncthreads. The
@@ -17,7 +17,8 @@
 // In those modes the waiters are resident first and the work takes the SMs they leave. Two more modes launch the
 // waiters after the work, as the prompt chain's output GEMM comes after the attention (session 35: the modes above
 // slowed nothing, so what is left is the launch order and PDL's own wait):
-//   late-idle: launched on another stream once the work runs, waiting as idle does;
+//   late-idle: launched on another stream right after the work's launch, waiting as idle does (the host enqueues the
+//              work first; which kernel the hardware starts first is not recorded);
 //   pdl-wait:  launched on the work's stream with programmatic stream serialization (the work triggers its
 //              dependents at block start, as cusync's kernels do), every thread in griddepcontrol.wait until the
 //              work grid completes: PDL grid sync's output GEMM, exactly.
@@ -29,7 +30,8 @@
 // Waiters give up after 50 ms and the work waits at most 10 ms for them, so a placement the probe did not expect
 // cannot hang it; runs where the work did not see every waiter resident are counted and left out.
 //
-// Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]   (exit 77 without a CUDA device)
+// Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]   (exit 77 without a CUDA device;
+// --l2-passes sets both the L2 and the TMA bulk-copy work)
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
@@ -167,7 +169,7 @@ __device__ float bulkCopyWork(const uint4* buffer, int passes, std::uint8_t* sta
 __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint32_t waiters, WorkKind kind,
                                                        int amount, const uint4* buffer, float* sink,
                                                        std::uint64_t* times) {
-  extern __shared__ std::uint8_t dynamicShared[];
+  extern __shared__ __align__(16) std::uint8_t dynamicShared[];  // the bulk copies' staging: 16-byte aligned
   __shared__ bool allResident;
   asm volatile("griddepcontrol.launch_dependents;" ::: "memory");  // a no-op unless a PDL dependent follows
   if (threadIdx.x == 0) {
@@ -195,7 +197,7 @@ __global__ void __launch_bounds__(kThreads) workKernel(Shared* shared, std::uint
 }
 
 __global__ void __launch_bounds__(kThreads) waiterKernel(Shared* shared, WaitMode mode, std::uint32_t* sms) {
-  extern __shared__ std::uint8_t dynamicShared[];
+  extern __shared__ __align__(16) std::uint8_t dynamicShared[];
   __shared__ alignas(8) std::uint64_t barrier;
   const std::uint64_t until = globalTimerNs() + kWaiterTimeoutNs;
   if (threadIdx.x == 0) {
@@ -284,7 +286,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (i + 1 >= argc || (arg != "--rounds" && arg != "--mma-steps" && arg != "--l2-passes")) {
-      std::fprintf(stderr, "Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]\n");
+      std::fprintf(stderr, "Usage: co_running_waiters_probe [--rounds N] [--mma-steps N] [--l2-passes N]\n"
+                           "  --l2-passes sets both the L2 and the TMA bulk-copy work\n");
       return 2;
     }
     const long most = arg == "--rounds" ? 1000 : arg == "--mma-steps" ? 32768 : 64;
@@ -333,7 +336,7 @@ int main(int argc, char** argv) {
   for (WorkKind kind : {WorkKind::TensorCores, WorkKind::L2Reads, WorkKind::BulkCopies}) {
     const int amount = kind == WorkKind::TensorCores ? mmaSteps : l2Passes;
     std::vector<double> spans[kModes], blockMedians[kModes], byWaiter[kModes], byWork[kModes];
-    int notResident = 0, longRuns = 0;
+    int notResident[kModes] = {}, longRuns = 0;
     for (int round = -1; round < rounds; ++round) {  // round -1 warms up
       for (int m = 0; m < kModes; ++m) {
         const int mode = (m + std::max(round, 0)) % kModes;  // rotated per round
@@ -388,7 +391,7 @@ int main(int argc, char** argv) {
         const double span = double(last - first) / 1000.0;
         if (round < 0) continue;
         if (!allResident) {  // the work ran before every waiter was resident: not the case being measured
-          ++notResident;
+          ++notResident[mode];
           continue;
         }
         if (span > 25'000.0) ++longRuns;
@@ -403,12 +406,19 @@ int main(int argc, char** argv) {
                 kind == WorkKind::TensorCores ? "mma steps per warp" : "passes over 2 MB per block", amount, rounds);
     std::printf("  %-9s %9s %9s %9s %9s %14s %14s\n", "waiters", "span us", "block us", "vs alone", "vs idle",
                 "TPC w/ waiter", "TPC w/ work");
-    for (int mode = 0; mode < kModes; ++mode)
+    for (int mode = 0; mode < kModes; ++mode) {
+      if (spans[mode].empty() || spans[0].empty() || spans[1].empty()) {  // every run of the mode left out
+        std::printf("  %-9s n/a (no run with every waiter resident)\n", kWaitModeNames[mode]);
+        continue;
+      }
       std::printf("  %-9s %9.2f %9.2f %9.3f %9.3f %14.0f %14.0f\n", kWaitModeNames[mode], median(spans[mode]),
                   median(blockMedians[mode]), median(spans[mode]) / median(spans[0]),
                   median(spans[mode]) / median(spans[1]), median(byWaiter[mode]), median(byWork[mode]));
-    if (notResident > 0)
-      std::printf("  (%d runs left out: the work started before every waiter was resident)\n", notResident);
+    }
+    for (int mode = 0; mode < kModes; ++mode)
+      if (notResident[mode] > 0)
+        std::printf("  (%s: %d runs left out, the work started before every waiter was resident)\n",
+                    kWaitModeNames[mode], notResident[mode]);
     if (longRuns > 0)
       std::printf("  (%d runs took over 25 ms: the waiters, 50 ms at most, may have left first; use a smaller "
                   "amount)\n",

@@ -336,6 +336,7 @@ class ConvChain {
       a.producerTileM = std::uint32_t(kernel_.tileM);
       a.producerTileN = std::uint32_t(kernel_.tileN);
       a.haloRows = haloRows_[s] ? haloRows_[s]->get() : nullptr;
+      a.haloRowCount = haloRows_[s] ? std::uint32_t(haloRows_[s]->size()) : 0u;
     }
     if (splits_[s]->partials) {
       a.splitPartials = splits_[s]->partials->get();

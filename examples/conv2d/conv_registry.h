@@ -55,8 +55,9 @@ struct ConvLaunchArgs {
   std::uint32_t producerTileM = 0;
   std::uint32_t producerTileN = 0;
   // With producerSemaphores: per pixel tile of this convolution, the producer pixel tiles its halo reads
-  // (cusync/conv_halo_rows.h), on the device.
+  // (cusync/conv_halo_rows.h), `haloRowCount` rows on the device, alive as long as any launch reads them.
   const PixelTileRange* haloRows = nullptr;
+  std::uint32_t haloRowCount = 0;
   // Split-K (stage.blocksPerTile > 1): stage.grid.tileCount() * blocksPerTile * TileM * TileN floats and one zeroed
   // arrival counter per tile (ConvSplitBuffers, conv_chain.cuh).
   float* splitPartials = nullptr;

@@ -68,6 +68,7 @@ struct TileSyncConvInstance : ConvTileConfiguration<TileM, TileN, TileK, Stages>
     sync.activation.producerTileM = args.producerTileM;
     sync.activation.producerTileN = args.producerTileN;
     sync.activation.haloRows = args.haloRows;
+    sync.activation.haloRowCount = args.haloRowCount;
     sync.split =
         cusync::cutlass_sm90::SplitKBuffers{args.splitPartials, args.splitArrivals, 0u, args.splitAccumulate};
     sync.triggerDependentsAtStart = args.triggerDependentsAtStart;

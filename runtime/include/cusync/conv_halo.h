@@ -78,7 +78,7 @@ struct ConvHalo {
 };
 
 // Producer pixel tiles [first, last] (grid rows y), both inclusive.
-struct PixelTileRange {
+struct alignas(8) PixelTileRange {  // 8-byte aligned: a table row (conv_halo_rows.h) is one 64-bit load
   std::uint32_t first = 0, last = 0;
 };
 

@@ -4,8 +4,8 @@
 // Why: the hooked convolution's activation-loading thread computed its tile's range itself, with 64-bit divisions
 // by the image's sizes, between its ticket and its first semaphore reads: ahead of the block's first activation
 // load, on one thread. Nsight Compute's samples put about 40% of what a synchronized consumer loses per kernel with
-// nothing to wait for there (2-4 us at B = 8; docs/BENCHMARKS.md, issue 13, session 35). A table row is one load,
-// issued together with the ticket's atomic.
+// nothing to wait for there (2-4 us at B = 8; docs/BENCHMARKS.md, issue 13, session 35). A table row is one 64-bit
+// load, issued together with the ticket's atomic.
 #pragma once
 
 #include <cstdint>

@@ -64,8 +64,11 @@ struct ProducedActivation {
   std::uint32_t producerTileN = 0;  // channels per producer tile column
   ConvReduction reduction;          // this convolution's K (set from the problem by to_underlying_arguments)
   // Per consumer pixel tile (grid row y): the producer pixel tiles its halo reads, producerPixelTilesRead's range
-  // computed on the host (conv_halo_rows.h); needed when synchronized.
+  // computed on the host (conv_halo_rows.h) from this halo, both tile heights and the producer grid; needed when
+  // synchronized, `haloRowCount` rows (the stage grid's y), in device memory that outlives every launch (and graph
+  // replay) that reads it.
   const PixelTileRange* haloRows = nullptr;
+  std::uint32_t haloRowCount = 0;
 };
 
 // Per-launch synchronization settings of one convolution stage.
@@ -372,6 +375,8 @@ class TileSyncConvKernel {
     if (produced.input.producerSemaphores == nullptr) return nullptr;
     if (produced.haloRows == nullptr)
       return "a waiting convolution needs its halo rows on the device (ProducedActivation::haloRows, conv_halo_rows.h)";
+    if (produced.haloRowCount != stage.grid.y)
+      return "the halo rows' table does not have one row per pixel tile of the convolution";
     if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
       return "the k-block waits need input channels that are a multiple of TileK";
     const ConvHalo& halo = produced.halo;
