@@ -1,8 +1,8 @@
 // Host tests of what attention_example decides on the CPU before any GPU work: which shapes it refuses, how token
 // generation splits a head's keys, the GEMMs' split-K, the properties of the generated StridedSync policies the
 // attention kernels rely on (the Q, K and V tiles of one head in one row tile share a semaphore, posted three times),
-// which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles, the --decode-l2-prefetch words and
-// the decode attention form chosen per shape (decode_attention_form.h).
+// which QKV tiles hold a head (qkv_head_tiles.h) for head-wide and narrow tiles, and the decode attention form chosen
+// per shape (decode_attention_form.h).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
