@@ -8,12 +8,10 @@
 //  * One block per work unit (a tile, or with split-K one part of a tile's reduction), taken from the stage's
 //    ticket counter in the stage's order (not blockIdx): the hardware hands units to whichever SM is free, so two
 //    stages overlap (docs/GPU_NOTES.md).
-//  * The activation-loading thread waits, before each k-block's activation load, for the producer tiles that k-block
-//    reads: the pixel tiles its filter tap reaches within the tile's halo (pixel tiles [lowest(first)/TileM,
-//    highest(last)/TileM], cusync/conv_halo.h, the range of examples/conv2d/*.dep) times the channel tiles of its
-//    channel block (producerTilesReadByTap). A k-block of the implicit GEMM is one filter tap over a channel
-//    block, taps in order (C, S, R): the first taps read the row above, the last the row below, and a split-K part
-//    waits only for what its own k-range reads. A rectangle of tiles already seen satisfied is skipped.
+//  * The activation-loading thread waits, before its first activation load, for every producer tile of the tile's
+//    halo: pixel tiles [lowest(first)/TileM, highest(last)/TileM] (cusync/conv_halo.h, the range of
+//    examples/conv2d/*.dep; one row of a table the host computes, conv_halo_rows.h) times all channel tiles. That
+//    covers what any k-range of the tile reads, split-K parts included; HaloWaiter says why not k-block by k-block.
 //  * Split-K (stage.blocksPerTile = P > 1): part p reduces k-blocks [p*K/P, (p+1)*K/P); parts never wait for each
 //    other; the last to arrive adds the others' fp32 partials, runs the epilogue and posts (split_k_reduction.hpp,
 //    the GEMMs' scheme, with the arrival counter reset by the last arrival: wrap-safe across launches).
