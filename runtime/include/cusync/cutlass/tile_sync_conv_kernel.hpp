@@ -35,6 +35,7 @@
 #include <cutlass/pipeline/pipeline.hpp>
 
 #include "cusync/conv_halo.h"
+#include "cusync/conv_stage_checks.h"
 #include "cusync/cutlass/kernel_pipelines.hpp"
 #include "cusync/cutlass/split_k_reduction.hpp"
 #include "cusync/cutlass/tile_post.hpp"
@@ -320,10 +321,33 @@ class TileSyncConvKernel {
   }
 
   static constexpr std::uint32_t TileK = cute::size<2>(TileShape{});
+  static constexpr ConvTileShape kTileShape{std::uint32_t(cute::size<0>(TileShape{})),
+                                            std::uint32_t(cute::size<1>(TileShape{})), TileK};
+
+  // CUTLASS's problem in the plain numbers of conv_stage_checks.h. ConvProblemShape computes shape_C from shape_A,
+  // so the output's batch is the activation's.
+  static ConvProblem convProblemOf(ProblemShape const& problem) {
+    ConvProblem plain;
+    plain.batch = problem.shape_A[0];
+    plain.inputHeight = problem.shape_A[1];
+    plain.inputWidth = problem.shape_A[2];
+    plain.inputChannels = problem.shape_A[3];
+    plain.outputHeight = problem.shape_C[1];
+    plain.outputWidth = problem.shape_C[2];
+    plain.outputChannels = problem.shape_C[3];
+    plain.filterHeight = problem.shape_B[1];
+    plain.filterWidth = problem.shape_B[2];
+    for (int i = 0; i < 2; ++i) {
+      plain.stride[i] = problem.traversal_stride[i];
+      plain.padding[i] = problem.lower_padding[i];
+      plain.dilation[i] = problem.dilation[i];
+    }
+    return plain;
+  }
 
   // This problem's K as the k-block waits walk it: C channels of a filter x filter stencil, TileK per k-block.
   static ConvReduction reductionOf(ProblemShape const& problem) {
-    return ConvReduction{std::uint32_t(problem.shape_A[3]), TileK, std::uint32_t(problem.shape_B[1])};
+    return convReductionOf(convProblemOf(problem), TileK);
   }
 
   static Params to_underlying_arguments(Arguments const& args) {
@@ -340,66 +364,36 @@ class TileSyncConvKernel {
   static dim3 get_grid_shape(Arguments const& args) { return dim3(args.sync.stage.workUnits()); }
 
   // The stage grid: x = output-channel tiles, y = pixel tiles, z = 1, the specs' Grid(x, y).
-  static GridShape tileGrid(ProblemShape const& problem) {
-    const EpilogueProblemShape shape = epilogueShape(problem);
-    return GridShape{static_cast<std::uint32_t>(cute::ceil_div(cute::get<1>(shape), int(cute::size<1>(TileShape{})))),
-                     static_cast<std::uint32_t>(cute::ceil_div(cute::get<0>(shape), int(cute::size<0>(TileShape{})))),
-                     1u};
-  }
+  static GridShape tileGrid(ProblemShape const& problem) { return convTileGrid(convProblemOf(problem), kTileShape); }
 
-  // Why a launch would be invalid, or null: CUTLASS's own limits, a stage that is not this convolution's tile grid
-  // or that asks for what this kernel does not do, and a producer that the halo cannot describe: the halo must
-  // be this problem's (output size, filter, stride, padding filter/2, no dilation) and the producer grid must
-  // have the pixel tiles of this problem's input image.
+  // Why a launch would be invalid, or null: CUTLASS's own limits, then cusync's (conv_stage_checks.h): a stage that
+  // is not this convolution's tile grid or that asks for what this kernel does not do, and a producer that the halo
+  // cannot describe: the halo must be this problem's (output size, filter, stride, padding filter/2, no dilation)
+  // and the producer grid must have the pixel tiles of this problem's input image.
   static const char* whyNotImplementable(Arguments const& args) {
     ProblemShape const& problem = args.problem_shape;
     if (!CollectiveMainloop::can_implement(problem, args.mainloop) ||
         !CollectiveEpilogue::can_implement(epilogueShape(problem), args.epilogue))
       return "CUTLASS cannot implement this convolution";
     const StageView& stage = args.sync.stage;
-    if (!(tileGrid(problem) == stage.grid)) return "stage grid does not match the convolution's tile grid";
-    if (stage.persistentBlocks != 0) return "the cusync convolution is not persistent";
-    if (stage.streamKChunks != 0)
-      return "the cusync convolution runs no stream-K chunks (they need a persistent kernel)";
-    const std::uint32_t parts = stage.blocksPerTile;
-    if (parts == 0) return "a stage needs at least one block per tile";
-    if (stage.wholeTiles != 0) return "the hooked convolution splits every tile or none (the stage has whole tiles)";
-    if (parts > 1 && (args.sync.split.partials == nullptr || args.sync.split.arrivals == nullptr))
-      return "split-K needs partial and arrival buffers";
-    const ConvReduction reduction = reductionOf(problem);
-    if (parts > reduction.kBlocks()) return "more split-K parts than k-blocks (C / TileK * filter^2)";
-    if (std::uint64_t(stage.grid.tileCount()) * parts > 0x7fffffffu) return "too many work units for one launch";
     const ProducedActivation<InputPolicy>& produced = args.sync.activation;
-    if (produced.input.producerSemaphores == nullptr) return nullptr;
-    if (produced.haloRows == nullptr)
-      return "a waiting convolution needs its halo rows on the device (ProducedActivation::haloRows, conv_halo_rows.h)";
-    if (produced.haloRowCount != stage.grid.y)
-      return "the halo rows' table does not have one row per pixel tile of the convolution";
-    if (reduction.channels == 0 || reduction.channelBlocks() * TileK != reduction.channels)
-      return "the k-block waits need input channels that are a multiple of TileK";
-    const ConvHalo& halo = produced.halo;
-    if (!halo.supported()) return "only 1x1 and 3x3 filters with stride 1 or 2 have a halo (conv_halo.h)";
-    if (int(halo.outputHeight) != problem.shape_C[1] || int(halo.outputWidth) != problem.shape_C[2])
-      return "the halo's output size is not the convolution's";
-    if (int(halo.filter) != problem.shape_B[1] || int(halo.filter) != problem.shape_B[2])
-      return "the halo's filter is not the convolution's";
-    for (int i = 0; i < 2; ++i) {
-      if (problem.traversal_stride[i] != int(halo.stride)) return "the halo's stride is not the convolution's";
-      if (problem.dilation[i] != 1) return "dilated convolutions have no halo (conv_halo.h)";
-      if (problem.lower_padding[i] != int(halo.filter / 2)) return "the halo assumes padding filter/2";
-    }
-    if (problem.shape_A[1] != int(halo.stride * halo.outputHeight) ||
-        problem.shape_A[2] != int(halo.stride * halo.outputWidth))
-      return "the halo assumes an input image stride times the output's (conv_halo.h)";
-    if (produced.producerTileM == 0) return "the producer's pixel tile height is 0";
-    if (produced.producerTileN == 0) return "the producer's channel tile width is 0";
-    if (produced.input.producerGrid.x != (reduction.channels + produced.producerTileN - 1) / produced.producerTileN)
-      return "the producer grid's channel tiles do not cover this convolution's input channels";
-    const long long inputPixels = 1LL * problem.shape_A[0] * problem.shape_A[1] * problem.shape_A[2];
-    if (produced.input.producerGrid.y != std::uint32_t((inputPixels + produced.producerTileM - 1) / produced.producerTileM) ||
-        produced.input.producerGrid.z != 1)
-      return "the producer grid does not tile this convolution's input pixels";
-    return nullptr;
+    ConvStageLaunch launch;
+    launch.problem = convProblemOf(problem);
+    launch.tile = kTileShape;
+    launch.stage.grid = stage.grid;
+    launch.stage.persistentBlocks = stage.persistentBlocks;
+    launch.stage.streamKChunks = stage.streamKChunks;
+    launch.stage.blocksPerTile = stage.blocksPerTile;
+    launch.stage.wholeTiles = stage.wholeTiles;
+    launch.stage.splitBuffers = args.sync.split.partials != nullptr && args.sync.split.arrivals != nullptr;
+    launch.activation.waits = produced.input.producerSemaphores != nullptr;
+    launch.activation.producerGrid = produced.input.producerGrid;
+    launch.activation.halo = produced.halo;
+    launch.activation.producerTileM = produced.producerTileM;
+    launch.activation.producerTileN = produced.producerTileN;
+    launch.activation.haloRows = produced.haloRows;
+    launch.activation.haloRowCount = produced.haloRowCount;
+    return whyConvStageNotImplementable(launch);
   }
   static bool can_implement(Arguments const& args) { return whyNotImplementable(args) == nullptr; }
 
