@@ -15,8 +15,9 @@
 #   SAMPLES     timed rounds per M (default 15)
 #   WINNERS     "model:M:configurations:splits:skinny-splits ..." (lists comma-separated; "-" for none; default: the
 #               winners of session 11's calls 6, 11 and 12, at M = 256 session 20's call 8, at GPT-3 M = 128
-#               session 21's call 1, at M = 1 session 26's whole-rows GEMV beside session 25's 2x1 gemv_32_p4, at M = 8
-#               session 27's tensor-core whole-rows GEMV beside the fused chain)
+#               session 21's call 1, at LLaMA M = 128 session 36's call 3 (beside the H100's), at M = 1 session 26's
+#               whole-rows GEMV beside session 25's 2x1 gemv_32_p4, at M = 8 session 27's tensor-core whole-rows GEMV
+#               beside the fused chain)
 #   TORCH_AUTOTUNE_M_gpt3, TORCH_AUTOTUNE_M_llama  M for torch.compile max-autotune (default 1 and 1,64: where it was
 #               the best anchor in session 20; each costs about a minute of autotuning)
 #   SKIP_TORCH=1, SKIP_BUILD=1
@@ -36,11 +37,11 @@ gpt3:256:fused_128x96x64_s7_coop_c2_n192_gemm2s5,fused_128x192x64_s5_coop_c2:non
 gpt3:1024:fused_256x192x64_s3_coop:none:- gpt3:2048:fused_256x192x64_s3_coop:none:-
 gpt3:4096:fused_256x192x64_s3_coop:none:-
 llama:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 llama:8:fused_64x128x128_s4_ws,gemv_rows_mma_p2:3x2:1x1 llama:64:fused_64x96x128_s4_ws:none:-
-llama:128:fused_64x96x128_s4_ws_n128:none:- llama:256:fused_128x96x64_s7_coop_c2_n128_gemm2s6,fused_128x128x64_s6_coop_c2:none:-
+llama:128:fused_64x96x64_s10_ws_c2_n128_gemm2s8,fused_64x96x128_s4_ws_n128:none:- llama:256:fused_128x96x64_s7_coop_c2_n128_gemm2s6,fused_128x128x64_s6_coop_c2:none:-
 llama:512:fused_128x176x64_s4_coop_c2_n256:none:- llama:1024:fused_128x176x64_s4_coop_c2_n256:none:-
 llama:2048:fused_256x176x64_s3_coop:none:- llama:4096:fused_256x176x64_s3_coop:none:-"}
 export CUSYNC_FUSED_CONFIGS=${CUSYNC_FUSED_CONFIGS:-"64,128,128,4,false;64,96,128,4,false;128,96,64,6,true;128,192,64,5,true,2;128,96,64,7,true,2,192,cutlass,64,5;64,96,64,10,false,2,192,cutlass,64,6;256,192,64,3,true"}
-export CUSYNC_SWIGLU_FUSED_CONFIGS=${CUSYNC_SWIGLU_FUSED_CONFIGS:-"64,128,128,4,false;64,96,128,4,false;64,96,128,4,false,1,128;128,128,64,6,true,2;128,176,64,4,true,2,256;128,96,64,7,true,2,128,cutlass,64,6;256,176,64,3,true"}
+export CUSYNC_SWIGLU_FUSED_CONFIGS=${CUSYNC_SWIGLU_FUSED_CONFIGS:-"64,128,128,4,false;64,96,128,4,false;64,96,128,4,false,1,128;128,128,64,6,true,2;128,176,64,4,true,2,256;128,96,64,7,true,2,128,cutlass,64,6;256,176,64,3,true;64,96,64,10,false,2,128,cutlass,64,8"}
 export CUSYNC_STOCK_GEMM_CONFIGS=${CUSYNC_STOCK_GEMM_CONFIGS:-"128,256,64,1,coop"}
 device_gpu_line | tee "$out/device.txt"
 winner_ms() { tr ' ' '\n' <<<"$winners" | awk -F: -v m="$1" '$1 == m {print $2}' | paste -sd, -; }
