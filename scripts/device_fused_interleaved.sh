@@ -36,7 +36,7 @@ gpt3:64:fused_64x96x128_s4_ws:2x1:- gpt3:128:fused_64x96x64_s10_ws_c2_n192_gemm2
 gpt3:256:fused_128x96x64_s7_coop_c2_n192_gemm2s5,fused_128x192x64_s5_coop_c2:none,2x1:- gpt3:512:fused_128x192x64_s5_coop_c2:none:-
 gpt3:1024:fused_256x192x64_s3_coop:none:- gpt3:2048:fused_256x192x64_s3_coop:none:-
 gpt3:4096:fused_256x192x64_s3_coop:none:-
-llama:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 llama:8:fused_64x128x128_s4_ws,gemv_rows_mma_p2:3x2:1x1 llama:64:fused_64x96x128_s4_ws:none:-
+llama:1:gemv_rows_p4,gemv_32_p4:none:1x1,2x1 llama:8:fused_64x128x128_s4_ws,gemv_rows_mma_p2:3x2:1x1 llama:64:fused_64x96x128_s4_ws:none,2x1:-
 llama:128:fused_64x96x64_s10_ws_c2_n128_gemm2s8,fused_64x96x128_s4_ws_n128:none:- llama:256:fused_128x96x64_s7_coop_c2_n128_gemm2s6,fused_128x128x64_s6_coop_c2:none:-
 llama:512:fused_128x176x64_s4_coop_c2_n256:none:- llama:1024:fused_128x176x64_s4_coop_c2_n256:none:-
 llama:2048:fused_256x176x64_s3_coop:none:- llama:4096:fused_256x176x64_s3_coop:none:-"}
