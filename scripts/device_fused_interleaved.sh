@@ -15,7 +15,8 @@
 #   SAMPLES     timed rounds per M (default 15)
 #   WINNERS     "model:M:configurations:splits:skinny-splits ..." (lists comma-separated; "-" for none; default: the
 #               winners of session 11's calls 6, 11 and 12, at M = 256 session 20's call 8, at GPT-3 M = 128
-#               session 21's call 1, at LLaMA M = 128 session 36's call 3 (beside the H100's), at M = 1 session 26's
+#               session 21's call 1, at LLaMA M = 128 session 36's call 3 (beside the H100's) and at LLaMA M = 64
+#               its call 4's 2 x 1 split (beside the unsplit chain), at M = 1 session 26's
 #               whole-rows GEMV beside session 25's 2x1 gemv_32_p4, at M = 8 session 27's tensor-core whole-rows GEMV
 #               beside the fused chain)
 #   TORCH_AUTOTUNE_M_gpt3, TORCH_AUTOTUNE_M_llama  M for torch.compile max-autotune (default 1 and 1,64: where it was
