@@ -71,6 +71,9 @@ struct GemmKernelEntry {
   // Persistent: launches stage.persistentBlocks blocks (Stage::setPersistentBlocks), each taking tiles until none
   // is left; otherwise one block per work unit.
   bool persistent = false;
+  // Pingpong: the persistent kernel whose two math warp groups take alternate tiles, one's epilogue under the other's
+  // MMA (tile_sync_pingpong_gemm_kernel.hpp); `cooperative` is false, `persistent` true.
+  bool pingpong = false;
 };
 
 std::vector<GemmKernelEntry>& gemmRegistry();

@@ -21,18 +21,19 @@ template <PolicyKind P>
 using PolicyType = std::conditional_t<P == PolicyKind::TileSync, cusync::generated::gpt3_mlp::Dep_dep_g1_TileSync,
                                       cusync::generated::gpt3_mlp::Dep_dep_g1_RowSync>;
 
+// Pingpong: the persistent kernel with two math warp groups on alternate tiles (HookedGemm's Pingpong).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
-          Activation Act, PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind>
+          Activation Act, PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind, bool Pingpong = false>
 struct TileSyncGemmInstance
     : HookedGemm<TileM, TileN, TileK, Stages, Cooperative, MinBlocksPerSm, Persistent, Act,
-                 PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>> {
+                 PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, 1, Pingpong> {
   using Base = HookedGemm<TileM, TileN, TileK, Stages, Cooperative, MinBlocksPerSm, Persistent, Act,
-                          PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>>;
+                          PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, 1, Pingpong>;
 
   static GemmKernelEntry entry() {
     std::string name = std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) + "_s" +
                        std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") + "_b" +
-                       std::to_string(MinBlocksPerSm) + (Persistent ? "_p" : "") +
+                       std::to_string(MinBlocksPerSm) + (Persistent ? "_p" : "") + (Pingpong ? "_pp" : "") +
                        (CUSYNC_GEMM_LOADS_REORDERED ? "_Rw" : "") +
                        (Act == Activation::Gelu ? "_gelu" : "_id") + "_in" +
                        policyName(InputPolicyKind) + "_out" + policyName(OutputPolicyKind);
@@ -42,7 +43,7 @@ struct TileSyncGemmInstance
                            InputPolicyKind, OutputPolicyKind,
                            &Base::tileGrid, &Base::semaphoreCount,
                            &Base::maxActiveBlocksPerSm, &Base::launch,
-                           CUSYNC_GEMM_LOADS_REORDERED != 0, Persistent};
+                           CUSYNC_GEMM_LOADS_REORDERED != 0, Persistent, Pingpong};
   }
 };
 

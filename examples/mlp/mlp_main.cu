@@ -9,11 +9,12 @@
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
 //                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
-//                    [--search] [--tuning-table FILE] [--help]
+//                    [--search] [--tuning-table FILE] [--interleave] [--warmup-ms N] [--help]
 // --orders: tile orders to try for both GEMMs: row (row-major), gN (rows in groups of N, column by column inside a
 // group: grouped_order.h), col (column-major), or P:C for different producer and consumer orders (e.g. g8:row).
 // --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
-// baseline that misbehaves cannot stop the main comparison).
+// baseline that misbehaves cannot stop the main comparison). --interleave times every variant of an M together, in
+// rounds that interleave them (as mlp_fused_example --interleave), instead of one after another.
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -121,10 +122,19 @@ class MlpPair {
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
+  bool interleave = false;
   const MlpOptions options = parseMlpOptions(
       argc, argv,
       {"mlp_example", "The GPT-3 MLP on tile-synchronized CUTLASS sm90 GEMMs against cuBLAS, Stream-K and PDL.",
-       "mlp_gpt3.csv", "", /*tuned=*/true});
+       "mlp_gpt3.csv",
+       "  --interleave        time all variants of an M together, in rounds that interleave them, after one warm-up\n"
+       "                      of --warmup-ms over all of them (each is checked first and again after timing)\n",
+       /*tuned=*/true},
+      [&](const std::string& argument, const ArgumentValue&) {
+        if (argument != "--interleave") return false;
+        interleave = true;
+        return true;
+      });
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
   const std::optional<cudaDeviceProp> properties = firstCudaDevice(options.program);
@@ -149,6 +159,7 @@ int main(int argc, char** argv) {
   const Ceilings ceilings = device.measureCeilings(options);
 
   MlpResults results(options);
+  if (interleave) results.interleaveTimings();  // every variant's enqueue owns what it launches (shared_ptr)
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
@@ -159,17 +170,18 @@ int main(int argc, char** argv) {
     // Baseline: cuBLASLt back to back, its GELU fused in the first GEMM's epilogue.
     results.record(Result{m, "cuBLASLt", "cuBLAS", 0, 0, false, 0, 0, 0},
                    measureCublasGeluMlp(device.lt(), device.workspace(), device.workspaceBytes(), buffers, m,
-                                        shape.hidden, shape.intermediate, stream, options),
+                                        shape.hidden, shape.intermediate, stream, options, results.deferred()),
                    "cuBLAS baseline");
 
     // Baseline: CUTLASS's stock Stream-K GEMMs back to back (workspace re-initialized in every run).
     if (options.streamK) {
-      StreamKGemm gemm1(m, shape.intermediate, shape.hidden, Activation::Gelu);
-      StreamKGemm gemm2(m, shape.hidden, shape.intermediate, Activation::Identity);
+      // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+      auto gemm1 = std::make_shared<StreamKGemm>(m, shape.intermediate, shape.hidden, Activation::Gelu);
+      auto gemm2 = std::make_shared<StreamKGemm>(m, shape.hidden, shape.intermediate, Activation::Identity);
       results.runStreamKBaseline(
-          [&](cudaStream_t s) {
-            gemm1.run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
-            gemm2.run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
+          [gemm1, gemm2, &buffers](cudaStream_t s) {
+            gemm1->run(buffers.x.get(), buffers.w1.get(), buffers.xw1.get(), s);
+            gemm2->run(buffers.xw1.get(), buffers.w2.get(), buffers.y.get(), s);
           },
           checked, m, stream);
     }
@@ -181,7 +193,9 @@ int main(int argc, char** argv) {
       const int occupancy = config.producer.at(variant.policy)->maxActiveBlocksPerSm();
       const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
       const DeviceSlots deviceSlots{std::uint32_t(slotsPerWave), std::uint32_t(std::min(occupancy, occupancyConsumer))};
-      const MlpPair pair(config, variant, m, shape, buffers, deviceSlots, split, orders);
+      // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+      const auto shared = std::make_shared<const MlpPair>(config, variant, m, shape, buffers, deviceSlots, split, orders);
+      const MlpPair& pair = *shared;
       const std::string configLabel = config.name + split.label() + orders.label();
       if (options.verbose)
         std::printf("M=%d %s %s: tiles %u + %u, occupancy %d/%d; %s\n", m, configLabel.c_str(),
@@ -190,7 +204,7 @@ int main(int argc, char** argv) {
                     pair.whyWaitKernel().c_str());
       const double waves1 = double(pair.producerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancy);
       const double waves2 = double(pair.consumerStage().workUnitsPerLaunch()) / (slotsPerWave * occupancyConsumer);
-      results.run([&](cudaStream_t s) { pair.enqueue(s); }, checked,
+      results.run([shared](cudaStream_t s) { shared->enqueue(s); }, checked,
                   Result{m, configLabel, variant.name(), 0, 0, false, waves1, waves2, pair.avoidsWaitKernel()},
                   stream);
     };
@@ -214,6 +228,7 @@ int main(int argc, char** argv) {
         run(config, split, orders, variant);
       }
     }
+    results.timeDeferred(stream);  // --interleave: while the buffers live
     results.finishM(m);
   }
 
