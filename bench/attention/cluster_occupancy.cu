@@ -12,6 +12,8 @@
 
 #include <cuda_runtime.h>
 
+#include "common/no_cuda_device.h"
+
 namespace {
 
 __global__ void __cluster_dims__(2, 1, 1) pairedBlocks(int* sink) {
@@ -26,11 +28,7 @@ __global__ void singleBlocks(int* sink) {
 }  // namespace
 
 int main() {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  if (cusync::examples::missingCudaDevice(stdout, "SKIPPED: no CUDA device")) return cusync::examples::kNoCudaDevice;
   cudaDeviceProp properties{};
   cudaGetDeviceProperties(&properties, 0);
   std::printf("%s: %d SMs\n", properties.name, properties.multiProcessorCount);

@@ -50,6 +50,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/interleaved_graph_timer.cuh"
+#include "common/no_cuda_device.h"
 #include "cusync/packed_gemv_pack.cuh"
 #include "cusync/stage.cuh"
 #include "phase_argument.h"
@@ -177,11 +178,7 @@ int run(int argc, char** argv) {
       return 2;
     }
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("gemm_shape_probe: no GPU, skipped\n");
-    return 77;
-  }
+  if (missingCudaDevice(stdout, "gemm_shape_probe: no GPU, skipped")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   const int sms = properties.multiProcessorCount;

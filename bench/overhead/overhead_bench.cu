@@ -24,6 +24,7 @@
 #include <cuda_runtime.h>
 
 #include "common/command_line_numbers.h"
+#include "common/no_cuda_device.h"
 #include "cusync/cusync.cuh"
 
 namespace {
@@ -117,6 +118,8 @@ struct Options {
 
 using cusync::examples::exitWithUsageError;
 using cusync::examples::integerArgument;
+using cusync::examples::kNoCudaDevice;
+using cusync::examples::missingCudaDevice;
 
 constexpr const char* kProgram = "cusync_overhead_bench";
 constexpr const char* kUsage =
@@ -399,11 +402,7 @@ int run(const Options& options) {
 int main(int argc, char** argv) {
   try {
     const Options options = parseOptions(argc, argv);
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::printf("overhead_bench: SKIPPED (no usable CUDA device)\n");
-      return 77;
-    }
+    if (missingCudaDevice(stdout, "overhead_bench: SKIPPED (no usable CUDA device)")) return kNoCudaDevice;
     return run(options);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "overhead_bench: %s\n", error.what());

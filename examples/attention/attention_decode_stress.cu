@@ -29,6 +29,7 @@
 #include "attention_chain.h"
 #include "attention_gemv_instance.cuh"
 #include "attention_stress_case.cuh"
+#include "common/no_cuda_device.h"
 #include "common/stress_executions.h"
 #include "decode_carveout.h"
 
@@ -200,11 +201,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 60000);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  if (missingCudaDevice(stdout, "SKIPPED: no CUDA device")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   std::printf("device: %s, %d SMs\n", properties.name, properties.multiProcessorCount);

@@ -34,6 +34,7 @@
 #include "common/checked_interleaved_timings.h"
 #include "common/command_line_numbers.h"
 #include "common/graph_timer.cuh"
+#include "common/no_cuda_device.h"
 #include "decode_attention_form.h"
 #include "decode_carveout.h"
 #include "phase_argument.h"
@@ -741,11 +742,7 @@ int main(int argc, char** argv) {
   const Options options = parseOptions(argc, argv);  // before any CUDA call: a bad command line is exit 2
   const AttentionProblem& p = options.problem;
   setUniformSharedCarveout(*options.carveoutPercent);  // every stage kernel launched from here on
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "attention_example: no CUDA device\n");
-    return 77;
-  }
+  if (missingCudaDevice(stderr, "attention_example: no CUDA device")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   std::printf("device: %s, %d SMs; %s %s: B = %d, S = %d, S' = %d (%d tokens, %d heads of 128); seed %llu\n",

@@ -25,6 +25,7 @@
 
 #include "attention_chain.h"
 #include "attention_stress_case.cuh"
+#include "common/no_cuda_device.h"
 #include "common/stress_executions.h"
 
 using namespace cusync;
@@ -141,11 +142,7 @@ long long stressModel(const ModelShape& shape, long long executions, int multipr
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 20000);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  if (missingCudaDevice(stdout, "SKIPPED: no CUDA device")) return kNoCudaDevice;
   if (!CUSYNC_HAVE_CUTLASS_FMHA) {
     std::printf("SKIPPED: this build has no CUTLASS flash attention\n");
     return 77;

@@ -27,6 +27,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/graph_timer.cuh"
+#include "common/no_cuda_device.h"
 #include "conv_chain.cuh"
 #include "conv_options.h"
 
@@ -284,11 +285,7 @@ int main(int argc, char** argv) {
   for (const ConvChainSpec& chain : options.chains)
     if (const std::string why = whyMalformed(chain); !why.empty()) throw Error("conv_models.h: " + why);
 
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "%s: no GPU; skipped\n", kConvProgram);
-    return 77;
-  }
+  if (missingCudaDevice(stderr, std::string(kConvProgram) + ": no GPU; skipped")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   if (properties.major != 9) {

@@ -26,6 +26,7 @@
 #include "common/stress_executions.h"
 #include "common/graph_timer.cuh"
 #include "common/mismatch_count.cuh"
+#include "common/no_cuda_device.h"
 #include "conv_chain.cuh"
 
 using namespace cusync;
@@ -64,11 +65,7 @@ const ConvChainSpec& chainOf(const Case& c, std::vector<std::vector<ConvChainSpe
 
 int main(int argc, char** argv) {
   const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 20000);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "%s: no GPU; skipped\n", kProgram);
-    return 77;
-  }
+  if (missingCudaDevice(stderr, std::string(kProgram) + ": no GPU; skipped")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   if (properties.major != 9) {

@@ -30,6 +30,7 @@
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
 #include "common/gelu_mlp_reference.cuh"
+#include "common/no_cuda_device.h"
 #include "cusync/cusync.cuh"
 #include "gemm_registry.h"
 #include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
@@ -204,11 +205,7 @@ class Pair {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   const Options options = parseOptions(argc, argv);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "gemm_sm80_check: no CUDA device\n");
-    return 77;
-  }
+  if (missingCudaDevice(stderr, "gemm_sm80_check: no CUDA device")) return kNoCudaDevice;
   const auto configs = collectSm80Configs();
   if (configs.empty()) {
     std::fprintf(stderr, "gemm_sm80_check: no complete sm_80 tile configuration is registered\n");

@@ -23,6 +23,7 @@
 #include "check_then_time.h"
 #include "common/cublas_gemm.cuh"
 #include "common/device_buffers.cuh"
+#include "common/no_cuda_device.h"
 #include "common/reference_gemm.cuh"
 #include "cusync/error.h"
 #include "cusync/stage.cuh"
@@ -37,16 +38,9 @@
 
 namespace cusync::examples {
 
-// Exit status of a program that found no CUDA device (ctest's SKIP_RETURN_CODE).
-inline constexpr int kNoCudaDevice = 77;
-
 // The properties of device 0, or nullopt after "<program>: no CUDA device" on stderr.
 inline std::optional<cudaDeviceProp> firstCudaDevice(const std::string& program) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "%s: no CUDA device\n", program.c_str());
-    return std::nullopt;
-  }
+  if (missingCudaDevice(stderr, program + ": no CUDA device")) return std::nullopt;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   return properties;

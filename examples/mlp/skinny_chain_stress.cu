@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "common/command_line_numbers.h"
+#include "common/no_cuda_device.h"
 #include "common/stress_executions.h"
 #include "common/gelu_mlp_reference.cuh"
 #include "common/mismatch_count.cuh"
@@ -57,11 +58,7 @@ struct Case {
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);
   const long long executions = parseStressExecutions(argc, argv, kProgram, kUsage, 100000);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("SKIPPED: no CUDA device\n");
-    return 77;
-  }
+  if (missingCudaDevice(stdout, "SKIPPED: no CUDA device")) return kNoCudaDevice;
   cudaDeviceProp properties{};
   CUSYNC_CUDA_CHECK(cudaGetDeviceProperties(&properties, 0));
   cudaStream_t stream;
