@@ -263,9 +263,11 @@ inline void waitForProducer(GemmLaunchArgs& consumer, const Stage& producer, std
 }
 
 // Split-K settings the search tries for two GEMMs, [m, n1] over k1 on `first` and [m, n2] over k2 on `second`
-// (split_k.h's candidates, each GEMM's slots at its own occupancy).
+// (split_k.h's candidates, each GEMM's slots at its own occupancy). Unsplit only where a GEMM is the pingpong
+// kernel, which refuses split stages (tile_sync_pingpong_gemm_kernel.hpp).
 inline std::vector<SplitK> gemmSplitCandidates(const GemmKernelEntry& first, int n1, int k1,
                                                const GemmKernelEntry& second, int n2, int k2, int m, int smCount) {
+  if (first.pingpong || second.pingpong) return {SplitK{1, 1}};
   return splitKCandidates(
       SplitKGemm{first.tileGrid(m, n1).tileCount(), k1 / first.tile.k, smCount * first.maxActiveBlocksPerSm()},
       SplitKGemm{second.tileGrid(m, n2).tileCount(), k2 / second.tile.k, smCount * second.maxActiveBlocksPerSm()});
