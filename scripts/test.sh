@@ -8,8 +8,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 "$root/scripts/setup.sh"
 extra=()
 if ! (command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L >/dev/null 2>&1); then
-  # Two configurations: the non-persistent and the persistent kernel families (each with both policies and roles).
-  extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1;64,128,64,4,false,2,true")
+  # Three configurations: the non-persistent, the persistent and the pingpong kernel families (each with both
+  # policies and roles; the rewriter's "+Rw" copies too).
+  extra+=("-DCUSYNC_GEMM_CONFIGS=128,128,64,4,true,1;64,128,64,4,false,2,true;128,128,64,6,pingpong,1,true")
   extra+=("-DCUSYNC_GEMM_SM80_CONFIGS=128,128,32,4")  # the sm_80 portable path: one configuration
   extra+=("-DCUSYNC_FUSED_CONFIGS=64,128,128,4,false")  # the fused chain: one configuration
   extra+=("-DCUSYNC_SWIGLU_FUSED_CONFIGS=64,128,128,4,false")  # the SwiGLU fused chain: one configuration
