@@ -322,10 +322,9 @@ int main(int argc, char** argv) {
                            "the same kernel stream-ordered.",
       "mlp_fused.csv",
       "  --model gpt3|llama  which MLP: GPT-3's GELU MLP (default) or LLaMA-65B's SwiGLU MLP\n"
-      "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n"
-      "  --interleave        time all variants of an M together, in rounds that interleave them, after one warm-up\n"
-      "                      of --warmup-ms over all of them (each is checked first and again after timing)\n"
-      "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
+      "  --trace FILE        record every work unit of one more run per variant into FILE (CSV)\n" +
+          std::string(kInterleaveUsage) +
+          "  --unit-wait LIST    how GEMM 2's units wait, of kblock (k-block by k-block) and whole (for their whole\n"
       "                      k-range before loading A; configuration suffix _ww); default kblock,whole\n"
       "  --splits LIST       these split-Ks instead of the candidates fused_split.h derives, each none or AxB\n"
       "                      (GEMM 1 x GEMM 2 parts; configuration suffix _skAxB)\n"

@@ -126,10 +126,7 @@ int main(int argc, char** argv) {
   const MlpOptions options = parseMlpOptions(
       argc, argv,
       {"mlp_example", "The GPT-3 MLP on tile-synchronized CUTLASS sm90 GEMMs against cuBLAS, Stream-K and PDL.",
-       "mlp_gpt3.csv",
-       "  --interleave        time all variants of an M together, in rounds that interleave them, after one warm-up\n"
-       "                      of --warmup-ms over all of them (each is checked first and again after timing)\n",
-       /*tuned=*/true},
+       "mlp_gpt3.csv", kInterleaveUsage, /*tuned=*/true},
       [&](const std::string& argument, const ArgumentValue&) {
         if (argument != "--interleave") return false;
         interleave = true;

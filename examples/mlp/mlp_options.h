@@ -87,6 +87,12 @@ inline bool variantSelected(const MlpOptions& options, const std::string& name) 
          std::find(options.variants.begin(), options.variants.end(), name) != options.variants.end();
 }
 
+// --interleave's usage lines, for the programs whose extraArgument takes it (their enqueue functions own what they
+// launch, so MlpResults::interleaveTimings can time them after their M's other variants).
+inline constexpr const char* kInterleaveUsage =
+    "  --interleave        time all variants of an M together, in rounds that interleave them, after one warm-up\n"
+    "                      of --warmup-ms over all of them (each is checked first and again after timing)\n";
+
 inline std::vector<std::string> splitList(const std::string& text) {
   std::vector<std::string> items;
   std::stringstream stream(text);
