@@ -57,8 +57,10 @@ struct StagedTileStorage {
 
 // The producer warp group's warps 1-3.
 inline constexpr int kStagedEpilogueThreads = 3 * 32;
-// Named barrier of the epilogue warps before a post (CUTLASS reserves the ids below FirstUserBarrier).
-inline constexpr int kStagedEpilogueBarrier = int(cutlass::arch::ReservedNamedBarriers::FirstUserBarrier);
+// Named barrier of the epilogue warps before a post: a user id, to which NamedBarrier::sync adds the ids CUTLASS
+// reserves (FirstUserBarrier, 8). It was FirstUserBarrier itself until session 37, so the hardware got id 16, past
+// the 16 barriers PTX allows (0-15).
+inline constexpr std::uint32_t kStagedEpilogueBarrier = 0;
 
 namespace detail {
 // CUTLASS's mbarrier calls carry no memory clobber: these keep the compiler's shared-memory accesses on their side.
