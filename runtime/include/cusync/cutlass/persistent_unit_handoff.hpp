@@ -93,7 +93,7 @@ CUTLASS_DEVICE std::uint32_t takeStaticUnitsTicket(GemmStageSync<InputPolicy> co
 }
 
 // Issues one unit's operand loads (the TMA warp, whole warp): its k-blocks `kRange` of its tile, each A k-block after
-// the wait for its producer tiles (TileSyncMainloop::loadSynchronized, which also takes `gate` and `gateLead`), and
+// the wait for its producer tiles (looked at warp-wide first) (TileSyncMainloop::loadSynchronized, which also takes `gate` and `gateLead`), and
 // advances `state` past them.
 template <class CollectiveMainloop, class InputPolicy, class LoadInputs>
 CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
@@ -108,10 +108,20 @@ CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
   Tensor gA_mkl = get<0>(loadInputs);
   auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
   auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
+  // The whole warp looks at every producer tile the unit reads first (TileSyncMainloop::lookAtProducedA); a unit
+  // whose tiles are all posted loads without a wait.
+  const auto look =
+      CollectiveMainloop::lookAtProducedA(sync.a, int(unit.ticket.tile.y), kRange.begin, kRange.count, unit.ticket);
+  const ProducedOperandA<InputPolicy> unsynchronized{};
+#if defined(CUSYNC_DIAGNOSTIC_TWO_LAUNCH_NO_WAIT)  // diagnostic builds only (wrong results): bounds what waits cost
+  const ProducedOperandA<InputPolicy>& a = unsynchronized;
+#else
+  const ProducedOperandA<InputPolicy>& a = look.wholeUnitPosted ? unsynchronized : sync.a;
+#endif
   mainloop.loadSynchronized(mainloopParams, mainloopPipeline, state, loadInputs, blk_coord, k_tile_iter,
-                            kRange.count, tensors, sync.a, sync.loadOrder, unit.ticket, sync.stage,
-                            /*knownPostedColumnsEnd=*/0, /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0, gate,
-                            gateLead);
+                            kRange.count, tensors, a, sync.loadOrder, unit.ticket, sync.stage,
+                            look.wholeUnitPosted ? 0u : look.knownPostedColumnsEnd,
+                            /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0, gate, gateLead);
   state.advance(kRange.count);
 }
 

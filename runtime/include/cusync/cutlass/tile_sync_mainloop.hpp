@@ -65,6 +65,47 @@ struct TileSyncMainloop : BaseMainloop {
     for (int j = 0; j < Stages; ++j, ++state) waitStageFree(pipeline, state);
   }
 
+  // What the TMA warp found before a unit's loads (lookAtProducedA): the end of the prefix of producer columns posted,
+  // for loadSynchronized's knownPostedColumnsEnd, and whether that is every producer tile the unit reads; then the
+  // unit's loads need no per-k-block wait at all (loadSynchronized with `unsynchronized`).
+  struct UnitLook {
+    std::uint32_t knownPostedColumnsEnd = 0;
+    bool wholeUnitPosted = false;
+  };
+
+  // Called by the whole TMA warp before loadSynchronized of a unit that reads A's k-blocks [kBegin, kBegin + kCount)
+  // of tile row `tileRow`: the warp reads the semaphores of every producer tile those k-blocks cover at once
+  // (warpPollPostedColumns: one round trip for up to 64 tiles). It never spins. Where everything is posted, every
+  // lane has done the proxy fence its TMA loads owe, so the caller loads as if A were unsynchronized.
+  // Why: loadSynchronized's own look runs on the one thread that issues every TMA copy, 8 semaphores per round trip,
+  // and its per-k-block check sits between the stage's acquire and its copies. The two-launch pingpong GEMM, whose
+  // 6 stages of 128x128x64 leave little slack, ran a third slower tile-synchronized than stream-ordered although
+  // GEMM 2's blocks started only once GEMM 1's tiles were posted (block traces: GEMM 2's units took 18% longer,
+  // docs/BENCHMARKS.md, issue 12, session 37); a build whose consumers never waited ran at stream order's speed. The
+  // fused chain looks the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
+  // only) restores the single-thread look, to measure this.
+  template <class InputPolicy>
+  CUTLASS_DEVICE static UnitLook lookAtProducedA(ProducedOperandA<InputPolicy> const& produced, int tileRow,
+                                                 int kBegin, int kCount, TileTicket const& ticket) {
+#if defined(CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK)
+    return UnitLook{};
+#else
+    if (!produced.input.synchronized() || produced.waitForPriorGrid || kCount <= 0) return UnitLook{};
+    constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
+    constexpr std::uint32_t kTileK = cute::size<2>(TileShape{});
+    const std::uint32_t firstRow = static_cast<std::uint32_t>(tileRow) * kTileM;
+    const ProducerTileRange reads =
+        producerTilesCovering(firstRow, firstRow + kTileM, static_cast<std::uint32_t>(kBegin) * kTileK,
+                              static_cast<std::uint32_t>(kBegin + kCount) * kTileK, produced.producerTileRows,
+                              produced.producerTileColumns, produced.input.producerGrid);
+    UnitLook look;
+    look.knownPostedColumnsEnd = warpPollPostedColumns(produced.input, reads, ticket.tile.z, ticket.iteration);
+    look.wholeUnitPosted = look.knownPostedColumnsEnd >= reads.xEnd;
+    if (look.wholeUnitPosted) fenceProxyAsyncGlobal();  // every lane: whichever one issues the TMA copies
+    return look;
+#endif
+  }
+
   // Same contract as BaseMainloop::load, plus the synchronization of A. In a cluster (the fused chain's 2x1 clusters,
   // whose blocks run tiles of one column and one k-range, fused_chain_gemm_kernel.hpp) each block issues its slice
   // of the shared operand with CUTLASS's multicast masks, exactly as BaseMainloop::load does; `blockRankInCluster`
