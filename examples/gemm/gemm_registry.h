@@ -48,8 +48,7 @@ struct GemmLaunchArgs {
   std::uint32_t* splitArrivals = nullptr;
   bool splitAccumulate = false;  // parts add into one slot in L2 (split_k_reduction.hpp's SplitKBuffers::accumulate)
   // Diagnostics (block_trace.h), kernels that record it only (the hooked GEMV stage and the one-tile-per-block
-  // CUTLASS GEMM, and the cooperative persistent one): a record per block at trace[blockIdx.x], stage index
-  // traceStage. The pingpong GEMM ignores it.
+  // CUTLASS GEMM, and the persistent ones): a record per block at trace[blockIdx.x], stage index traceStage.
   BlockTrace* trace = nullptr;
   std::uint32_t traceStage = 0;
 };

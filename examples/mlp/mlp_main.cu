@@ -9,12 +9,13 @@
 //
 // Usage: mlp_example [--m 1,8,...] [--pairs N] [--samples N] [--csv FILE] [--check-only] [--configs a,b]
 //                    [--variants a,b] [--orders row,g8,...] [--streamk] [--baselines-only] [--verbose]
-//                    [--search] [--tuning-table FILE] [--interleave] [--warmup-ms N] [--help]
+//                    [--search] [--tuning-table FILE] [--interleave] [--warmup-ms N] [--block-trace FILE] [--help]
 // --orders: tile orders to try for both GEMMs: row (row-major), gN (rows in groups of N, column by column inside a
 // group: grouped_order.h), col (column-major), or P:C for different producer and consumer orders (e.g. g8:row).
 // --streamk adds CUTLASS's stock Stream-K GEMM pair; --baselines-only runs only cuBLAS and Stream-K (so that a
 // baseline that misbehaves cannot stop the main comparison). --interleave times every variant of an M together, in
-// rounds that interleave them (as mlp_fused_example --interleave), instead of one after another.
+// rounds that interleave them (as mlp_fused_example --interleave), instead of one after another. --block-trace
+// records every block of one more run of each variant (block_trace.h; bench/attention/summarize_block_trace.py).
 #include <algorithm>
 #include <cstdio>
 #include <memory>
@@ -105,6 +106,18 @@ class MlpPair {
 
   void enqueue(cudaStream_t stream) const { executor_.enqueueIteration(stream); }
 
+  // --block-trace: the enqueues that follow record a block trace (block_trace.h) of GEMM 1 (stage 0) into `first`
+  // and of GEMM 2 (stage 1) into `second`, blocksOfStage records each; null: none.
+  void setBlockTraces(BlockTrace* first, BlockTrace* second) {
+    first_.trace = first;
+    first_.traceStage = 0;
+    second_.trace = second;
+    second_.traceStage = 1;
+  }
+  std::uint32_t blocksOfStage(int stage) const {
+    return (stage == 0 ? producerStage() : consumerStage()).blocksPerLaunch();
+  }
+
  private:
   static void launch(const GemmStage& gemm, GemmLaunchArgs args, cudaStream_t stream, LaunchOrdering ordering) {
     args.launchOrdering = ordering;
@@ -118,20 +131,61 @@ class MlpPair {
   WaitKernelDecision waitKernelDecision_;
 };
 
+// One more run of `pair` with a record per block, after three untraced runs, as rows in attention_example
+// --trace's format: when each block's first unit began, when its first MMA was done (its wait for GEMM-1 tiles is
+// inside) and when it finished, in us since the chain's first block. Why: the two-launch pingpong chain ran a third
+// slower tile-synchronized than stream-ordered, and only its waits made the difference (docs/BENCHMARKS.md, issue 12,
+// session 37); the totals could not say when GEMM 2's blocks started or how long they waited.
+void writeBlockTrace(MlpPair& pair, const std::string& variant, const std::string& config, std::FILE* file,
+                     cudaStream_t stream) {
+  DeviceBuffer<BlockTrace> first(pair.blocksOfStage(0)), second(pair.blocksOfStage(1));
+  for (int i = 0; i < 3; ++i) pair.enqueue(stream);
+  CUSYNC_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, first.bytes(), stream));
+  CUSYNC_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, second.bytes(), stream));
+  pair.setBlockTraces(first.get(), second.get());
+  pair.enqueue(stream);
+  pair.setBlockTraces(nullptr, nullptr);
+  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
+  std::vector<BlockTrace> records(first.size() + second.size());
+  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), first.get(), first.bytes(), cudaMemcpyDeviceToHost));
+  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data() + first.size(), second.get(), second.bytes(), cudaMemcpyDeviceToHost));
+  std::uint64_t origin = UINT64_MAX;
+  for (const BlockTrace& t : records)
+    if (t.start != 0) origin = std::min(origin, t.start);
+  for (const BlockTrace& t : records)
+    if (t.start != 0)
+      std::fprintf(file, "%s,%s,%s,%u,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", variant.c_str(), config.c_str(),
+                   t.stage == 0 ? "gemm1" : "gemm2", t.block, t.sm, t.tileX, t.tileY, t.part,
+                   (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // progress survives a kill by timeout
   bool interleave = false;
+  std::string blockTracePath;
   const MlpOptions options = parseMlpOptions(
       argc, argv,
       {"mlp_example", "The GPT-3 MLP on tile-synchronized CUTLASS sm90 GEMMs against cuBLAS, Stream-K and PDL.",
-       "mlp_gpt3.csv", kInterleaveUsage, /*tuned=*/true},
-      [&](const std::string& argument, const ArgumentValue&) {
-        if (argument != "--interleave") return false;
-        interleave = true;
-        return true;
+       "mlp_gpt3.csv",
+       std::string(kInterleaveUsage) +
+           "  --block-trace FILE  record every block of one more run of each variant into FILE (CSV, as\n"
+           "                      attention_example --trace writes)\n",
+       /*tuned=*/true},
+      [&](const std::string& argument, const ArgumentValue& value) {
+        if (argument == "--interleave") {
+          interleave = true;
+          return true;
+        }
+        if (argument == "--block-trace") {
+          blockTracePath = value();
+          return true;
+        }
+        return false;
       });
+  // Refused before any GPU work, as --csv is.
+  if (!blockTracePath.empty()) requireWritableOutput(options.program, "--block-trace", blockTracePath);
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
   const std::optional<cudaDeviceProp> properties = firstCudaDevice(options.program);
@@ -157,6 +211,15 @@ int main(int argc, char** argv) {
 
   MlpResults results(options);
   if (interleave) results.interleaveTimings();  // every variant's enqueue owns what it launches (shared_ptr)
+  std::FILE* blockTraceFile = nullptr;
+  if (!blockTracePath.empty()) {
+    blockTraceFile = std::fopen(blockTracePath.c_str(), "w");
+    if (blockTraceFile == nullptr) {
+      std::fprintf(stderr, "mlp_example: cannot write %s\n", blockTracePath.c_str());
+      return 2;
+    }
+    std::fprintf(blockTraceFile, "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
+  }
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
@@ -191,7 +254,7 @@ int main(int argc, char** argv) {
       const int occupancyConsumer = config.consumer.at(variant.policy)->maxActiveBlocksPerSm();
       const DeviceSlots deviceSlots{std::uint32_t(slotsPerWave), std::uint32_t(std::min(occupancy, occupancyConsumer))};
       // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
-      const auto shared = std::make_shared<const MlpPair>(config, variant, m, shape, buffers, deviceSlots, split, orders);
+      const auto shared = std::make_shared<MlpPair>(config, variant, m, shape, buffers, deviceSlots, split, orders);
       const MlpPair& pair = *shared;
       const std::string configLabel = config.name + split.label() + orders.label();
       if (options.verbose)
@@ -204,6 +267,7 @@ int main(int argc, char** argv) {
       results.run([shared](cudaStream_t s) { shared->enqueue(s); }, checked,
                   Result{m, configLabel, variant.name(), 0, 0, false, waves1, waves2, pair.avoidsWaitKernel()},
                   stream);
+      if (blockTraceFile != nullptr) writeBlockTrace(*shared, variant.name(), configLabel, blockTraceFile, stream);
     };
     const auto& tuned = tunedByM[mIndex];
     if (tuned && !options.baselinesOnly)
@@ -230,6 +294,7 @@ int main(int argc, char** argv) {
   }
 
   results.writeCsv();
+  if (blockTraceFile != nullptr) std::fclose(blockTraceFile);
   // Summary: per M, the best of each family, with the floor.
   printSummary(results.rows(), options.ms, [&](int m) {
     const double flops = 2.0 * m * (double(shape.hidden) * shape.intermediate * 2);

@@ -14,7 +14,8 @@
 //    units at even (g = 0) or odd (g = 1) positions in the block's sequence, and for the other group's units only
 //    advances its mainloop and epilogue pipeline states past them, as CUTLASS's pingpong kernel does.
 //  * CUTLASS's ordered sequence barrier alternates the groups twice per unit, once around the MMA and once around
-//    epilogue + post, so MMAs and epilogues each run one group at a time, in unit order.
+//    epilogue + post, so MMAs and epilogues each run one group at a time, in unit order. (Posting after the turn, on
+//    a barrier of each group's own, measured the same: docs/BENCHMARKS.md, issue 12, session 37.)
 //  * Unsplit only: a split-K part that is not the last to arrive stores nothing, which would leave the two groups'
 //    epilogue pipeline states out of step (can_implement refuses split stages).
 // Progress is the persistent kernel's: units are drawn in the stage's order by the scheduler warp alone, a unit waits
@@ -171,9 +172,18 @@ class TileSyncPingpongGemmKernel
     const auto c_tile_count = CollectiveEpilogue::get_load_pipe_increment(blk_shape);
     const auto d_tile_count = CollectiveEpilogue::get_store_pipe_increment(blk_shape);
     typename WorkUnitPipeline::PipelineState unit_read;
+    // Traced launches (block_trace.h): one record per block, by math group 0, of its first unit: when the group took
+    // it, when its last MMA completed, and when the group's last unit was posted.
+    WorkUnit tracedUnit{TileTicket{TileCoord{}, 0u}, kNoWorkLeft};
+    std::uint64_t traceStart = 0, traceFirstMmaDone = 0;
     for (std::uint32_t position = 0;; ++position) {
       const WorkUnit unit = takeWorkUnit(unit_pipeline, unit_read, shared_storage.units);
       if (!unit.hasWork()) break;
+      const bool tracedFirst = sync.trace != nullptr && group == 0 && !tracedUnit.hasWork();
+      if (tracedFirst) {
+        tracedUnit = unit;
+        traceStart = detail::globalTimerNs();
+      }
       if (position % NumMathGroups != group) {
         // The other group's unit: its k-blocks and its epilogue buffers come before this group's next unit.
         mainloop_pipe_consumer_state.advance(k_tiles_total);
@@ -188,6 +198,7 @@ class TileSyncPingpongGemmKernel
       math_order.arrive();
       collective_mainloop.mma_tail(mainloop_pipeline, mainloop_pipe_consumer_state, k_tiles_total);
       mainloop_pipe_consumer_state.advance(k_tiles_total);
+      if (tracedFirst) traceFirstMmaDone = detail::globalTimerNs();
 
       math_order.wait();  // epilogues one group at a time: they share the epilogue's shared memory
       auto [epi_load_next, epi_store_next] = collective_epilogue.store(
@@ -203,6 +214,9 @@ class TileSyncPingpongGemmKernel
       postStoredTile<OutputPolicy, int(NumThreadsPerMathGroup)>(sync.stage, unit.ticket.tile, warp_group_thread_idx);
       math_order.arrive();
     }
+    if (tracedUnit.hasWork() && warp_group_thread_idx == 0)
+      recordBlockTrace(sync.trace, sync.traceStage, tracedUnit.ticket.tile.x, traceStart, traceFirstMmaDone,
+                       tracedUnit.ticket.tile.y, tracedUnit.part);
 #else
     printf("cusync TileSyncPingpongGemmKernel requires sm_90a\n");
 #endif
