@@ -80,8 +80,9 @@ struct TileSyncMainloop : BaseMainloop {
   // Why: loadSynchronized's own look runs on the one thread that issues every TMA copy, 8 semaphores per round trip,
   // and its per-k-block check sits between the stage's acquire and its copies. The two-launch pingpong GEMM, whose
   // 6 stages of 128x128x64 leave little slack, ran a third slower tile-synchronized than stream-ordered although
-  // GEMM 2's blocks started only once GEMM 1's tiles were posted (block traces: GEMM 2's units took 18% longer,
-  // docs/BENCHMARKS.md, issue 12, session 37); a build whose consumers never waited ran at stream order's speed. The
+  // nearly all of GEMM 2's blocks started once GEMM 1's tiles were posted (block traces at M = 1024: GEMM 2's blocks
+  // took 24-58% longer from their first MMA to their end, 5-8% with this look; docs/BENCHMARKS.md, issue 12,
+  // session 37); a build whose consumers never waited ran at stream order's speed. The
   // fused chain looks the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
   // only) restores the single-thread look, to measure this.
   template <class InputPolicy>
