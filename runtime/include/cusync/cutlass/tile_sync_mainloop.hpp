@@ -77,14 +77,15 @@ struct TileSyncMainloop : BaseMainloop {
   // of tile row `tileRow`: the warp reads the semaphores of every producer tile those k-blocks cover at once
   // (warpPollPostedColumns: one round trip for up to 64 tiles). It never spins. Where everything is posted, every
   // lane has done the proxy fence its TMA loads owe, so the caller loads as if A were unsynchronized.
-  // Why: loadSynchronized's own look runs on the one thread that issues every TMA copy, 8 semaphores per round trip,
-  // and its per-k-block check sits between the stage's acquire and its copies. The two-launch pingpong GEMM, whose
-  // 6 stages of 128x128x64 leave little slack, ran a third slower tile-synchronized than stream-ordered although
-  // nearly all of GEMM 2's blocks started once GEMM 1's tiles were posted (block traces at M = 1024: GEMM 2's blocks
-  // took 24-58% longer from their first MMA to their end, 5-8% with this look; docs/BENCHMARKS.md, issue 12,
-  // session 37); a build whose consumers never waited ran at stream order's speed. The
-  // fused chain looks the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
-  // only) restores the single-thread look, to measure this.
+  // Why: loadSynchronized checks A's producer tiles k-block by k-block on the one thread that issues every TMA copy,
+  // between each stage's acquire and its copies. The two-launch pingpong GEMM, whose 6 stages of 128x128x64 leave
+  // little slack, ran a third slower tile-synchronized than stream-ordered although nearly all of GEMM 2's blocks
+  // started once GEMM 1's tiles were posted (block traces at M = 1024: GEMM 2's blocks took 24-58% longer from their
+  // first MMA to their end, 0-8% with this path). Not the semaphore round trips: a warp-wide look that found every
+  // tile posted, leaving only each k-block's range arithmetic, still ran 1.42-1.60x stream order; a build whose
+  // consumers never waited ran at its speed (docs/BENCHMARKS.md, issue 12, session 37). The fused chain loads a
+  // fully posted unit the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
+  // only) restores the per-k-block path for every unit, to measure this.
   template <class InputPolicy>
   CUTLASS_DEVICE static UnitLook lookAtProducedA(ProducedOperandA<InputPolicy> const& produced, int tileRow,
                                                  int kBegin, int kCount, TileTicket const& ticket) {
