@@ -73,6 +73,9 @@ struct GemmKernelEntry {
   // Pingpong: the persistent kernel whose two math warp groups take alternate tiles, one's epilogue under the other's
   // MMA (tile_sync_pingpong_gemm_kernel.hpp); `cooperative` is false, `persistent` true.
   bool pingpong = false;
+  // 2 for a one-tile-per-block kernel launched in 2x1 clusters, whose two blocks share each k-block of B by TMA
+  // multicast: unsplit, and its stage's order must pair the tiles (Stage::setClusterTileOrder).
+  int clusterRows = 1;
 };
 
 std::vector<GemmKernelEntry>& gemmRegistry();

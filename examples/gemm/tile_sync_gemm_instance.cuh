@@ -22,18 +22,21 @@ using PolicyType = std::conditional_t<P == PolicyKind::TileSync, cusync::generat
                                       cusync::generated::gpt3_mlp::Dep_dep_g1_RowSync>;
 
 // Pingpong: the persistent kernel with two math warp groups on alternate tiles (HookedGemm's Pingpong).
+// ClusterRows 2: one tile per block in 2x1 clusters sharing B by multicast (HookedGemm's ClusterRows).
 template <int TileM, int TileN, int TileK, int Stages, bool Cooperative, int MinBlocksPerSm, bool Persistent,
-          Activation Act, PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind, bool Pingpong = false>
+          Activation Act, PolicyKind InputPolicyKind, PolicyKind OutputPolicyKind, bool Pingpong = false,
+          int ClusterRows = 1>
 struct TileSyncGemmInstance
     : HookedGemm<TileM, TileN, TileK, Stages, Cooperative, MinBlocksPerSm, Persistent, Act,
-                 PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, 1, Pingpong> {
+                 PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, ClusterRows, Pingpong> {
   using Base = HookedGemm<TileM, TileN, TileK, Stages, Cooperative, MinBlocksPerSm, Persistent, Act,
-                          PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, 1, Pingpong>;
+                          PolicyType<InputPolicyKind>, PolicyType<OutputPolicyKind>, ClusterRows, Pingpong>;
 
   static GemmKernelEntry entry() {
     std::string name = std::to_string(TileM) + "x" + std::to_string(TileN) + "x" + std::to_string(TileK) + "_s" +
                        std::to_string(Stages) + (Cooperative ? "_coop" : "_ws") + "_b" +
                        std::to_string(MinBlocksPerSm) + (Persistent ? "_p" : "") + (Pingpong ? "_pp" : "") +
+                       (ClusterRows > 1 ? "_c" + std::to_string(ClusterRows) + "x1" : "") +
                        (CUSYNC_GEMM_LOADS_REORDERED ? "_Rw" : "") +
                        (Act == Activation::Gelu ? "_gelu" : "_id") + "_in" +
                        policyName(InputPolicyKind) + "_out" + policyName(OutputPolicyKind);
@@ -43,7 +46,7 @@ struct TileSyncGemmInstance
                            InputPolicyKind, OutputPolicyKind,
                            &Base::tileGrid, &Base::semaphoreCount,
                            &Base::maxActiveBlocksPerSm, &Base::launch,
-                           CUSYNC_GEMM_LOADS_REORDERED != 0, Persistent, Pingpong};
+                           CUSYNC_GEMM_LOADS_REORDERED != 0, Persistent, Pingpong, ClusterRows};
   }
 };
 

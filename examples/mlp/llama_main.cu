@@ -329,7 +329,15 @@ int main(int argc, char** argv) {
   const std::optional<cudaDeviceProp> properties = firstCudaDevice(program);
   if (!properties) return kNoCudaDevice;
   const LlamaShape shape;
-  const auto configs = collectConfigs(options, /*needsProducer=*/false);
+  std::vector<TileConfig> configs;
+  // GEMM 1's paired gate/up order is not a cluster order (gate_up_order.h): configurations in clusters are the GPT-3
+  // example's only.
+  for (TileConfig& config : collectConfigs(options, /*needsProducer=*/false)) {
+    if (config.consumer.begin()->second->clusterRows > 1)
+      std::printf("%s: skipping %s (2x1 clusters: mlp_example only)\n", program.c_str(), config.name.c_str());
+    else
+      configs.push_back(std::move(config));
+  }
   if (configs.empty()) {
     std::fprintf(stderr, "%s: no complete tile configuration registered/selected\n", program.c_str());
     return 1;

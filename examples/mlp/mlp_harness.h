@@ -262,12 +262,18 @@ inline void waitForProducer(GemmLaunchArgs& consumer, const Stage& producer, std
   consumer.producerTileColumns = tileColumns;
 }
 
+// Whether `gemm`'s clusters (GemmKernelEntry::clusterRows) divide the tile rows of an [m, n] output: a 2x1 cluster's
+// two blocks take two tile rows, and the stage's cluster order refuses a grid with a row left over.
+inline bool clustersFitRows(const GemmKernelEntry& gemm, int m, int n) {
+  return gemm.clusterRows <= 1 || gemm.tileGrid(m, n).y % std::uint32_t(gemm.clusterRows) == 0;
+}
+
 // Split-K settings the search tries for two GEMMs, [m, n1] over k1 on `first` and [m, n2] over k2 on `second`
 // (split_k.h's candidates, each GEMM's slots at its own occupancy). Unsplit only where a GEMM is the pingpong
-// kernel, which refuses split stages (tile_sync_pingpong_gemm_kernel.hpp).
+// kernel, which refuses split stages (tile_sync_pingpong_gemm_kernel.hpp), or runs in clusters (unsplit only).
 inline std::vector<SplitK> gemmSplitCandidates(const GemmKernelEntry& first, int n1, int k1,
                                                const GemmKernelEntry& second, int n2, int k2, int m, int smCount) {
-  if (first.pingpong || second.pingpong) return {SplitK{1, 1}};
+  if (first.pingpong || second.pingpong || first.clusterRows > 1 || second.clusterRows > 1) return {SplitK{1, 1}};
   return splitKCandidates(
       SplitKGemm{first.tileGrid(m, n1).tileCount(), k1 / first.tile.k, smCount * first.maxActiveBlocksPerSm()},
       SplitKGemm{second.tileGrid(m, n2).tileCount(), k2 / second.tile.k, smCount * second.maxActiveBlocksPerSm()});

@@ -64,8 +64,8 @@ class MlpPair {
         consumer_("gemm2", *config.consumer.at(variant.policy), m, shape.hidden, split.consumerParts),
         // Blocking side streams, as the example's own stream.
         executor_(variant.stageOrdering(), cudaStreamDefault) {
-    TileOrders::apply(producer_.stage(), orders.producerGroupRows);
-    TileOrders::apply(consumer_.stage(), orders.consumerGroupRows);
+    TileOrders::apply(producer_.stage(), orders.producerGroupRows, std::uint32_t(producer_.kernel().clusterRows));
+    TileOrders::apply(consumer_.stage(), orders.consumerGroupRows, std::uint32_t(consumer_.kernel().clusterRows));
     namespace generated = cusync::generated::gpt3_mlp;
     if (variant.policy == PolicyKind::TileSync) producer_.stage().setOutputPolicy<generated::Dep_dep_g1_TileSync>();
     else producer_.stage().setOutputPolicy<generated::Dep_dep_g1_RowSync>();
@@ -218,7 +218,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "mlp_example: cannot write %s\n", blockTracePath.c_str());
       return 2;
     }
-    std::fprintf(blockTraceFile, "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
+    std::fprintf(blockTraceFile,
+                 "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
   }
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
@@ -276,6 +277,14 @@ int main(int argc, char** argv) {
             TileOrders::parse(t.kernels.order, options.program), t.variant);
     for (const auto& config : configs) {
       if (options.baselinesOnly || tuned) break;
+      // A GEMM in 2x1 clusters runs on an even number of tile rows only (cluster_tile_order.h refuses others).
+      const GemmKernelEntry& first = *config.producer.begin()->second;
+      const GemmKernelEntry& second = *config.consumer.begin()->second;
+      if (!clustersFitRows(first, m, shape.intermediate) || !clustersFitRows(second, m, shape.hidden)) {
+        std::printf("M=%d %s: skipped (its %d-row clusters do not divide the tile rows)\n", m, config.name.c_str(),
+                    second.clusterRows);
+        continue;
+      }
       // Split-K settings tried: none, the most parts within one wave, the fewest that fill one (each when new).
       const std::vector<SplitK> splits =
           gemmSplitCandidates(*config.producer.begin()->second, shape.intermediate, shape.hidden,

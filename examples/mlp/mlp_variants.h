@@ -78,7 +78,9 @@ struct TileConfig {
 inline std::string configName(const GemmKernelEntry& e) {
   return std::to_string(e.tile.m) + "x" + std::to_string(e.tile.n) + "x" + std::to_string(e.tile.k) + "_s" +
          std::to_string(e.stages) + (e.cooperative ? "_coop" : "_ws") + "_b" + std::to_string(e.minBlocksPerSm) +
-         (e.persistent ? "_p" : "") + (e.pingpong ? "_pp" : "") + (e.loadsReorderedByRewriter ? "_Rw" : "");
+         (e.persistent ? "_p" : "") + (e.pingpong ? "_pp" : "") +
+         (e.clusterRows > 1 ? "_c" + std::to_string(e.clusterRows) + "x1" : "") +
+         (e.loadsReorderedByRewriter ? "_Rw" : "");
 }
 
 // The registered configurations that --configs selects and that have every kernel the example needs: the

@@ -14,6 +14,7 @@
 #include "common/command_line_numbers.h"
 #include "cusync/grouped_order.h"
 #include "cusync/stage.cuh"
+#include "cluster_group_order.h"
 
 namespace cusync::examples {
 
@@ -47,7 +48,15 @@ struct TileOrders {
   }
   std::string label() const { return text == "row" ? std::string() : "_" + text; }
 
-  static void apply(Stage& stage, std::uint32_t groupRows) {
+  // For a kernel in clusters of `clusterRows` tile rows (GemmKernelEntry::clusterRows) the order is over the cluster
+  // grid (cluster_group_order.h), each cluster's tiles consecutive (Stage::setClusterTileOrderBy).
+  static void apply(Stage& stage, std::uint32_t groupRows, std::uint32_t clusterRows = 1) {
+    if (clusterRows > 1) {
+      stage.setClusterTileOrderBy(clusterRows, [groupRows, clusterRows](TileCoord cluster, GridShape clusters) {
+        return clusterGroupedOrderIndex(cluster, clusters, groupRows, clusterRows);
+      });
+      return;
+    }
     if (groupRows == 1) return;  // the stage's default order
     stage.setGroupedTileOrder(groupRows == 0 ? stage.grid().y : groupRows);
   }
