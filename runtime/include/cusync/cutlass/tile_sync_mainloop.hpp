@@ -82,7 +82,7 @@ struct TileSyncMainloop : BaseMainloop {
   // little slack, ran a third slower tile-synchronized than stream-ordered although nearly all of GEMM 2's blocks
   // started once GEMM 1's tiles were posted (block traces at M = 1024: GEMM 2's blocks took 24-58% longer from their
   // first MMA to their end, 0-8% with this path). Not the semaphore round trips: a warp-wide look that found every
-  // tile posted, leaving only each k-block's range arithmetic, still ran 1.42-1.60x stream order; a build whose
+  // tile posted, leaving only each k-block's range arithmetic, still ran 1.41-1.59x stream order; a build whose
   // consumers never waited ran at its speed (docs/BENCHMARKS.md, issue 12, session 37). The fused chain loads a
   // fully posted unit the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
   // only) restores the per-k-block path for every unit, to measure this.
