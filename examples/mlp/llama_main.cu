@@ -11,7 +11,7 @@
 // the same SwiGLU kernel between its GEMMs, stream-ordered.
 //
 // Usage: mlp_llama_example [the options of mlp_example: mlp_options.h] [--swiglu-columns 64,128]
-//                          [--gate-up-order plain,paired]
+//                          [--gate-up-order plain,paired] [--interleave]
 // (--swiglu-columns and --gate-up-order restrict the search, as --configs does: they imply --search.)
 // --swiglu-columns: widths of S's tiles to try (multiples of 8; S's tile rows are the GEMMs' tile rows). Widths
 // other than 64 are labelled _swN after the configuration.
@@ -287,11 +287,17 @@ int main(int argc, char** argv) {
       program, "The LLaMA MLP (GEMM, SwiGLU stage, GEMM) tile-synchronized, against cuBLAS, Stream-K and PDL.",
       "mlp_llama.csv",
       "  --swiglu-columns 64,128    widths of the SwiGLU stage's tiles to try (multiples of 8; default 64)\n"
-      "  --gate-up-order plain,paired  GEMM 1's column order: plain, or gate and up tiles paired (default plain)\n",
+      "  --gate-up-order plain,paired  GEMM 1's column order: plain, or gate and up tiles paired (default plain)\n" +
+          std::string(kInterleaveUsage),
       /*tuned=*/true};
+  bool interleave = false;
   bool llamaSearchOptions = false;  // --swiglu-columns or --gate-up-order: they restrict the search
   MlpOptions options = parseMlpOptions(
       argc, argv, description, [&](const std::string& arg, const ArgumentValue& value) {
+        if (arg == "--interleave") {
+          interleave = true;
+          return true;
+        }
         if (arg == "--gate-up-order") {
           llamaSearchOptions = true;
           gateUpOrders.clear();
@@ -366,6 +372,7 @@ int main(int argc, char** argv) {
   const Ceilings ceilings = device.measureCeilings(options);
 
   MlpResults results(options, "waves_swiglu");
+  if (interleave) results.interleaveTimings();  // every variant's enqueue owns what it launches (shared_ptr)
   const int smCount = device.smCount();
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
@@ -378,17 +385,18 @@ int main(int argc, char** argv) {
                               m, shape.hidden, shape.intermediate, seed, device.referenceGemm(options), stream);
 
     // Baseline: cuBLASLt GEMM, the SwiGLU stage kernel stream-ordered, cuBLASLt GEMM.
+    // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
     {
-      CublasLtGemm gemm1(device.lt(), m, 2 * shape.intermediate, shape.hidden, false, device.workspace(),
-                         device.workspaceBytes());
-      CublasLtGemm gemm2(device.lt(), m, shape.hidden, shape.intermediate, false, device.workspace(),
-                         device.workspaceBytes());
-      BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
+      auto gemm1 = std::make_shared<CublasLtGemm>(device.lt(), m, 2 * shape.intermediate, shape.hidden, false,
+                                                  device.workspace(), device.workspaceBytes());
+      auto gemm2 = std::make_shared<CublasLtGemm>(device.lt(), m, shape.hidden, shape.intermediate, false,
+                                                  device.workspace(), device.workspaceBytes());
+      auto swiglu = std::make_shared<BaselineSwiGlu>(m, shape, swiGluColumns.front(), buffers);
       results.runBaseline(
-          [&](cudaStream_t s) {
-            gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
-            swiglu.enqueue(s);
-            gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+          [gemm1, gemm2, swiglu, &buffers](cudaStream_t s) {
+            gemm1->run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+            swiglu->enqueue(s);
+            gemm2->run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
           },
           checked, m, "cuBLASLt", "cuBLAS", "cuBLAS baseline", stream);
     }
@@ -396,14 +404,14 @@ int main(int argc, char** argv) {
     // Baseline: CUTLASS's stock Stream-K GEMMs with the SwiGLU stage between them (workspace re-initialized in
     // every run).
     if (options.streamK) {
-      StreamKGemm gemm1(m, 2 * shape.intermediate, shape.hidden, Activation::Identity);
-      StreamKGemm gemm2(m, shape.hidden, shape.intermediate, Activation::Identity);
-      BaselineSwiGlu swiglu(m, shape, swiGluColumns.front(), buffers);
+      auto gemm1 = std::make_shared<StreamKGemm>(m, 2 * shape.intermediate, shape.hidden, Activation::Identity);
+      auto gemm2 = std::make_shared<StreamKGemm>(m, shape.hidden, shape.intermediate, Activation::Identity);
+      auto swiglu = std::make_shared<BaselineSwiGlu>(m, shape, swiGluColumns.front(), buffers);
       results.runStreamKBaseline(
-          [&](cudaStream_t s) {
-            gemm1.run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
-            swiglu.enqueue(s);
-            gemm2.run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
+          [gemm1, gemm2, swiglu, &buffers](cudaStream_t s) {
+            gemm1->run(buffers.x.get(), buffers.w1v.get(), buffers.gateUp.get(), s);
+            swiglu->enqueue(s);
+            gemm2->run(buffers.s.get(), buffers.w2.get(), buffers.y.get(), s);
           },
           checked, m, stream);
     }
@@ -412,7 +420,11 @@ int main(int argc, char** argv) {
     // and recorded.
     auto run = [&](const TileConfig& config, const SplitK& split, const TileOrders& orders, bool pairGateUp,
                    std::uint32_t columns, const VariantSpec& variant) {
-      const LlamaChain chain(config, variant, m, shape, buffers, smCount, split, orders, pairGateUp, columns);
+      // Shared with the enqueue function, which an interleaved timing keeps until the M's end.
+      const auto shared =
+          std::make_shared<const LlamaChain>(config, variant, m, shape, buffers, smCount, split, orders, pairGateUp,
+                                             columns);
+      const LlamaChain& chain = *shared;
       const std::string configLabel = config.name + split.label() + orders.label() + (pairGateUp ? "_paired" : "") +
                                       (columns == 64 ? std::string() : "_sw" + std::to_string(columns));
       if (options.verbose)
@@ -423,7 +435,7 @@ int main(int argc, char** argv) {
       Result row{m, configLabel, variant.name(), 0, 0, false, chain.waves1(), chain.waves2(),
                  chain.avoidedWaitKernels()};
       row.wavesMiddle = chain.wavesS();
-      results.run([&](cudaStream_t s) { chain.enqueue(s); }, checked, row, stream);
+      results.run([shared](cudaStream_t s) { shared->enqueue(s); }, checked, row, stream);
     };
     const auto& tuned = tunedByM[mIndex];
     if (tuned && !options.baselinesOnly)
@@ -446,6 +458,7 @@ int main(int argc, char** argv) {
         run(config, split, orders, pairGateUp, columns, variant);
       }
     }
+    results.timeDeferred(stream);  // --interleave: while the buffers live
     results.finishM(m);
   }
 
