@@ -108,19 +108,17 @@ CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
   Tensor gA_mkl = get<0>(loadInputs);
   auto k_tile_iter = cute::make_coord_iterator(idx2crd(kRange.begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
   auto blk_coord = make_coord(int(unit.ticket.tile.y), int(unit.ticket.tile.x), _, int(unit.ticket.tile.z));
-  // The whole warp looks at every producer tile the unit reads first (TileSyncMainloop::lookAtProducedA); a unit
-  // whose tiles are all posted loads without a wait.
-  const auto look =
-      CollectiveMainloop::lookAtProducedA(sync.a, int(unit.ticket.tile.y), kRange.begin, kRange.count, unit.ticket);
-  const ProducedOperandA<InputPolicy> unsynchronized{};
+  // The whole warp looks at every producer tile the unit reads first (TileSyncMainloop::lookAtProducedA); the load
+  // thread then checks nothing at the k-blocks whose tiles it found posted.
+  const std::uint32_t knownPostedEnd = CollectiveMainloop::lookAtProducedA(sync.a, int(unit.ticket.tile.y),
+                                                                           kRange.begin, kRange.count, unit.ticket);
 #if defined(CUSYNC_DIAGNOSTIC_TWO_LAUNCH_NO_WAIT)  // diagnostic builds only (wrong results): bounds what waits cost
-  const ProducedOperandA<InputPolicy>& a = unsynchronized;
+  const ProducedOperandA<InputPolicy> a{};
 #else
-  const ProducedOperandA<InputPolicy>& a = look.wholeUnitPosted ? unsynchronized : sync.a;
+  const ProducedOperandA<InputPolicy>& a = sync.a;
 #endif
   mainloop.loadSynchronized(mainloopParams, mainloopPipeline, state, loadInputs, blk_coord, k_tile_iter,
-                            kRange.count, tensors, a, sync.loadOrder, unit.ticket, sync.stage,
-                            look.wholeUnitPosted ? 0u : look.knownPostedColumnsEnd,
+                            kRange.count, tensors, a, sync.loadOrder, unit.ticket, sync.stage, knownPostedEnd,
                             /*blockRankInCluster=*/0, /*extraTransactionBytes=*/0, gate, gateLead);
   state.advance(kRange.count);
 }

@@ -286,17 +286,14 @@ class TileSyncGemmKernel {
       cutlass::arch::warpgroup_reg_dealloc<LoadRegisterRequirement>();
       if (producer_warp_role == ProducerWarpRole::Mainloop) {
         auto k_tile_iter = cute::make_coord_iterator(idx2crd(k_tile_begin, shape<3>(gA_mkl)), shape<3>(gA_mkl));
-        // The whole warp looks at every producer tile the tile reads first (TileSyncMainloop::lookAtProducedA); a
-        // tile whose producer tiles are all posted loads without a wait.
-        const auto look =
+        // The whole warp looks at every producer tile the tile reads first (TileSyncMainloop::lookAtProducedA); the
+        // load thread then checks nothing at the k-blocks whose tiles it found posted.
+        const std::uint32_t knownPostedEnd =
             CollectiveMainloop::lookAtProducedA(sync.a, int(ticket.tile.y), k_tile_begin, k_tile_count, ticket);
-        const ProducedOperandA<InputPolicy> unsynchronized{};
         collective_mainloop.loadSynchronized(params.mainloop, mainloop_pipeline, mainloop_pipe_producer_state,
                                              load_inputs, blk_coord, k_tile_iter, k_tile_count,
-                                             shared_storage.tensors.mainloop,
-                                             look.wholeUnitPosted ? unsynchronized : sync.a, sync.loadOrder, ticket,
-                                             sync.stage, look.wholeUnitPosted ? 0u : look.knownPostedColumnsEnd,
-                                             clusterRank);
+                                             shared_storage.tensors.mainloop, sync.a, sync.loadOrder, ticket,
+                                             sync.stage, knownPostedEnd, clusterRank);
         mainloop_pipe_producer_state.advance(k_tile_count);
         collective_mainloop.load_tail(mainloop_pipeline, mainloop_pipe_producer_state);
       } else if (producer_warp_role == ProducerWarpRole::Epilogue) {

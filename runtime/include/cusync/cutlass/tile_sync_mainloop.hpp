@@ -65,19 +65,12 @@ struct TileSyncMainloop : BaseMainloop {
     for (int j = 0; j < Stages; ++j, ++state) waitStageFree(pipeline, state);
   }
 
-  // What the TMA warp found before a unit's loads (lookAtProducedA): the end of the prefix of producer columns posted,
-  // for loadSynchronized's knownPostedColumnsEnd, and whether that is every producer tile the unit reads; then the
-  // unit's loads need no per-k-block wait at all (loadSynchronized with `unsynchronized`).
-  struct UnitLook {
-    std::uint32_t knownPostedColumnsEnd = 0;
-    bool wholeUnitPosted = false;
-  };
-
   // Called by the whole TMA warp before loadSynchronized of a unit that reads A's k-blocks [kBegin, kBegin + kCount)
   // of tile row `tileRow`: the warp reads the semaphores of every producer tile those k-blocks cover at once
-  // (warpPollPostedColumns: one round trip for up to 64 tiles). It never spins. Where everything is posted, every
-  // lane has done the proxy fence its TMA loads owe, so the caller loads as if A were unsynchronized.
-  // Why: loadSynchronized checks A's producer tiles k-block by k-block on the one thread that issues every TMA copy,
+  // (warpPollPostedColumns: one round trip for up to 64 tiles) and returns the end of the prefix of producer columns
+  // found posted, for loadSynchronized's knownPostedColumnsEnd; 0 where A waits for nothing. It never spins.
+  // loadSynchronized then checks nothing at the k-blocks those columns cover (kKnownPostedEnd there).
+  // Why: loadSynchronized checked A's producer tiles k-block by k-block on the one thread that issues every TMA copy,
   // between each stage's acquire and its copies. The two-launch pingpong GEMM, whose 6 stages of 128x128x64 leave
   // little slack, ran a third slower tile-synchronized than stream-ordered although nearly all of GEMM 2's blocks
   // started once GEMM 1's tiles were posted (block traces at M = 1024: GEMM 2's blocks took 24-58% longer from their
@@ -87,12 +80,12 @@ struct TileSyncMainloop : BaseMainloop {
   // fully posted unit the same way (fused_chain_gemm_kernel.hpp). CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK (diagnostic builds
   // only) restores the per-k-block path for every unit, to measure this.
   template <class InputPolicy>
-  CUTLASS_DEVICE static UnitLook lookAtProducedA(ProducedOperandA<InputPolicy> const& produced, int tileRow,
-                                                 int kBegin, int kCount, TileTicket const& ticket) {
+  CUTLASS_DEVICE static std::uint32_t lookAtProducedA(ProducedOperandA<InputPolicy> const& produced, int tileRow,
+                                                      int kBegin, int kCount, TileTicket const& ticket) {
 #if defined(CUSYNC_DIAGNOSTIC_NO_UNIT_LOOK)
-    return UnitLook{};
+    return 0;
 #else
-    if (!produced.input.synchronized() || produced.waitForPriorGrid || kCount <= 0) return UnitLook{};
+    if (!produced.input.synchronized() || produced.waitForPriorGrid || kCount <= 0) return 0;
     constexpr std::uint32_t kTileM = cute::size<0>(TileShape{});
     constexpr std::uint32_t kTileK = cute::size<2>(TileShape{});
     const std::uint32_t firstRow = static_cast<std::uint32_t>(tileRow) * kTileM;
@@ -100,11 +93,7 @@ struct TileSyncMainloop : BaseMainloop {
         producerTilesCovering(firstRow, firstRow + kTileM, static_cast<std::uint32_t>(kBegin) * kTileK,
                               static_cast<std::uint32_t>(kBegin + kCount) * kTileK, produced.producerTileRows,
                               produced.producerTileColumns, produced.input.producerGrid);
-    UnitLook look;
-    look.knownPostedColumnsEnd = warpPollPostedColumns(produced.input, reads, ticket.tile.z, ticket.iteration);
-    look.wholeUnitPosted = look.knownPostedColumnsEnd >= reads.xEnd;
-    if (look.wholeUnitPosted) fenceProxyAsyncGlobal();  // every lane: whichever one issues the TMA copies
-    return look;
+    return warpPollPostedColumns(produced.input, reads, ticket.tile.z, ticket.iteration);
 #endif
   }
 
@@ -177,9 +166,23 @@ struct TileSyncMainloop : BaseMainloop {
     // per producer tile, when the producer is ahead.
     // knownPostedColumnsEnd: a warp-wide look (warpPollPostedColumns) already found these columns posted; this
     // thread, which issues the TMA loads, owes them the proxy fence.
-    ProducerRangeWait<InputPolicy> rangeWait(produced.input, producerTilesOf(*k_tile_iter, *k_tile_iter + k_tile_count),
-                                             ticket.tile.z, ticket.iteration, knownPostedColumnsEnd);
+    const ProducerTileRange unitReads = producerTilesOf(*k_tile_iter, *k_tile_iter + k_tile_count);
+    ProducerRangeWait<InputPolicy> rangeWait(produced.input, unitReads, ticket.tile.z, ticket.iteration,
+                                             knownPostedColumnsEnd);
     if (knownPostedColumnsEnd != 0) fenceProxyAsyncGlobal();
+    // The k-blocks before kKnownPostedEnd read only producer columns known posted (or A is unsynchronized): their
+    // check is this one comparison, not the k-block's producer-tile range (runtime divisions) between the stage's
+    // acquire and its copies, which cost the two-launch pingpong GEMM 1.41-1.59x its stream order even with every
+    // tile known posted (lookAtProducedA). Checked here, in the one load loop, rather than by the caller choosing an
+    // unsynchronized operand at run time: the operand, then possibly a local, was read from local memory at every
+    // k-block, and even the stream-ordered pingpong chain ran 8-9% slower (docs/BENCHMARKS.md, issue 12, session 37,
+    // calls 10-11).
+    const int kUnitEnd = *k_tile_iter + k_tile_count;
+    int kKnownPostedEnd = kUnitEnd;
+    if (produced.input.synchronized() && knownPostedColumnsEnd < unitReads.xEnd)
+      kKnownPostedEnd = knownPostedColumnsEnd > unitReads.xBegin
+                            ? int(knownPostedColumnsEnd * produced.producerTileColumns / kTileK)
+                            : *k_tile_iter;
 
     // Waits until every producer tile that A's k-block `k` overlaps has been posted, and orders the TMA loads
     // (async proxy) after the acquire (generic proxy).
@@ -189,6 +192,7 @@ struct TileSyncMainloop : BaseMainloop {
         asm volatile("griddepcontrol.wait;" ::: "memory");
         priorGridWaited = true;
       }
+      if (k < kKnownPostedEnd) return;
       rangeWait.waitFor(producerTilesOf(k, k + 1), consumer, ticket.tile);
     };
 
@@ -244,7 +248,8 @@ struct TileSyncMainloop : BaseMainloop {
       copy(mainloop_params.tma_load_b.with(*tma_barrier, mcastB), tBgB(_, _, _, firstK + i),
            tBsB(_, _, _, smem_pipe_write.index()));
       if (aIssued == i && !produced.waitForPriorGrid &&
-          rangeWait.postedWithoutWaiting(producerTilesOf(firstK + i, firstK + i + 1))) {
+          (firstK + i < kKnownPostedEnd ||
+           rangeWait.postedWithoutWaiting(producerTilesOf(firstK + i, firstK + i + 1)))) {
         copy(mainloop_params.tma_load_a.with(*tma_barrier, mcastA), tAgA(_, _, _, firstK + i),
              tAsA(_, _, _, smem_pipe_write.index()));
         ++aIssued;
