@@ -93,8 +93,8 @@ CUTLASS_DEVICE std::uint32_t takeStaticUnitsTicket(GemmStageSync<InputPolicy> co
 }
 
 // Issues one unit's operand loads (the TMA warp, whole warp): its k-blocks `kRange` of its tile, each A k-block after
-// the wait for its producer tiles (looked at warp-wide first) (TileSyncMainloop::loadSynchronized, which also takes `gate` and `gateLead`), and
-// advances `state` past them.
+// the wait for its producer tiles, looked at warp-wide first (TileSyncMainloop::loadSynchronized, which also takes
+// `gate` and `gateLead`), and advances `state` past them.
 template <class CollectiveMainloop, class InputPolicy, class LoadInputs>
 CUTLASS_DEVICE void loadUnitOperands(CollectiveMainloop& mainloop,
                                      typename CollectiveMainloop::Params const& mainloopParams,
