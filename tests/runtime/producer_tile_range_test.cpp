@@ -75,3 +75,39 @@ TEST_CASE("producerTilesCovering clips to the producer grid and is empty for emp
   REQUIRE(producerTilesCovering(0, 64, 7, 7, 128, 64, grid).empty());
   REQUIRE(producerTilesCovering(0, 64, 0, 64, 0, 64, grid).empty());  // no producer shape: nothing to wait for
 }
+
+// The hooked GEMMs skip the wait at the k-blocks before kBlocksWithinPostedColumns when a warp-wide look found
+// the unit's producer columns [xBegin, known) posted. Skipping a k-block that reads an unposted column is a race;
+// the bound must also not stop short, or the load thread checks k-blocks it need not. Exact for every k-range of a
+// unit (split-K parts included), every known prefix, tile widths that do and do not divide the k-block, and a last
+// partial k-block past the producer's N.
+TEST_CASE("kBlocksWithinPostedColumns ends exactly at the first k-block reading a column not known posted") {
+  const std::uint32_t tileShapes[] = {32, 64, 96, 128, 176};
+  const std::uint32_t columnCounts[] = {64, 192, 2752, 6144};
+  const std::uint32_t kBlockShapes[] = {32, 64, 128};
+  for (std::uint32_t tileColumns : tileShapes)
+    for (std::uint32_t columns : columnCounts)
+      for (std::uint32_t kBlock : kBlockShapes) {
+        const GridShape grid{(columns + tileColumns - 1) / tileColumns, 4, 1};
+        const int kBlocks = int((columns + kBlock - 1) / kBlock);
+        for (int kBegin : {0, kBlocks / 3, kBlocks - 1})
+          for (int kEnd : {kBegin + 1, (kBegin + kBlocks) / 2 + 1, kBlocks}) {
+            if (kEnd <= kBegin || kEnd > kBlocks) continue;
+            const auto unit = producerTilesCovering(128, 256, std::uint32_t(kBegin) * kBlock,
+                                                    std::uint32_t(kEnd) * kBlock, 128, tileColumns, grid);
+            for (std::uint32_t known = 0; known <= grid.x + 1; ++known) {
+              const int end = cusync::kBlocksWithinPostedColumns(known, unit, tileColumns, kBlock, kBegin, kEnd);
+              INFO("tile " << tileColumns << " columns " << columns << " k-block " << kBlock << " k [" << kBegin
+                           << ", " << kEnd << ") known " << known << " -> " << end);
+              REQUIRE(end >= kBegin);
+              REQUIRE(end <= kEnd);
+              for (int k = kBegin; k < kEnd; ++k) {
+                const auto reads = producerTilesCovering(128, 256, std::uint32_t(k) * kBlock,
+                                                         std::uint32_t(k + 1) * kBlock, 128, tileColumns, grid);
+                const bool allKnown = known >= unit.xEnd || reads.xEnd <= known;
+                CHECK((k < end) == allKnown);
+              }
+            }
+          }
+      }
+}

@@ -36,4 +36,20 @@ CUSYNC_HOST_DEVICE constexpr ProducerTileRange producerTilesCovering(std::uint32
   return range;
 }
 
+// The end of the k-blocks, from kBegin on, whose producer tiles all lie in columns below knownPostedColumnsEnd, for a
+// consumer unit reading A's k-blocks [kBegin, kEnd) of kBlockColumns columns each, whose producer tiles are `unit`
+// (producerTilesCovering of the whole k-range) and tileColumns wide. Columns [unit.xBegin, knownPostedColumnsEnd) are
+// known posted in every row of the unit: a k-block before the returned end needs no wait. All of them when every
+// column is known (the last, partial k-block included); none when no column is. Why a bound and not a range per
+// k-block: the range's divisions, between each stage's acquire and its copies, slowed the two-launch pingpong GEMM
+// by a third (tile_sync_mainloop.hpp).
+CUSYNC_HOST_DEVICE constexpr int kBlocksWithinPostedColumns(std::uint32_t knownPostedColumnsEnd, ProducerTileRange unit,
+                                                            std::uint32_t tileColumns, std::uint32_t kBlockColumns,
+                                                            int kBegin, int kEnd) {
+  if (knownPostedColumnsEnd >= unit.xEnd) return kEnd;
+  if (knownPostedColumnsEnd <= unit.xBegin || kBlockColumns == 0) return kBegin;
+  const int end = int(knownPostedColumnsEnd * tileColumns / kBlockColumns);
+  return end < kBegin ? kBegin : (end > kEnd ? kEnd : end);
+}
+
 }  // namespace cusync

@@ -178,11 +178,11 @@ struct TileSyncMainloop : BaseMainloop {
     // k-block, and even the stream-ordered pingpong chain ran 8-9% slower (docs/BENCHMARKS.md, issue 12, session 37,
     // calls 10-11).
     const int kUnitEnd = *k_tile_iter + k_tile_count;
-    int kKnownPostedEnd = kUnitEnd;
-    if (produced.input.synchronized() && knownPostedColumnsEnd < unitReads.xEnd)
-      kKnownPostedEnd = knownPostedColumnsEnd > unitReads.xBegin
-                            ? int(knownPostedColumnsEnd * produced.producerTileColumns / kTileK)
-                            : *k_tile_iter;
+    const int kKnownPostedEnd =
+        produced.input.synchronized()
+            ? kBlocksWithinPostedColumns(knownPostedColumnsEnd, unitReads, produced.producerTileColumns, kTileK,
+                                         *k_tile_iter, kUnitEnd)
+            : kUnitEnd;
 
     // Waits until every producer tile that A's k-block `k` overlaps has been posted, and orders the TMA loads
     // (async proxy) after the acquire (generic proxy).
