@@ -51,6 +51,7 @@
 #include "swiglu_mlp_reference.cuh"
 #include "swiglu_weight_pairing.h"
 #include "tile_orders.h"
+#include "two_stage_block_trace.h"
 #include "gpt3_mlp_skinny.h"   // generated and proven by cusyncgen from examples/mlp/gpt3_mlp_skinny.dep
 #include "llama_mlp_skinny.h"  // ... and from examples/mlp/llama_mlp_skinny.dep
 
@@ -202,34 +203,6 @@ void runFusedVariants(const std::vector<const FusedChainEntryFor<Policy>*>& kern
   }
 }
 
-// One more run of a launch-per-GEMM GEMV chain with a record per block (block_trace.h), after three untraced runs,
-// as rows in attention_example --trace's format (bench/attention/summarize_block_trace.py reads both): when each
-// block started, when its wait for GEMM-1 tiles (or the whole first grid) was over and when it finished, in us since
-// the chain's first block.
-template <class Chain>
-void writeGemvBlockTrace(Chain& chain, const MlpOperands& operands, const std::string& variant,
-                         const std::string& config, std::FILE* file, cudaStream_t stream) {
-  DeviceBuffer<BlockTrace> first(chain.blocksOfStage(0)), second(chain.blocksOfStage(1));
-  for (int i = 0; i < 3; ++i) chain.enqueue(operands, stream);
-  CUSYNC_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, first.bytes(), stream));
-  CUSYNC_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, second.bytes(), stream));
-  chain.setBlockTraces(first.get(), second.get());
-  chain.enqueue(operands, stream);
-  chain.setBlockTraces(nullptr, nullptr);
-  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<BlockTrace> records(first.size() + second.size());
-  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), first.get(), first.bytes(), cudaMemcpyDeviceToHost));
-  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data() + first.size(), second.get(), second.bytes(), cudaMemcpyDeviceToHost));
-  std::uint64_t origin = UINT64_MAX;
-  for (const BlockTrace& t : records)
-    if (t.start != 0) origin = std::min(origin, t.start);
-  for (const BlockTrace& t : records)
-    if (t.start != 0)
-      std::fprintf(file, "%s,%s,%s,%u,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", variant.c_str(), config.c_str(),
-                   t.stage == 0 ? "gemm1" : "gemm2", t.block, t.sm, t.tileX, t.tileY, t.part,
-                   (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
-}
-
 // The launch-per-GEMM GEMV chain's experiment axes, each a list whose entries multiply the variants.
 struct GemvVariantAxes {
   std::vector<std::uint32_t> l2Prefetches{0};  // --gemv-l2-prefetch: bytes of each GEMM-2 weight row
@@ -288,7 +261,9 @@ void runSkinnyVariants(const FusedRunContext& c, const MlpOperands& operands, De
                                           measured, "");
       if constexpr (Chain::kLaunchPerGemm)
         if (c.blockTraceFile != nullptr && correct && !c.options->checkOnly)
-          writeGemvBlockTrace(*chain, operands, variant, config, c.blockTraceFile, c.device->stream());
+          writeTwoStageBlockTrace(
+              *chain, [&](cudaStream_t stream) { chain->enqueue(operands, stream); }, variant, config,
+              c.blockTraceFile, c.device->stream());
       if (c.options->verbose || !correct)
         std::printf("%sM=%d %s %s: %.1f us, relative error %.3g, %llu non-finite\n", correct ? "" : "FAILED: ", c.m,
                     config.c_str(), variant.c_str(), measured.microseconds, measured.check.relativeError,
@@ -431,22 +406,11 @@ int main(int argc, char** argv) {
     skinnySplits = llama ? std::vector<FusedSplit>{{1, 1}, {1, 2}, {2, 2}, {4, 4}}
                          : std::vector<FusedSplit>{{1, 1}, {1, 4}, {4, 4}, {8, 4}};
   const MlpShape shape = llama ? kLlamaShape : kGpt3Shape;
-  // A trace CSV with its header, or null when not asked for; a path that cannot be written exits 2.
-  const auto openTrace = [](const std::string& path, const char* header) -> std::FILE* {
-    if (path.empty()) return nullptr;
-    std::FILE* file = std::fopen(path.c_str(), "w");
-    if (file == nullptr) {
-      std::fprintf(stderr, "mlp_fused_example: cannot write %s\n", path.c_str());
-      std::exit(2);
-    }
-    std::fprintf(file, "%s\n", header);
-    return file;
-  };
-  std::FILE* blockTraceFile =
-      openTrace(blockTracePath, "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us");
-  std::FILE* traceFile = openTrace(tracePath,
-                                   "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,"
-                                   "mma_cycles,block_entered,launch_us");
+  std::FILE* blockTraceFile = openTraceCsv(blockTracePath, kBlockTraceCsvHeader, options.program);
+  std::FILE* traceFile = openTraceCsv(tracePath,
+                                      "M,config,variant,launch,stage,x,y,part,block,sm,drawn,math_start,mma_done,done,"
+                                      "mma_cycles,block_entered,launch_us",
+                                      options.program);
   // This program's default orders: every winner of session 3 on the H100 used one of them (docs/BENCHMARKS.md).
   if (options.orders == std::vector<std::string>{"row", "g8"}) options.orders = {"g8", "g4", "g4:g8"};
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);

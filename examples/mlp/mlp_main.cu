@@ -38,6 +38,7 @@
 #include "streamk_gemm.h"
 #include "tile_orders.h"
 #include "tuned_runs.h"
+#include "two_stage_block_trace.h"
 #include "gpt3_mlp.h"  // policies generated and proven by cusyncgen from examples/mlp/gpt3_mlp.dep
 
 using namespace cusync;
@@ -131,34 +132,6 @@ class MlpPair {
   WaitKernelDecision waitKernelDecision_;
 };
 
-// One more run of `pair` with a record per block, after three untraced runs, as rows in attention_example
-// --trace's format: when each block's first unit began, when its first MMA was done (its wait for GEMM-1 tiles is
-// inside) and when it finished, in us since the chain's first block. Why: the two-launch pingpong chain ran a third
-// slower tile-synchronized than stream-ordered, and only its waits made the difference (docs/BENCHMARKS.md, issue 12,
-// session 37); the totals could not say when GEMM 2's blocks started or how long they waited.
-void writeBlockTrace(MlpPair& pair, const std::string& variant, const std::string& config, std::FILE* file,
-                     cudaStream_t stream) {
-  DeviceBuffer<BlockTrace> first(pair.blocksOfStage(0)), second(pair.blocksOfStage(1));
-  for (int i = 0; i < 3; ++i) pair.enqueue(stream);
-  CUSYNC_CUDA_CHECK(cudaMemsetAsync(first.get(), 0, first.bytes(), stream));
-  CUSYNC_CUDA_CHECK(cudaMemsetAsync(second.get(), 0, second.bytes(), stream));
-  pair.setBlockTraces(first.get(), second.get());
-  pair.enqueue(stream);
-  pair.setBlockTraces(nullptr, nullptr);
-  CUSYNC_CUDA_CHECK(cudaStreamSynchronize(stream));
-  std::vector<BlockTrace> records(first.size() + second.size());
-  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data(), first.get(), first.bytes(), cudaMemcpyDeviceToHost));
-  CUSYNC_CUDA_CHECK(cudaMemcpy(records.data() + first.size(), second.get(), second.bytes(), cudaMemcpyDeviceToHost));
-  std::uint64_t origin = UINT64_MAX;
-  for (const BlockTrace& t : records)
-    if (t.start != 0) origin = std::min(origin, t.start);
-  for (const BlockTrace& t : records)
-    if (t.start != 0)
-      std::fprintf(file, "%s,%s,%s,%u,%u,%u,%u,%u,%.3f,%.3f,%.3f\n", variant.c_str(), config.c_str(),
-                   t.stage == 0 ? "gemm1" : "gemm2", t.block, t.sm, t.tileX, t.tileY, t.part,
-                   (t.start - origin) / 1000.0, (t.waited - origin) / 1000.0, (t.done - origin) / 1000.0);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -184,7 +157,9 @@ int main(int argc, char** argv) {
         }
         return false;
       });
-  // Refused before any GPU work, as --csv is.
+  // Why --block-trace: the two-launch pingpong chain ran a third slower tile-synchronized than stream-ordered, and
+  // the totals could not say when GEMM 2's blocks started or how long they waited (docs/BENCHMARKS.md, issue 12,
+  // session 37). Refused before any GPU work, as --csv is.
   if (!blockTracePath.empty()) requireWritableOutput(options.program, "--block-trace", blockTracePath);
   const std::vector<TileOrders> tileOrders = TileOrders::parseList(options.orders, options.program);
   const TuningSetup tuning = loadTuningSetup(options);  // before any CUDA call: a bad table is exit 2
@@ -211,16 +186,7 @@ int main(int argc, char** argv) {
 
   MlpResults results(options);
   if (interleave) results.interleaveTimings();  // every variant's enqueue owns what it launches (shared_ptr)
-  std::FILE* blockTraceFile = nullptr;
-  if (!blockTracePath.empty()) {
-    blockTraceFile = std::fopen(blockTracePath.c_str(), "w");
-    if (blockTraceFile == nullptr) {
-      std::fprintf(stderr, "mlp_example: cannot write %s\n", blockTracePath.c_str());
-      return 2;
-    }
-    std::fprintf(blockTraceFile,
-                 "variant,configuration,stage,block,sm,tile_x,tile_y,part,start_us,waited_us,done_us\n");
-  }
+  std::FILE* blockTraceFile = openTraceCsv(blockTracePath, kBlockTraceCsvHeader, options.program);
   for (std::size_t mIndex = 0; mIndex < options.ms.size(); ++mIndex) {
     const int m = options.ms[mIndex];
     Buffers buffers(m, shape.hidden, shape.intermediate);
@@ -268,7 +234,10 @@ int main(int argc, char** argv) {
       results.run([shared](cudaStream_t s) { shared->enqueue(s); }, checked,
                   Result{m, configLabel, variant.name(), 0, 0, false, waves1, waves2, pair.avoidsWaitKernel()},
                   stream);
-      if (blockTraceFile != nullptr) writeBlockTrace(*shared, variant.name(), configLabel, blockTraceFile, stream);
+      if (blockTraceFile != nullptr)
+        writeTwoStageBlockTrace(
+            *shared, [&pair](cudaStream_t s) { pair.enqueue(s); }, variant.name(), configLabel, blockTraceFile,
+            stream);
     };
     const auto& tuned = tunedByM[mIndex];
     if (tuned && !options.baselinesOnly)
@@ -286,9 +255,8 @@ int main(int argc, char** argv) {
         continue;
       }
       // Split-K settings tried: none, the most parts within one wave, the fewest that fill one (each when new).
-      const std::vector<SplitK> splits =
-          gemmSplitCandidates(*config.producer.begin()->second, shape.intermediate, shape.hidden,
-                              *config.consumer.begin()->second, shape.hidden, shape.intermediate, m, slotsPerWave);
+      const std::vector<SplitK> splits = gemmSplitCandidates(first, shape.intermediate, shape.hidden, second,
+                                                             shape.hidden, shape.intermediate, m, slotsPerWave);
       for (const TileOrders& orders : tileOrders)
       for (const SplitK& split : splits)
       for (const auto& variant : allVariants()) {
